@@ -1,0 +1,433 @@
+#!/usr/bin/env python3
+"""Front-end throughput benchmark: contractsim vs. unified-planning's PDDL reader.
+
+What it measures
+----------------
+* **contractsim, end to end.** A realistic ``.contract`` file is generated in memory (by default
+  1,000 tools, ~18-19 lines each: typed parameters with constraints, two ``require`` clauses with
+  codes, interpolated messages and hints, an ``effect`` block with ``if``/``else``, one or two
+  outcomes, ``cost``/``tags``/``risk``; plus types, a ``state`` block, predicates, events, a goal).
+  The script first verifies that it checks clean (no errors) and then times
+
+  - ``contractsim.api.check_text(text)``  -- parse (lark LALR) + lower to the pydantic IR + check,
+  - ``contractsim.api.loads(text)``       -- the same front end, plus building the ``Contract``,
+
+  over ``--repeat`` runs after one warm-up run (the warm-up pays for building the lark parser,
+  which is cached per process). It reports the best and the median wall time and lines/s
+  (physical lines of the generated source). A per-phase split (lark parse / lower / check) is
+  reported too, using the internal functions ``api.check_text`` calls.
+
+* **unified-planning (the peer).** ``PDDLReader().parse_problem(domain, problem)`` on the
+  blocks-world domain with each ``probBLOCKS-*.pddl`` problem in the shared data directory,
+  timed the same way (warm-up, then best / median of ``--repeat`` runs). Throughput is lines/s per
+  line of PDDL input (domain lines + problem lines). Because PDDL problem files put many facts on
+  one line, bytes/s is printed as well so the comparison can be read both ways.
+
+* **The ratio** contractsim lines/s (``check_text``, median) / unified-planning lines/s (median over
+  all problems, total lines / total time). The target from the issue: contractsim >= 20,000 lines/s
+  end to end (unified-planning is ~1,000-2,000 lines/s).
+
+No network access is needed. The PDDL files are found relative to the repository root
+(``<repo>/../shared/data/pddl/blocks``); ``--pddl-dir`` overrides it (either the ``pddl`` directory
+holding ``blocks/`` or the ``blocks`` directory itself). If unified-planning is not installed or the
+data is missing, the peer is skipped with a message.
+
+Usage::
+
+    python benchmarks/bench_parse.py [--tools 1000] [--repeat 3] [--json] [--pddl-dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_PDDL_DIR = REPO_ROOT.parent / "shared" / "data" / "pddl"
+TARGET_LINES_PER_S = 20_000
+
+if str(REPO_ROOT) not in sys.path:  # run from a checkout without installing
+    sys.path.insert(0, str(REPO_ROOT))
+
+
+# --------------------------------------------------------------------------------- the workload
+
+_PRELUDE = [
+    'contract inventory_service version "2.3.0"',
+    '  "A warehouse inventory API used by ordering agents (generated for benchmarking)."',
+    "",
+    'type Sku = str pattern r"^[A-Z]{3}-[0-9]{4}$" max_length 16',
+    'type Warehouse = enum { main, east, west, "cold-storage" }',
+    "type Priority = enum { low, normal, high }",
+    'type Email = str format "email"',
+    "type Item = record {",
+    "  sku: Sku",
+    "  name: str min_length 1 max_length 200",
+    "  price: float min 0",
+    "  qty: int min 0 = 0",
+    "  note?: str",
+    "}",
+    "type ChangeResult = record { ok: bool, remaining: int }",
+    "",
+    "const MAX_QTY = 1000",
+    "",
+    "state {",
+    "  catalogue: map[Sku, Item] = {}",
+    "  stock: map[Sku, int] = {}",
+    "  reserved: set[Sku] = {}",
+    "  backorders: list[Sku] = []",
+    "  audit_log: list[str] = []",
+    "  quota: int = 100000",
+    "  api_online: bool = true",
+    "}",
+    "",
+    "predicate known(s: Sku) = s in catalogue",
+    "predicate in_stock(s: Sku, n: int) = get(stock, s, 0) >= n",
+    'event rate_limited "the inventory API throttled the request"',
+    'event partial_sync "only some replicas acknowledged the change"',
+    "goal restocked = len(backorders) == 0",
+    "",
+]
+
+
+def _restock(i: int) -> list[str]:
+    return [
+        f"tool restock_{i}(sku: Sku, qty: int min 1 max 1000, warehouse: Warehouse = \"main\", "
+        "note?: str max_length 200) -> ChangeResult",
+        f'    "Adds qty units of an item to a warehouse (variant {i})."',
+        "    cost 1 + qty / 100",
+        "    tags [inventory.write, inventory]",
+        "    risk idempotent",
+        "{",
+        '  require known(sku) else UNKNOWN_SKU "sku {sku} is not in the catalogue"',
+        '    hint "call add_item(sku={sku}) before restocking"',
+        '  require qty <= quota else QUOTA_EXCEEDED "restocking {qty} units exceeds the remaining '
+        'quota of {quota}"',
+        '    hint "use qty <= {quota}"',
+        "  effect {",
+        '    if warehouse == "main" { stock[sku] = get(stock, sku, 0) + qty }',
+        '    else { stock[sku] = get(stock, sku, 0) + qty; audit_log.append("restock " + sku) }',
+        "    quota -= qty",
+        "  }",
+        "  outcome done success",
+        '  outcome throttled fails RATE_LIMITED "the API throttled the call" on rate_limited '
+        "probability 0.01",
+        "}",
+        "",
+    ]
+
+
+def _reserve(i: int) -> list[str]:
+    return [
+        f"tool reserve_{i}(sku: Sku, qty: int min 1 max 500, priority: Priority = \"normal\", "
+        "requester: Email) -> ChangeResult",
+        f'    "Reserves stock for an order (variant {i})."',
+        "    cost 2",
+        "    tags [inventory.reserve, orders]",
+        "    risk destructive, needs_confirmation",
+        "{",
+        '  require api_online else OFFLINE "the inventory API is offline; {requester} must retry '
+        'later"',
+        '    hint "wait for api_online before reserving {sku}"',
+        '  require in_stock(sku, qty) else OUT_OF_STOCK "only {get(stock, sku, 0)} units of {sku} '
+        'left, {qty} requested"',
+        '    hint "call restock_0(sku={sku}, qty={qty}) first"',
+        "  effect {",
+        '    if priority == "high" and sku not in reserved { reserved.add(sku) }',
+        "    else { backorders.append(sku) }",
+        "    stock[sku] = get(stock, sku, 0) - qty",
+        "  }",
+        "  outcome reserved_ok success",
+        '  outcome partially partial PARTIAL_SYNC "some replicas lag" on partial_sync probability '
+        "0.05 { audit_log.append(sku) }",
+        "}",
+        "",
+    ]
+
+
+def _reprice(i: int) -> list[str]:
+    return [
+        f"tool update_price_{i}(sku: Sku, price: float min 0 max 100000, reason: str min_length 3 "
+        '= "manual") -> record { ok: bool }',
+        f'    "Changes the list price of an item (variant {i})."',
+        "    cost 1",
+        "    tags [catalogue.write]",
+        "    risk idempotent",
+        "{",
+        '  require known(sku) else UNKNOWN_SKU "cannot reprice {sku}: it is not in the catalogue"',
+        '    hint "add {sku} to the catalogue first"',
+        '  require len(reason) <= 200 else REASON_TOO_LONG "the reason has {len(reason)} characters; '
+        'at most 200 are allowed"',
+        '    hint "shorten the reason by {len(reason) - 200} characters"',
+        "  effect {",
+        '    if price > catalogue[sku].price { audit_log.append("price up " + sku) }',
+        '    else { audit_log.append("price down " + sku) }',
+        "    catalogue[sku].price = price",
+        "  }",
+        "  outcome repriced success",
+        "}",
+        "",
+    ]
+
+
+_TOOL_TEMPLATES = (_restock, _reserve, _reprice)
+
+
+def generate_contract(n_tools: int) -> str:
+    """A contract with ``n_tools`` tools, cycling through three realistic tool shapes."""
+    lines = list(_PRELUDE)
+    for i in range(n_tools):
+        lines += _TOOL_TEMPLATES[i % len(_TOOL_TEMPLATES)](i)
+    return "\n".join(lines) + "\n"
+
+
+def count_lines(text: str) -> int:
+    return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+
+
+# ------------------------------------------------------------------------------------- timing
+
+def time_runs(fn: Callable[[], Any], repeat: int, warmup: int = 1) -> list[float]:
+    """Wall-clock seconds of ``repeat`` calls of ``fn`` after ``warmup`` untimed calls."""
+    for _ in range(warmup):
+        fn()
+    times: list[float] = []
+    for _ in range(repeat):
+        gc.collect()
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def summarize(times: list[float], lines: int, nbytes: int) -> dict[str, Any]:
+    best, median = min(times), statistics.median(times)
+    return {
+        "runs": len(times),
+        "best_s": best,
+        "median_s": median,
+        "lines": lines,
+        "bytes": nbytes,
+        "lines_per_s_best": lines / best,
+        "lines_per_s_median": lines / median,
+        "kb_per_s_median": nbytes / 1024 / median,
+    }
+
+
+# ------------------------------------------------------------------------------------ contractsim
+
+def bench_contractsim(n_tools: int, repeat: int) -> dict[str, Any]:
+    from contractsim.api import check_text, loads
+
+    text = generate_contract(n_tools)
+    lines, nbytes = count_lines(text), len(text.encode("utf-8"))
+
+    diags = check_text(text, "bench.contract")  # also the warm-up for the lark parser
+    errors = [d for d in diags if d.severity == "error"]
+    if errors:
+        first = errors[0]
+        raise SystemExit(
+            f"generated contract does not check clean: {len(errors)} errors, first: "
+            f"{first.code} {first.message} at {first.span}"
+        )
+    warnings = len(diags) - len(errors)
+
+    result: dict[str, Any] = {
+        "tools": n_tools,
+        "lines": lines,
+        "bytes": nbytes,
+        "warnings": warnings,
+        "check_text": summarize(time_runs(lambda: check_text(text, "bench.contract"), repeat),
+                                lines, nbytes),
+        "loads": summarize(time_runs(lambda: loads(text, "bench.contract"), repeat),
+                           lines, nbytes),
+    }
+    result["phases"] = _phase_split(text, repeat)
+    return result
+
+
+def _phase_split(text: str, repeat: int) -> dict[str, float] | None:
+    """Median seconds of each front-end phase, using the functions api.check_text calls.
+
+    Internal API: if it moves, the split is skipped rather than failing the benchmark."""
+    try:
+        from contractsim.dsl.check import check_contract
+        from contractsim.dsl.lower import lower
+        from contractsim.grammar.parse import parse
+    except ImportError:
+        return None
+    parse_t, lower_t, check_t = [], [], []
+    for _ in range(repeat):
+        gc.collect()
+        t0 = time.perf_counter()
+        tree = parse(text, "bench.contract")
+        t1 = time.perf_counter()
+        contract, _ = lower(tree, "bench.contract")
+        t2 = time.perf_counter()
+        check_contract(contract)
+        t3 = time.perf_counter()
+        parse_t.append(t1 - t0)
+        lower_t.append(t2 - t1)
+        check_t.append(t3 - t2)
+    return {
+        "parse_s": statistics.median(parse_t),
+        "lower_s": statistics.median(lower_t),
+        "check_s": statistics.median(check_t),
+    }
+
+
+# ------------------------------------------------------------------------------ unified-planning
+
+def find_blocks_dir(pddl_dir: Path) -> Path | None:
+    for candidate in (pddl_dir / "blocks", pddl_dir):
+        if (candidate / "domain.pddl").is_file():
+            return candidate
+    return None
+
+
+def _problem_key(path: Path) -> tuple[int, str]:
+    parts = path.stem.split("-")  # probBLOCKS-4-0
+    try:
+        return int(parts[1]), path.name
+    except (IndexError, ValueError):
+        return 10**9, path.name
+
+
+def bench_unified_planning(pddl_dir: Path, repeat: int) -> dict[str, Any]:
+    try:
+        import unified_planning  # noqa: F401
+        from unified_planning.io import PDDLReader
+    except ImportError as exc:
+        return {"skipped": f"unified-planning is not installed ({exc})"}
+    blocks = find_blocks_dir(pddl_dir)
+    if blocks is None:
+        return {"skipped": f"no blocks/domain.pddl under {pddl_dir} (use --pddl-dir)"}
+    domain = blocks / "domain.pddl"
+    problems = sorted(blocks.glob("probBLOCKS-*.pddl"), key=_problem_key)
+    if not problems:
+        return {"skipped": f"no probBLOCKS-*.pddl files in {blocks}"}
+
+    try:
+        import unified_planning.shortcuts as _sc  # quiet the credits banner, if any
+        _sc.get_environment().credits_stream = None
+    except Exception:  # pragma: no cover - cosmetic only
+        pass
+
+    domain_text = domain.read_text("utf-8")
+    rows: list[dict[str, Any]] = []
+    total_lines = total_bytes = 0
+    total_median = 0.0
+    for prob in problems:
+        prob_text = prob.read_text("utf-8")
+        lines = count_lines(domain_text) + count_lines(prob_text)
+        nbytes = len(domain_text.encode("utf-8")) + len(prob_text.encode("utf-8"))
+
+        def run(prob: Path = prob) -> None:
+            PDDLReader().parse_problem(str(domain), str(prob))
+
+        row = summarize(time_runs(run, repeat), lines, nbytes)
+        row["problem"] = prob.name
+        rows.append(row)
+        total_lines += lines
+        total_bytes += nbytes
+        total_median += row["median_s"]
+    return {
+        "version": getattr(unified_planning, "__version__", "?"),
+        "dir": str(blocks),
+        "problems": rows,
+        "lines": total_lines,
+        "bytes": total_bytes,
+        "median_total_s": total_median,
+        "lines_per_s_median": total_lines / total_median,
+        "kb_per_s_median": total_bytes / 1024 / total_median,
+    }
+
+
+# ---------------------------------------------------------------------------------------- output
+
+def print_report(cs: dict[str, Any], up: dict[str, Any], ratio: float | None) -> None:
+    print(f"contractsim: generated contract, {cs['tools']} tools, {cs['lines']:,} lines, "
+          f"{cs['bytes'] / 1024:,.0f} KiB, {cs['warnings']} warnings, 0 errors")
+    header = f"{'benchmark':<34} {'lines':>7} {'best s':>9} {'median s':>9} {'lines/s':>10} {'KiB/s':>8}"
+    print()
+    print(header)
+    print("-" * len(header))
+    for label, key in (("contractsim check_text", "check_text"), ("contractsim loads", "loads")):
+        r = cs[key]
+        print(f"{label:<34} {r['lines']:>7,} {r['best_s']:>9.4f} {r['median_s']:>9.4f} "
+              f"{r['lines_per_s_median']:>10,.0f} {r['kb_per_s_median']:>8,.0f}")
+    if "skipped" in up:
+        print(f"{'unified-planning':<34} skipped: {up['skipped']}")
+    else:
+        for r in up["problems"]:
+            label = f"UP PDDLReader {r['problem'].removesuffix('.pddl')}"
+            print(f"{label:<34} {r['lines']:>7,} {r['best_s']:>9.4f} {r['median_s']:>9.4f} "
+                  f"{r['lines_per_s_median']:>10,.0f} {r['kb_per_s_median']:>8,.0f}")
+        print(f"{'UP PDDLReader (all problems)':<34} {up['lines']:>7,} {'':>9} "
+              f"{up['median_total_s']:>9.4f} {up['lines_per_s_median']:>10,.0f} "
+              f"{up['kb_per_s_median']:>8,.0f}")
+    print("(lines/s and KiB/s use the median run)")
+
+    phases = cs.get("phases")
+    if phases:
+        total = sum(phases.values())
+        print()
+        print("contractsim phases (median): " + ", ".join(
+            f"{name.removesuffix('_s')} {secs:.3f}s ({100 * secs / total:.0f}%)"
+            for name, secs in phases.items()))
+
+    cs_rate = cs["check_text"]["lines_per_s_median"]
+    print()
+    verdict = "meets" if cs_rate >= TARGET_LINES_PER_S else "BELOW"
+    print(f"contractsim end to end: {cs_rate:,.0f} lines/s ({verdict} the "
+          f"{TARGET_LINES_PER_S:,} lines/s target)")
+    if ratio is not None:
+        print(f"ratio contractsim / unified-planning (lines/s): {ratio:.2f}x")
+        byte_ratio = cs["check_text"]["kb_per_s_median"] / up["kb_per_s_median"]
+        print(f"ratio contractsim / unified-planning (bytes/s): {byte_ratio:.2f}x")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tools", type=int, default=1000, help="tools in the generated contract")
+    ap.add_argument("--repeat", type=int, default=3, help="timed runs per benchmark (after 1 warm-up)")
+    ap.add_argument("--json", action="store_true", help="print machine-readable JSON only")
+    ap.add_argument("--pddl-dir", type=Path, default=DEFAULT_PDDL_DIR,
+                    help=f"directory holding blocks/domain.pddl (default: {DEFAULT_PDDL_DIR})")
+    ap.add_argument("--skip-peer", action="store_true", help="do not run unified-planning")
+    args = ap.parse_args(argv)
+    if args.tools < 1 or args.repeat < 1:
+        ap.error("--tools and --repeat must be at least 1")
+
+    cs = bench_contractsim(args.tools, args.repeat)
+    up = ({"skipped": "--skip-peer"} if args.skip_peer
+          else bench_unified_planning(args.pddl_dir, args.repeat))
+    ratio = None
+    if "skipped" not in up:
+        ratio = cs["check_text"]["lines_per_s_median"] / up["lines_per_s_median"]
+
+    if args.json:
+        json.dump({
+            "python": sys.version.split()[0],
+            "target_lines_per_s": TARGET_LINES_PER_S,
+            "contractsim": cs,
+            "unified_planning": up,
+            "ratio_lines_per_s": ratio,
+            "meets_target": cs["check_text"]["lines_per_s_median"] >= TARGET_LINES_PER_S,
+        }, sys.stdout, indent=2)
+        print()
+    else:
+        print_report(cs, up, ratio)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

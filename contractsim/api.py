@@ -1,0 +1,162 @@
+"""One-call entry points: :func:`load`, :func:`loads`, :func:`check`, and the :class:`Contract`."""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .dsl import ir
+from .dsl.check import check_contract
+from .dsl.diagnostics import ContractError, Diagnostic, Span, error
+from .dsl.lower import lower
+from .grammar.parse import MAX_SOURCE_BYTES, parse
+
+if TYPE_CHECKING:
+    from .compiler.compile import CompiledContract
+    from .simulator.engine import Simulator
+
+
+class Contract:
+    """A checked contract: its IR, its warnings, and the way into the simulator.
+
+    Build one with :func:`load` or :func:`loads`; it is never constructed from unchecked IR.
+    """
+
+    def __init__(self, contract_ir: ir.Contract, source: str, filename: str,
+                 diagnostics: list[Diagnostic]) -> None:
+        self.ir = contract_ir
+        self.source = source
+        self.filename = filename
+        self.warnings = [d for d in diagnostics if d.severity != "error"]
+
+    @property
+    def name(self) -> str:
+        return self.ir.header.name
+
+    @property
+    def version(self) -> str:
+        return self.ir.header.version
+
+    @property
+    def tools(self) -> list[str]:
+        """The tool names, in declaration order."""
+        return [t.name for t in self.ir.tools]
+
+    @functools.cached_property
+    def compiled(self) -> CompiledContract:
+        """The runtime artefacts (validators, compiled predicates and effects, tables)."""
+        from .compiler.compile import compile_contract
+
+        return compile_contract(self.ir, self.source)
+
+    def simulator(self, **options: Any) -> Simulator:
+        """A :class:`~contractsim.simulator.engine.Simulator` for dry-running plans."""
+        from .simulator.engine import Simulator
+
+        return Simulator(self, **options)
+
+    def __repr__(self) -> str:
+        return f"<Contract {self.name} {self.version}: {len(self.ir.tools)} tools>"
+
+
+def read_source(path: str | os.PathLike[str]) -> str:
+    """Read a text input, turning every way it can be unreadable into a diagnostic."""
+    p = Path(path)
+    where = Span(file=str(path))
+    if not p.exists():
+        raise ContractError([error("E0100", f"no such file: {path}", where,
+                                   hint="check the path and the current directory")])
+    if p.is_dir():
+        raise ContractError([error("E0100", f"{path} is a directory, not a file", where,
+                                   hint="pass the .contract file inside it")])
+    try:
+        size = p.stat().st_size
+        if size > MAX_SOURCE_BYTES:
+            raise ContractError([error(
+                "E0106", f"{path} is {size:,} bytes; the limit is {MAX_SOURCE_BYTES:,}", where,
+                hint="split the contract into smaller files")])
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ContractError([error("E0100", f"cannot read {path}: {exc.strerror or exc}", where)]) from None
+    return decode_source(data, str(path))
+
+
+def decode_source(data: bytes, filename: str) -> str:
+    if b"\0" in data[:8192]:
+        raise ContractError([error("E0100", f"{filename} is a binary file, not a contract",
+                                   Span(file=filename),
+                                   hint="contracts are UTF-8 text files")])
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ContractError([error(
+            "E0100", f"{filename} is not valid UTF-8 (byte 0x{data[exc.start]:02x})",
+            Span(file=filename, line=line, col=col, end_line=line, end_col=col + 1),
+            hint="save the file as UTF-8")]) from None
+    return text.removeprefix("\ufeff")
+
+
+def _front_end(text: str, filename: str) -> tuple[ir.Contract | None, list[Diagnostic]]:
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
+        return None, [error("E0106", f"the contract is larger than {MAX_SOURCE_BYTES:,} bytes",
+                            Span(file=filename))]
+    if "\0" in text:
+        return None, [error("E0100", "the contract contains a NUL character",
+                            Span(file=filename), hint="contracts are UTF-8 text")]
+    try:
+        tree = parse(text, filename)
+    except ContractError as exc:
+        return None, exc.diagnostics
+    contract, diags = lower(tree, filename)
+    if any(d.severity == "error" for d in diags):
+        return contract, diags
+    return contract, diags + check_contract(contract)
+
+
+def check_text(text: str, filename: str = "<string>") -> list[Diagnostic]:
+    """Every diagnostic for contract text: syntax, names, types, machines, lints."""
+    return sorted(_front_end(text, filename)[1], key=Diagnostic.sort_key)
+
+
+def check(*paths: str | os.PathLike[str]) -> list[Diagnostic]:
+    """Check contract files; unreadable files become diagnostics rather than exceptions."""
+    out: list[Diagnostic] = []
+    for path in paths:
+        try:
+            text = read_source(path)
+        except ContractError as exc:
+            out.extend(exc.diagnostics)
+            continue
+        out.extend(check_text(text, str(path)))
+    return out
+
+
+def loads(text: str, filename: str = "<string>") -> Contract:
+    """Parse and check contract text. Raises :class:`ContractError` when it has errors."""
+    contract, diags = _front_end(text, filename)
+    errors = [d for d in diags if d.severity == "error"]
+    if errors or contract is None:
+        raise ContractError(sorted(errors, key=Diagnostic.sort_key), {filename: text})
+    return Contract(contract, text, filename, diags)
+
+
+def load(path: str | os.PathLike[str]) -> Contract:
+    """Read, parse and check a ``.contract`` file."""
+    text = read_source(path)
+    return loads(text, str(path))
+
+
+def sources_of(paths: Iterable[str]) -> dict[str, str]:
+    """File contents for rendering source lines under diagnostics (unreadable files skipped)."""
+    out: dict[str, str] = {}
+    for path in paths:
+        try:
+            out[path] = read_source(path)
+        except ContractError:
+            continue
+    return out

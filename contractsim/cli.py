@@ -1,0 +1,181 @@
+"""The ``contractsim`` command: a thin click layer over :mod:`contractsim.api`.
+
+Exit codes: 0 success; 1 errors found / the plan fails on some branch; 2 bad input or usage;
+3 the plan may fail (only because of unknown values).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from . import __version__
+from .api import Contract, check_text, load, read_source
+from .dsl.diagnostics import ContractError, Diagnostic, render_all
+
+EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_MAY_FAIL = 0, 1, 2, 3
+INPUT_CODES = ("E0100", "E0106")
+
+
+def _emit_diagnostics(diags: list[Diagnostic], sources: dict[str, str], fmt: str,
+                      limit: int) -> None:
+    if fmt == "json":
+        click.echo(json.dumps({"diagnostics": [d.to_json() for d in diags]}, indent=2,
+                              ensure_ascii=False))
+        return
+    if diags:
+        click.echo(render_all(diags, sources, limit=limit), err=False)
+
+
+def _fail_input(exc: ContractError, fmt: str = "text") -> None:
+    _emit_diagnostics(exc.diagnostics, exc.sources, fmt, 50)
+    sys.exit(EXIT_INPUT)
+
+
+def _load(path: str, fmt: str = "text") -> Contract:
+    try:
+        return load(path)
+    except ContractError as exc:
+        _fail_input(exc, fmt)
+        raise AssertionError from None  # pragma: no cover
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="contractsim")
+def main() -> None:
+    """Tool behaviour contracts: check them, simulate plans, compile them."""
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=True))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="json prints code, severity, message, file, line, col, "
+              "end_line, end_col and hint for each diagnostic.")
+@click.option("--strict", is_flag=True, help="Warnings fail the check too.")
+@click.option("--max-errors", default=50, show_default=True, type=click.IntRange(1),
+              help="Show at most this many diagnostics in text output.")
+def check(files: tuple[str, ...], fmt: str, strict: bool, max_errors: int) -> None:
+    """Check contract FILES: syntax, names, types, machines, lints.
+
+    Exit 0 when clean, 1 on errors (or warnings with --strict), 2 when a file cannot be read.
+    """
+    diags: list[Diagnostic] = []
+    sources: dict[str, str] = {}
+    unreadable = False
+    for path in files:
+        try:
+            text = read_source(path)
+        except ContractError as exc:
+            diags.extend(exc.diagnostics)
+            unreadable = True
+            continue
+        sources[path] = text
+        diags.extend(check_text(text, path))
+    _emit_diagnostics(diags, sources, fmt, max_errors)
+    errors = sum(1 for d in diags if d.severity == "error")
+    warnings = sum(1 for d in diags if d.severity == "warning")
+    if fmt == "text":
+        summary = f"{len(files)} file(s) checked: {errors} error(s), {warnings} warning(s)"
+        click.echo(("\n" if diags else "") + summary, err=True)
+    if unreadable:
+        sys.exit(EXIT_INPUT)
+    if errors or (strict and warnings):
+        sys.exit(EXIT_FAIL)
+
+
+@main.command()
+@click.argument("contract", type=click.Path(dir_okay=True))
+@click.argument("plan", type=click.Path(dir_okay=True))
+@click.option("--state", "state_file", type=click.Path(dir_okay=True),
+              help="JSON or YAML overrides of the initial state ($unknown marks a value unknown).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+@click.option("--now", help="The simulation's time (RFC 3339). Default: the plan's `now`, else "
+              "the wall clock.")
+@click.option("--goal", help="A goal declared in the contract, checked on every final branch.")
+@click.option("--max-depth", type=click.IntRange(1), help="Simulate at most this many steps.")
+@click.option("--max-states", type=click.IntRange(1), default=100_000, show_default=True,
+              help="Stop after exploring this many states.")
+@click.option("--max-branches", type=click.IntRange(1), default=256, show_default=True,
+              help="Keep at most this many distinct branches after each step.")
+@click.option("--stop-at-first", is_flag=True, help="Do not simulate steps after the first "
+              "failing one.")
+@click.option("--color/--no-color", default=None, help="Colour the text report (default: only "
+              "on a terminal).")
+def simulate(contract: str, plan: str, state_file: str | None, fmt: str, now: str | None,
+             goal: str | None, max_depth: int | None, max_states: int, max_branches: int,
+             stop_at_first: bool, color: bool | None) -> None:
+    """Dry-run PLAN against CONTRACT and predict, per step, ok / fails / may fail.
+
+    Exit 0 when the plan succeeds on every branch, 1 when it fails on some branch, 3 when it may
+    fail only because of unknown values, 2 on bad input.
+    """
+    from .simulator.inputs import load_plan, load_state_file, resolve_step, validate_state_overrides
+    from .simulator.report import render_text
+
+    c = _load(contract, fmt)
+    try:
+        p = load_plan(plan)
+        overrides: dict[str, Any] = dict(p.state)
+        state_text = ""
+        if state_file is not None:
+            from .simulator.inputs import read_text
+
+            state_text = read_text(state_file, "state")
+            overrides.update(load_state_file(state_file))
+        sim = c.simulator(now=now or p.now)
+        validated = validate_state_overrides(c.compiled, overrides,
+                                             state_file or plan, state_text or p.text)
+        goal = goal or p.goal
+        if goal is not None and goal not in c.compiled.goals:
+            from .dsl.diagnostics import error, suggestion_hint
+
+            raise ContractError([error("E0703", f"the contract declares no goal `{goal}`",
+                                       hint=suggestion_hint(goal, c.compiled.goals, "goal"))])
+    except ContractError as exc:
+        _fail_input(exc, fmt)
+        return
+    except ValueError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_INPUT)
+    state = sim.initial_state()
+    if validated:
+        from .simulator.state import State
+
+        values = list(state.values)
+        for name, value in validated.items():
+            values[c.compiled.slots[name]] = value
+        state = State(tuple(values), state.layout)
+    calls = [resolve_step(c.compiled, s) for s in p.steps]
+    report = sim.run(calls, state, max_depth=max_depth, max_states=max_states,
+                     max_branches=max_branches, stop_at_first=stop_at_first, goal=goal)
+    if fmt == "json":
+        click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False, sort_keys=False))
+    else:
+        use_colour = sys.stdout.isatty() if color is None else color
+        click.echo(render_text(report, colour=use_colour), nl=False)
+    goal_missed = goal is not None and not report.goal_results.get("reached")
+    if report.verdict == "fails" or goal_missed:
+        sys.exit(EXIT_FAIL)
+    if report.verdict == "may_fail":
+        sys.exit(EXIT_MAY_FAIL)
+
+
+@main.command(name="compile")
+@click.argument("contract", type=click.Path(dir_okay=True))
+@click.option("--emit", type=click.Choice(["python", "ir"]), default="python", show_default=True,
+              help="python: the generated code (both flavours); ir: the typed IR as JSON.")
+def compile_cmd(contract: str, emit: str) -> None:
+    """Print what CONTRACT compiles to."""
+    c = _load(contract)
+    if emit == "ir":
+        click.echo(c.ir.model_dump_json(indent=2, exclude_defaults=True))
+        return
+    click.echo(c.compiled.python_source, nl=False)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,414 @@
+"""IR → Python source. Every generated function is compiled once per contract and run with an
+explicit environment and no builtins.
+
+Nothing from the contract reaches the source unescaped: names are identifiers the grammar already
+restricts to ``[A-Za-z_][A-Za-z0-9_]*`` and are always prefixed (``p_``, ``l_``, ``P_`` …), and every
+literal goes through :func:`repr`.
+
+Two flavours of every function are generated: *fast* (plain Python operators, for states with no
+unknown value) and *safe* (three-valued helpers). The engine picks one per state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..dsl import ir
+from ..dsl.diagnostics import Span
+from ..dsl.pretty import expr_text
+
+CONTEXT_FUNCS = ("today", "now", "fresh", "old")
+
+
+@dataclass
+class Ctx:
+    """What a name means inside the function being generated."""
+
+    locals: dict[str, str] = field(default_factory=dict)
+    state: str = "S"  # the variable holding state values (``O`` inside old())
+
+
+@dataclass
+class Source:
+    """Generated source with a map from its lines back to contract spans."""
+
+    lines: list[str] = field(default_factory=list)
+    spans: dict[int, Span] = field(default_factory=dict)
+
+    def emit(self, line: str, indent: int, span: Span | None = None) -> None:
+        if span is not None and span.file:
+            self.spans[len(self.lines) + 1] = span
+        self.lines.append("    " * indent + line)
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+class CodeGen:
+    """Generates the Python source of one contract's predicates, conditions and effects."""
+
+    def __init__(self, contract: ir.Contract, slots: dict[str, int], safe: bool) -> None:
+        self.contract = contract
+        self.slots = slots
+        self.safe = safe
+        self.enums = {
+            t.name: {m.value for m in t.type.members}
+            for t in contract.types
+            if isinstance(t.type, ir.EnumType)
+        }
+        self.type_names = {t.name for t in contract.types}
+        self.consts = {c.name for c in contract.consts}
+        self.predicates = {p.name: p for p in contract.predicates}
+        self._tmp = 0
+
+    def tmp(self, base: str = "t") -> str:
+        self._tmp += 1
+        return f"_{base}{self._tmp}"
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, e: ir.Expr, ctx: Ctx) -> str:
+        method = getattr(self, "_e_" + e.kind)
+        return method(e, ctx)  # type: ignore[no-any-return]
+
+    def _e_literal(self, e: ir.Literal_, ctx: Ctx) -> str:
+        value = e.value
+        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            return f"K_float({str(value)!r})"
+        return repr(value)
+
+    def _e_name(self, e: ir.Name, ctx: Ctx) -> str:
+        if e.name in ctx.locals:
+            return ctx.locals[e.name]
+        if e.name in self.slots:
+            return f"{ctx.state}[{self.slots[e.name]}]"
+        if e.name in self.consts:
+            return f"K_{e.name}"
+        raise AssertionError(f"unresolved name {e.name!r} reached code generation")
+
+    def _e_attr(self, e: ir.Attr, ctx: Ctx) -> str:
+        if isinstance(e.obj, ir.Name) and e.obj.name in self.enums and e.obj.name not in ctx.locals:
+            return repr(e.name)
+        obj = self.expr(e.obj, ctx)
+        return f"H_attr({obj}, {e.name!r})"
+
+    def _e_index(self, e: ir.Index, ctx: Ctx) -> str:
+        obj = self.expr(e.obj, ctx)
+        key = self.expr(e.key, ctx)
+        if self.safe:
+            return f"H_index({obj}, {key})"
+        return f"{obj}[{key}]"
+
+    def _e_call(self, e: ir.Call, ctx: Ctx) -> str:
+        args = [self.expr(a, ctx) for a in e.args]
+        if e.func in self.predicates:
+            return f"P_{e.func}({ctx.state}, {', '.join(args)})" if args else f"P_{e.func}({ctx.state})"
+        if e.func in self.type_names:
+            return self.construct(e, ctx)
+        if e.func == "old":
+            return self.expr(e.args[0], Ctx(ctx.locals, "O"))
+        if e.func == "today":
+            return "C.today"
+        if e.func == "now":
+            return "C.now"
+        if e.func == "fresh":
+            label = args[0] if args else "'id'"
+            return f"H_fresh({ctx.state}, {label})"
+        return f"F_{e.func}({', '.join(args)})"
+
+    def construct(self, e: ir.Call, ctx: Ctx) -> str:
+        decl = next(t for t in self.contract.types if t.name == e.func)
+        assert isinstance(decl.type, ir.RecordType)
+        given = {k.name: self.expr(k.value, ctx) for k in e.kwargs}
+        items: list[str] = []
+        for f in decl.type.fields:
+            if f.name in given:
+                items.append(f"{f.name!r}: {given[f.name]}")
+            elif f.default is not None:
+                items.append(f"{f.name!r}: D_{e.func}_{f.name}")
+            else:
+                items.append(f"{f.name!r}: None")
+        return "FMap({" + ", ".join(items) + "})"
+
+    def _e_quantifier(self, e: ir.Quantifier, ctx: Ctx) -> str:
+        var = self.tmp("q")
+        inner = Ctx({**ctx.locals, e.var: var}, ctx.state)
+        coll = self.expr(e.coll, ctx)
+        body = self.expr(e.body, inner)
+        if self.safe:
+            return f"H_quant({e.op!r}, {coll}, lambda {var}: {body})"
+        it = f"H_iter({coll})"
+        if e.op == "all":
+            return f"_all(H_truth({body}) for {var} in {it})"
+        if e.op == "any":
+            return f"_any(H_truth({body}) for {var} in {it})"
+        if e.op == "count":
+            return f"_sum(1 for {var} in {it} if H_truth({body}))"
+        return f"H_sum({body} for {var} in {it})"
+
+    def _e_unary(self, e: ir.Unary, ctx: Ctx) -> str:
+        operand = self.expr(e.operand, ctx)
+        if e.op == "not":
+            return f"H_not({operand})" if self.safe else f"(not H_truth({operand}))"
+        return f"H_neg({operand})"
+
+    def _e_binary(self, e: ir.Binary, ctx: Ctx) -> str:
+        left = self.expr(e.left, ctx)
+        right = self.expr(e.right, ctx)
+        op = e.op
+        if self.safe:
+            if op == "and":
+                return f"H_and({left}, lambda: {right})"
+            if op == "or":
+                return f"H_or({left}, lambda: {right})"
+            if op in ("in", "not in"):
+                test = f"H_contains({left}, {right})"
+                return test if op == "in" else f"H_not({test})"
+            if op in ("==", "!=", "<", "<=", ">", ">="):
+                return f"H_compare({op!r}, {left}, {right})"
+            return f"H_arith({op!r}, {left}, {right})"
+        if op == "and":
+            return f"(H_truth({left}) and H_truth({right}))"
+        if op == "or":
+            return f"(H_truth({left}) or H_truth({right}))"
+        if op in ("in", "not in"):
+            return f"({left} {op} {right})"
+        if op in ("==", "!="):
+            return f"({left} {op} {right})"
+        if op in ("<", "<=", ">", ">="):
+            return f"H_compare({op!r}, {left}, {right})"
+        if op == "+":
+            return f"H_plus({left}, {right})"
+        if op == "*":
+            return f"H_times({left}, {right})"
+        return f"H_arith({op!r}, {left}, {right})"
+
+    def _e_collection(self, e: ir.Collection, ctx: Ctx) -> str:
+        items = [self.expr(i, ctx) for i in e.items]
+        if e.type == "set":
+            return "frozenset((" + "".join(f"{i}, " for i in items) + "))"
+        if e.type == "empty":
+            return "H_EMPTY"
+        return "(" + "".join(f"{i}, " for i in items) + ")"
+
+    def _e_map(self, e: ir.MapLit, ctx: Ctx) -> str:
+        pairs = [f"({self.expr(x.key, ctx)}, {self.expr(x.value, ctx)})" for x in e.entries]
+        return "FMap((" + "".join(f"{p}, " for p in pairs) + "))"
+
+    # ------------------------------------------------------------------ functions
+    def bind_params(
+        self, src: Source, params: Iterable[ir.Param], used: set[str], indent: int
+    ) -> dict[str, str]:
+        names: dict[str, str] = {}
+        for p in params:
+            names[p.name] = f"p_{p.name}"
+            if p.name in used:
+                src.emit(f"p_{p.name} = A[{p.name!r}]", indent)
+        return names
+
+    def expr_function(
+        self,
+        src: Source,
+        name: str,
+        e: ir.Expr,
+        params: Iterable[ir.Param],
+        span: Span,
+        extra_locals: dict[str, str] | None = None,
+    ) -> None:
+        """``def name(S, A, R, O, C): return <e>``"""
+        src.emit(f"def {name}(S, A, R, O, C):", 0, span)
+        src.emit(f"# {_comment(expr_text(e))}", 1)
+        local_names = self.bind_params(src, params, used_names([e]), 1)
+        local_names.update(extra_locals or {"result": "R"})
+        src.emit(f"return {self.expr(e, Ctx(local_names))}", 1, e.span)
+        src.emit("", 0)
+
+    def tuple_function(
+        self, src: Source, name: str, exprs: list[ir.Expr], params: Iterable[ir.Param], span: Span
+    ) -> None:
+        src.emit(f"def {name}(S, A, R, O, C):", 0, span)
+        local_names = self.bind_params(src, params, used_names(exprs), 1)
+        local_names["result"] = "R"
+        body = "".join(self.expr(x, Ctx(local_names)) + ", " for x in exprs)
+        src.emit(f"return ({body})", 1, span)
+        src.emit("", 0)
+
+    def predicate_function(self, src: Source, pred: ir.PredicateDecl) -> None:
+        params = "".join(f", p_{p.name}" for p in pred.params)
+        src.emit(f"def P_{pred.name}(S{params}):", 0, pred.span)
+        src.emit(f"# {_comment(expr_text(pred.body))}", 1)
+        local_names = {p.name: f"p_{p.name}" for p in pred.params}
+        src.emit(f"return {self.expr(pred.body, Ctx(local_names))}", 1, pred.body.span)
+        src.emit("", 0)
+
+    def effect_function(
+        self, src: Source, name: str, body: tuple[ir.Stmt, ...], params: Iterable[ir.Param],
+        span: Span,
+    ) -> None:
+        """``def name(S, A, R, O, C)``: apply statements to the working state list ``S``."""
+        src.emit(f"def {name}(S, A, R, O, C):", 0, span)
+        exprs = [x for s in _walk(body) for x in _stmt_exprs(s)]
+        local_names = self.bind_params(src, params, used_names(exprs), 1)
+        local_names["result"] = "R"
+        self.stmts(src, body, Ctx(local_names), 1)
+        src.emit("return None", 1)
+        src.emit("", 0)
+
+    # ------------------------------------------------------------------ statements
+    def stmts(self, src: Source, body: Iterable[ir.Stmt], ctx: Ctx, indent: int) -> None:
+        ctx = Ctx(dict(ctx.locals), ctx.state)
+        for s in body:
+            self.stmt(src, s, ctx, indent)
+
+    def stmt(self, src: Source, s: ir.Stmt, ctx: Ctx, indent: int) -> None:
+        if isinstance(s, ir.Assign):
+            value = self.expr(s.value, ctx)
+            if isinstance(s.value, ir.Collection) and s.value.type == "empty":
+                value = f"H_empty_like({self.expr(s.target, ctx)})"
+            if s.op == "+=":
+                value = f"H_plus({self.expr(s.target, ctx)}, {value})" if not self.safe else (
+                    f"H_arith('+', {self.expr(s.target, ctx)}, {value})"
+                )
+            elif s.op == "-=":
+                value = f"H_arith('-', {self.expr(s.target, ctx)}, {value})"
+            self.update(src, s.target, lambda current: value, ctx, indent, s.span)
+        elif isinstance(s, ir.MethodCall):
+            args = "".join(", " + self.expr(a, ctx) for a in s.args)
+            self.update(
+                src,
+                s.target,
+                lambda current: f"H_method_{s.method}({current}{args})",
+                ctx,
+                indent,
+                s.span,
+            )
+        elif isinstance(s, ir.If):
+            cond = self.expr(s.cond, ctx)
+            if self.safe:
+                c = self.tmp("c")
+                src.emit(f"{c} = {cond}", indent, s.span)
+                src.emit(f"if {c} is U:", indent)
+                roots = sorted(assigned_roots([s]))
+                for root in roots:
+                    src.emit(f"S[{self.slots[root]}] = U", indent + 1)
+                src.emit("C.havoc = True", indent + 1)
+                src.emit(f"elif H_truth({c}):", indent)
+            else:
+                src.emit(f"if H_truth({cond}):", indent, s.span)
+            self.stmts(src, s.then, ctx, indent + 1)
+            src.emit("pass", indent + 1)
+            if s.orelse:
+                src.emit("else:", indent)
+                self.stmts(src, s.orelse, ctx, indent + 1)
+                src.emit("pass", indent + 1)
+        elif isinstance(s, ir.For):
+            var = self.tmp("v")
+            coll = self.expr(s.coll, ctx)
+            c = self.tmp("c")
+            src.emit(f"{c} = {coll}", indent, s.span)
+            if self.safe:
+                src.emit(f"if {c} is U:", indent)
+                for root in sorted(assigned_roots(s.body)):
+                    src.emit(f"S[{self.slots[root]}] = U", indent + 1)
+                src.emit("C.havoc = True", indent + 1)
+                src.emit(f"{c} = ()", indent + 1)
+            src.emit(f"for {var} in H_iter({c}):", indent)
+            self.stmts(src, s.body, Ctx({**ctx.locals, s.var: var}, ctx.state), indent + 1)
+            src.emit("pass", indent + 1)
+        elif isinstance(s, ir.Let):
+            var = self.tmp("l")
+            src.emit(f"{var} = {self.expr(s.value, ctx)}", indent, s.span)
+            ctx.locals[s.name] = var
+        elif isinstance(s, ir.Warn):
+            values = ""
+            if s.message is not None:
+                values = "".join(
+                    self.expr(p.expr, ctx) + ", " for p in s.message.parts if p.expr is not None
+                )
+            src.emit(f"C.warn({s.code!r}, {_template_key(s)!r}, ({values}))", indent, s.span)
+        else:
+            assert isinstance(s, ir.Report)
+            for f in s.fields:
+                src.emit(f"C.report({f.name!r}, {self.expr(f.value, ctx)})", indent, f.span)
+
+    def update(self, src: Source, target: ir.Expr, make: Any, ctx: Ctx, indent: int,
+               span: Span) -> None:
+        """Write ``make(current)`` into the location ``target`` of the working state."""
+        path: list[ir.Expr] = []
+        node = target
+        while isinstance(node, (ir.Attr, ir.Index)):
+            path.append(node)
+            node = node.obj
+        assert isinstance(node, ir.Name)
+        path.reverse()
+        slot = f"S[{self.slots[node.name]}]"
+        if not path:
+            src.emit(f"{slot} = {make(slot)}", indent, span)
+            return
+        containers = [self.tmp("o")]
+        keys: list[str] = []
+        src.emit(f"{containers[0]} = {slot}", indent, span)
+        for i, step in enumerate(path):
+            key = repr(step.name) if isinstance(step, ir.Attr) else self.expr(step.key, ctx)
+            k = self.tmp("k")
+            src.emit(f"{k} = {key}", indent)
+            keys.append(k)
+            if i < len(path) - 1:
+                nxt = self.tmp("o")
+                src.emit(f"{nxt} = H_index({containers[-1]}, {k})", indent)
+                containers.append(nxt)
+        leaf = f"H_index({containers[-1]}, {keys[-1]})"
+        value = make(leaf)
+        for container, k in zip(reversed(containers), reversed(keys)):
+            value = f"H_set({container}, {k}, {value})"
+        src.emit(f"{slot} = {value}", indent)
+
+
+def _template_key(s: ir.Warn) -> str:
+    return f"{s.span.line}:{s.span.col}"
+
+
+def _comment(text: str) -> str:
+    return text.replace("\n", " ")[:200]
+
+
+def _walk(body: Iterable[ir.Stmt]) -> Iterable[ir.Stmt]:
+    for s in body:
+        yield s
+        if isinstance(s, ir.If):
+            yield from _walk(s.then)
+            yield from _walk(s.orelse)
+        elif isinstance(s, ir.For):
+            yield from _walk(s.body)
+
+
+def _stmt_exprs(s: ir.Stmt) -> Iterable[ir.Expr]:
+    from ..dsl.check import stmt_exprs
+
+    return stmt_exprs(s)
+
+
+def used_names(exprs: Iterable[ir.Expr]) -> set[str]:
+    from ..dsl.check import _walk_expr
+
+    out: set[str] = set()
+    for root in exprs:
+        for e in _walk_expr(root):
+            if isinstance(e, ir.Name):
+                out.add(e.name)
+    return out
+
+
+def assigned_roots(body: Iterable[ir.Stmt]) -> set[str]:
+    """State variables a block may change (for havoc when its condition is unknown)."""
+    roots: set[str] = set()
+    for s in _walk(body):
+        target: ir.Expr | None = None
+        if isinstance(s, (ir.Assign, ir.MethodCall)):
+            target = s.target
+        while isinstance(target, (ir.Attr, ir.Index)):
+            target = target.obj
+        if isinstance(target, ir.Name):
+            roots.add(target.name)
+    return roots

@@ -1,0 +1,536 @@
+"""IR → runtime artefacts, compiled once per contract: state layout and initial state, argument
+validators, generated predicate/condition/effect functions, and transition tables."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..dsl import ir
+from ..dsl.diagnostics import Span
+from . import lib
+from .codegen import CodeGen, Source
+from .interp import Env, Interpreter, empty_like, quantify, sum_values
+from .validators import ValidatorBuilder
+from .values import UNKNOWN, FMap, Fresh
+
+Fn = Callable[..., Any]
+
+
+@dataclass
+class Compiled:
+    """One generated function in both flavours, and the contract place it came from."""
+
+    fast: Fn
+    safe: Fn
+    span: Span
+    ir: Any = None  # the expression or statements, for the reference interpreter
+
+
+@dataclass
+class TemplateFn:
+    template: ir.Template
+    values: Compiled | None  # returns the tuple of hole values
+
+    def render(self, values: tuple[Any, ...]) -> str:
+        out: list[str] = []
+        it = iter(values)
+        for part in self.template.parts:
+            if part.expr is None:
+                out.append(part.text or "")
+            else:
+                out.append(render_value(next(it, UNKNOWN)))
+        return "".join(out)
+
+
+def render_value(value: Any) -> str:
+    from .values import show
+
+    if isinstance(value, str):
+        return value if len(value) <= 200 else value[:199] + "…"
+    return show(value)
+
+
+@dataclass
+class CCondition:
+    ir: ir.Condition
+    test: Compiled
+    message: TemplateFn | None
+    hint: TemplateFn | None
+
+
+@dataclass
+class COutcome:
+    ir: ir.Outcome
+    when: Compiled | None
+    body: Compiled | None
+    message: TemplateFn | None
+    hint: TemplateFn | None
+
+    @property
+    def name(self) -> str:
+        return self.ir.name
+
+    @property
+    def kind(self) -> str:
+        return self.ir.outcome
+
+
+@dataclass
+class CTransition:
+    ir: ir.FlowTransition
+    when: Compiled | None
+
+
+@dataclass
+class CFlow:
+    initial: str
+    steps: dict[str, Compiled]  # on-enter bodies
+    outgoing: dict[str, list[CTransition]]
+
+
+@dataclass
+class CTool:
+    ir: ir.Tool
+    index: int
+    args_model: type[BaseModel]
+    requires: list[CCondition]
+    shoulds: list[CCondition]
+    ensures: list[CCondition]
+    effects: Compiled | None
+    outcomes: dict[str, COutcome]
+    flow: CFlow
+    cost: Compiled | None
+    machines: list[str] = field(default_factory=list)
+    fast_pre: Fn | None = None  # every hard precondition at once, on a known state
+    params: frozenset[str] = frozenset()
+
+    @property
+    def name(self) -> str:
+        return self.ir.name
+
+
+@dataclass
+class CMachineTransition:
+    ir: ir.MachineTransition
+    guard: Compiled | None
+
+
+@dataclass
+class CMachine:
+    ir: ir.Machine
+    slot: int
+    initial: str
+    by_tool: dict[str, dict[str, list[CMachineTransition]]]  # tool → source state → transitions
+    tools: frozenset[str]
+
+    @property
+    def name(self) -> str:
+        return self.ir.name
+
+
+@dataclass
+class CompiledContract:
+    """Everything the simulator and the guard need, built once."""
+
+    ir: ir.Contract
+    slots: dict[str, int]
+    state_names: list[str]
+    fresh_slot: int
+    consts: dict[str, Any]
+    initial: tuple[Any, ...]
+    tools: dict[str, CTool]
+    machines: dict[str, CMachine]
+    goals: dict[str, Compiled]
+    warn_templates: dict[str, TemplateFn]
+    validators: ValidatorBuilder
+    python_source: str
+    source_map: dict[int, Span]
+    interpreter: Interpreter
+
+
+class _Ctx:
+    """The ``C`` argument of generated functions: time, and what effects emit."""
+
+    __slots__ = ("today", "now", "havoc", "warnings", "reports")
+
+    def __init__(self, today: str, now: str) -> None:
+        self.today = today
+        self.now = now
+        self.havoc = False
+        self.warnings: list[tuple[str, str, tuple[Any, ...]]] = []
+        self.reports: dict[str, Any] = {}
+
+    def warn(self, code: str, key: str, values: tuple[Any, ...]) -> None:
+        self.warnings.append((code, key, values))
+
+    def report(self, name: str, value: Any) -> None:
+        self.reports[name] = value
+
+
+def make_context(today: str, now: str) -> _Ctx:
+    return _Ctx(today, now)
+
+
+def _fresh(state: list[Any], label: Any) -> Fresh:
+    n = state[-1] + 1
+    state[-1] = n
+    return Fresh(str(label), n)
+
+
+def _truth(value: Any) -> bool:
+    if value is True or value is False:
+        return value
+    return lib.truth(value)
+
+
+def _fast_iter(coll: Any) -> Any:
+    return lib.iterate(coll)
+
+
+def _fast_sum(values: Any) -> Any:
+    return sum_values(values)
+
+
+def _empty_like(value: Any) -> Any:
+    return UNKNOWN if value is UNKNOWN else empty_like(value)
+
+
+def _safe_quant(op: str, coll: Any, body: Fn) -> Any:
+    return quantify(op, coll, body)
+
+
+def runtime_env(consts: dict[str, Any], contract: ir.Contract, safe: bool) -> dict[str, Any]:
+    """The only names generated code can reach. No builtins."""
+    env: dict[str, Any] = {
+        "__builtins__": {},
+        "U": UNKNOWN,
+        "FMap": FMap,
+        "frozenset": frozenset,
+        "_all": all,
+        "_any": any,
+        "_sum": sum,
+        "K_float": float,
+        "H_EMPTY": frozenset(),
+        "H_attr": lib.attr,
+        "H_index": lib.index,
+        "H_set": lib.coll_set,
+        "H_iter": _fast_iter,
+        "H_sum": _fast_sum,
+        "H_truth": _truth,
+        "H_neg": lib.neg,
+        "H_plus": lib.plus,
+        "H_times": lib.times,
+        "H_arith": lib.safe_arith if safe else lib.arith,
+        "H_compare": lib.safe_compare if safe else lib.compare,
+        "H_contains": lib.safe_contains,
+        "H_not": lib.safe_not,
+        "H_and": lib.safe_and,
+        "H_or": lib.safe_or,
+        "H_quant": _safe_quant,
+        "H_fresh": _fresh,
+        "H_empty_like": _empty_like,
+    }
+    for name, fn in (lib.SAFE_FUNCS if safe else lib.BUILTIN_FUNCS).items():
+        env[f"F_{name}"] = fn
+    for name, fn in lib.METHODS.items():
+        env[f"H_method_{name}"] = fn
+    for name, value in consts.items():
+        env[f"K_{name}"] = value
+    for t in contract.types:
+        if isinstance(t.type, ir.RecordType):
+            for f in t.type.fields:
+                if f.default is not None:
+                    env[f"D_{t.name}_{f.name}"] = consts.get(f"__default_{t.name}_{f.name}")
+    return env
+
+
+class _Builder:
+    def __init__(self, contract: ir.Contract, source_text: str) -> None:
+        self.c = contract
+        self.slots = {v.name: i for i, v in enumerate(contract.state)}
+        for m in contract.machines:
+            self.slots[f"machine:{m.name}"] = len(self.slots)
+        self.fresh_slot = len(self.slots)
+        self.interpreter = Interpreter(contract)
+        self.consts = self._consts()
+        self.gen = {False: CodeGen(contract, self.slots, safe=False),
+                    True: CodeGen(contract, self.slots, safe=True)}
+        self.src = {False: Source(), True: Source()}
+        self._n = 0
+        for flavour in (False, True):
+            for pred in contract.predicates:
+                self.gen[flavour].predicate_function(self.src[flavour], pred)
+
+    def _consts(self) -> dict[str, Any]:
+        env = Env(self.c, state={})
+        values: dict[str, Any] = {}
+        for c in self.c.consts:
+            env.consts = values
+            values[c.name] = self.interpreter.eval(c.value, env)
+        env.consts = values
+        for t in self.c.types:
+            if isinstance(t.type, ir.RecordType):
+                for f in t.type.fields:
+                    if f.default is not None:
+                        values[f"__default_{t.name}_{f.name}"] = self.interpreter.eval(f.default, env)
+        return values
+
+    def name(self, base: str) -> str:
+        self._n += 1
+        return f"{base}_{self._n}"
+
+    def expr_fn(self, e: ir.Expr, params: tuple[ir.Param, ...]) -> Compiled:
+        name = self.name("expr")
+        for flavour in (False, True):
+            self.gen[flavour].expr_function(self.src[flavour], name, e, params, e.span)
+        return Compiled(fast=_Lazy(self, name, False), safe=_Lazy(self, name, True), span=e.span,
+                        ir=e)
+
+    def effect_fn(self, body: tuple[ir.Stmt, ...], params: tuple[ir.Param, ...],
+                  span: Span) -> Compiled | None:
+        if not body:
+            return None
+        name = self.name("effect")
+        for flavour in (False, True):
+            self.gen[flavour].effect_function(self.src[flavour], name, body, params, span)
+        return Compiled(fast=_Lazy(self, name, False), safe=_Lazy(self, name, True), span=span,
+                        ir=body)
+
+    def template_fn(self, t: ir.Template | None, params: tuple[ir.Param, ...]) -> TemplateFn | None:
+        if t is None:
+            return None
+        holes = [p.expr for p in t.parts if p.expr is not None]
+        if not holes:
+            return TemplateFn(t, None)
+        name = self.name("template")
+        for flavour in (False, True):
+            self.gen[flavour].tuple_function(self.src[flavour], name, holes, params, t.span)
+        return TemplateFn(t, Compiled(fast=_Lazy(self, name, False), safe=_Lazy(self, name, True),
+                                      span=t.span))
+
+    def condition(self, cond: ir.Condition, params: tuple[ir.Param, ...]) -> CCondition:
+        return CCondition(
+            ir=cond,
+            test=self.expr_fn(cond.cond, params),
+            message=self.template_fn(cond.message, params),
+            hint=self.template_fn(cond.hint, params),
+        )
+
+    def fast_pre(self, tool: ir.Tool) -> str | None:
+        requires = [c.cond for c in tool.conditions if c.strength == "require"]
+        if not requires:
+            return None
+        conj = requires[0]
+        for nxt in requires[1:]:
+            conj = ir.Binary(op="and", left=conj, right=nxt, span=nxt.span)
+        name = self.name("pre")
+        self.gen[False].expr_function(self.src[False], name, conj, tool.params, tool.span)
+        return name
+
+    def tool(self, tool: ir.Tool, index: int, validators: ValidatorBuilder) -> CTool:
+        params = tool.params
+        conds = {"require": [], "should": [], "ensure": []}  # type: dict[str, list[CCondition]]
+        for cond in tool.conditions:
+            conds[cond.strength].append(self.condition(cond, params))
+        outcomes: dict[str, COutcome] = {}
+        declared = tool.outcomes or (ir.Outcome(name="ok", outcome="success", span=tool.span),)
+        for out in declared:
+            outcomes[out.name] = COutcome(
+                ir=out,
+                when=None if out.when is None else self.expr_fn(out.when, params),
+                body=self.effect_fn(out.body, params, out.span),
+                message=self.template_fn(out.message, params),
+                hint=self.template_fn(out.hint, params),
+            )
+        flow = self.flow(tool, declared, params)
+        pre_name = self.fast_pre(tool)
+        ctool = CTool(
+            ir=tool,
+            index=index,
+            args_model=validators.args_model(tool),
+            requires=conds["require"],
+            shoulds=conds["should"],
+            ensures=conds["ensure"],
+            effects=self.effect_fn(tool.effects, params, tool.span),
+            outcomes=outcomes,
+            flow=flow,
+            cost=None if tool.cost is None else self.expr_fn(tool.cost, params),
+            params=frozenset(p.name for p in params),
+        )
+        if pre_name is not None:
+            ctool.fast_pre = _Lazy(self, pre_name, False)
+        return ctool
+
+    def flow(self, tool: ir.Tool, outcomes: tuple[ir.Outcome, ...],
+             params: tuple[ir.Param, ...]) -> CFlow:
+        if tool.flow is not None:
+            assert tool.flow.initial is not None
+            steps = {}
+            for step in tool.flow.steps:
+                body = self.effect_fn(step.body, params, step.span)
+                if body is not None:
+                    steps[step.name] = body
+            outgoing: dict[str, list[CTransition]] = {}
+            for t in tool.flow.transitions:
+                outgoing.setdefault(t.source, []).append(
+                    CTransition(t, None if t.when is None else self.expr_fn(t.when, params))
+                )
+            return CFlow(tool.flow.initial, steps, outgoing)
+        # no flow: an implicit one-step flow whose transitions are the outcomes, in order
+        transitions = [
+            CTransition(
+                ir.FlowTransition(
+                    source="call", target=o.name, to_outcome=True, event=o.event, span=o.span
+                ),
+                None,
+            )
+            for o in outcomes
+        ]
+        return CFlow("call", {}, {"call": transitions})
+
+    def machine(self, m: ir.Machine) -> CMachine:
+        by_tool: dict[str, dict[str, list[CMachineTransition]]] = {}
+        tools = {t.name: t for t in self.c.tools}
+        for t in m.transitions:
+            params = tools[t.tool].params if t.tool in tools else ()
+            guard = None if t.when is None else self.expr_fn(t.when, params)
+            by_tool.setdefault(t.tool, {}).setdefault(t.source, []).append(
+                CMachineTransition(t, guard)
+            )
+        return CMachine(
+            ir=m,
+            slot=self.slots[f"machine:{m.name}"],
+            initial=m.initial[0].name,
+            by_tool=by_tool,
+            tools=frozenset(by_tool),
+        )
+
+    def finish(self) -> dict[bool, dict[str, Any]]:
+        modules: dict[bool, dict[str, Any]] = {}
+        for flavour in (False, True):
+            env = runtime_env(self.consts, self.c, flavour)
+            code = compile(self.src[flavour].text(), f"<contract {self.c.header.name}"
+                           f"{' (safe)' if flavour else ''}>", "exec")
+            exec(code, env)  # noqa: S102 - generated from checked IR with every literal escaped
+            modules[flavour] = env
+        return modules
+
+
+class _Lazy:
+    """A reference to a generated function, resolved once the module is compiled."""
+
+    __slots__ = ("builder", "name", "flavour", "fn")
+
+    def __init__(self, builder: _Builder, name: str, flavour: bool) -> None:
+        self.builder = builder
+        self.name = name
+        self.flavour = flavour
+        self.fn: Fn | None = None
+
+    def __call__(self, *args: Any) -> Any:  # pragma: no cover - replaced by resolve()
+        raise RuntimeError("generated code used before compilation")
+
+
+def _resolve(obj: Any, modules: dict[bool, dict[str, Any]]) -> Any:
+    """Replace every _Lazy placeholder in the compiled structures by the real function."""
+    if isinstance(obj, _Lazy):
+        return modules[obj.flavour][obj.name]
+    if isinstance(obj, Compiled):
+        obj.fast = _resolve(obj.fast, modules)
+        obj.safe = _resolve(obj.safe, modules)
+        return obj
+    if isinstance(obj, list):
+        for i, item in enumerate(obj):
+            obj[i] = _resolve(item, modules)
+        return obj
+    if isinstance(obj, dict):
+        for k, item in obj.items():
+            obj[k] = _resolve(item, modules)
+        return obj
+    if hasattr(obj, "__dataclass_fields__"):
+        for name in obj.__dataclass_fields__:
+            if name in ("ir", "template", "args_model"):
+                continue
+            setattr(obj, name, _resolve(getattr(obj, name), modules))
+        return obj
+    return obj
+
+
+def initial_state(contract: ir.Contract, slots: dict[str, int], consts: dict[str, Any],
+                  interpreter: Interpreter) -> tuple[Any, ...]:
+    values: list[Any] = [None] * (len(slots) + 1)
+    env = Env(contract, state={}, consts=consts)
+    decls = {t.name: t.type for t in contract.types}
+    for var in contract.state:
+        if var.init is None:
+            values[slots[var.name]] = UNKNOWN
+        else:
+            value = interpreter.eval(var.init, env)
+            if isinstance(var.init, ir.Collection) and var.init.type == "empty":
+                value = empty_of(var.type, decls)
+            values[slots[var.name]] = value
+    for m in contract.machines:
+        values[slots[f"machine:{m.name}"]] = m.initial[0].name
+    values[-1] = 0
+    return tuple(values)
+
+
+def empty_of(t: ir.TypeExpr, decls: dict[str, ir.TypeExpr]) -> Any:
+    """The empty value of a collection type (``{}`` as a map or a set)."""
+    seen = 0
+    while isinstance(t, ir.NamedType) and t.name in decls and seen < 64:
+        t = decls[t.name]
+        seen += 1
+    if isinstance(t, ir.GenericType):
+        return {"map": FMap(), "list": ()}.get(t.name, frozenset())
+    return frozenset()
+
+
+def compile_contract(contract: ir.Contract, source_text: str = "") -> CompiledContract:
+    """Compile a checked contract into runtime artefacts."""
+    b = _Builder(contract, source_text)
+    validators = ValidatorBuilder(contract)
+    tools = {t.name: b.tool(t, i, validators) for i, t in enumerate(contract.tools)}
+    machines = {m.name: b.machine(m) for m in contract.machines}
+    for m in machines.values():
+        for tool_name in m.tools:
+            if tool_name in tools:
+                tools[tool_name].machines.append(m.name)
+    goals = {g.name: b.expr_fn(g.cond, ()) for g in contract.goals}
+    warn_templates: dict[str, TemplateFn] = {}
+    from ..dsl.check import walk_stmts
+
+    for tool in contract.tools:
+        bodies = [tool.effects, *(o.body for o in tool.outcomes)]
+        if tool.flow is not None:
+            bodies.extend(s.body for s in tool.flow.steps)
+        for body in bodies:
+            for s in walk_stmts(body):
+                if isinstance(s, ir.Warn) and s.message is not None:
+                    tf = TemplateFn(s.message, None)
+                    warn_templates[f"{s.span.line}:{s.span.col}"] = tf
+    modules = b.finish()
+    for obj in (tools, machines, goals):
+        _resolve(obj, modules)
+    state_names = [v.name for v in contract.state]
+    return CompiledContract(
+        ir=contract,
+        slots=b.slots,
+        state_names=state_names,
+        fresh_slot=b.fresh_slot,
+        consts=b.consts,
+        initial=initial_state(contract, b.slots, b.consts, b.interpreter),
+        tools=tools,
+        machines=machines,
+        goals=goals,
+        warn_templates=warn_templates,
+        validators=validators,
+        python_source=b.src[False].text() + "\n# ---- three-valued flavour ----\n"
+        + b.src[True].text(),
+        source_map=b.src[False].spans,
+        interpreter=b.interpreter,
+    )

@@ -1,0 +1,355 @@
+"""A small tree-walking reference interpreter with the same semantics as the compiled code.
+
+It is slow on purpose: it is the oracle the tests compare the compiled code against, and it explains
+failures (the value of every sub-expression of a violated condition).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..dsl import ir
+from ..dsl.pretty import expr_text
+from . import lib
+from .values import UNKNOWN, FMap, Fresh
+
+U = UNKNOWN
+
+
+@dataclass
+class Env:
+    """Everything an expression can see."""
+
+    contract: ir.Contract
+    state: dict[str, Any]
+    args: dict[str, Any] = field(default_factory=dict)
+    locals: dict[str, Any] = field(default_factory=dict)
+    consts: dict[str, Any] = field(default_factory=dict)
+    result: Any = None
+    old: dict[str, Any] | None = None
+    today: str = "1970-01-01"
+    now: str = "1970-01-01T00:00:00.000Z"
+    safe: bool = True
+    fresh_counter: list[int] = field(default_factory=lambda: [0])
+    warnings: list[tuple[str, str, tuple[Any, ...]]] = field(default_factory=list)
+    reports: dict[str, Any] = field(default_factory=dict)
+    havoc: bool = False
+
+    def with_locals(self, **extra: Any) -> Env:
+        new = Env(**{**self.__dict__, "locals": {**self.locals, **extra}})
+        return new
+
+
+class Interpreter:
+    def __init__(self, contract: ir.Contract) -> None:
+        self.contract = contract
+        self.predicates = {p.name: p for p in contract.predicates}
+        self.enums = {t.name for t in contract.types if isinstance(t.type, ir.EnumType)}
+        self.records = {
+            t.name: t.type for t in contract.types if isinstance(t.type, ir.RecordType)
+        }
+
+    # ------------------------------------------------------------------ expressions
+    def eval(self, e: ir.Expr, env: Env) -> Any:
+        method: Callable[[Any, Env], Any] = getattr(self, "_" + e.kind)
+        return method(e, env)
+
+    def _literal(self, e: ir.Literal_, env: Env) -> Any:
+        return e.value
+
+    def _name(self, e: ir.Name, env: Env) -> Any:
+        if e.name in env.locals:
+            return env.locals[e.name]
+        if e.name in env.args:
+            return env.args[e.name]
+        if e.name == "result":
+            return env.result
+        if e.name in env.state:
+            return env.state[e.name]
+        if e.name in env.consts:
+            return env.consts[e.name]
+        raise lib.EvalError(f"unknown name {e.name}")
+
+    def _attr(self, e: ir.Attr, env: Env) -> Any:
+        if isinstance(e.obj, ir.Name) and e.obj.name in self.enums and e.obj.name not in env.locals:
+            return e.name
+        return lib.attr(self.eval(e.obj, env), e.name)
+
+    def _index(self, e: ir.Index, env: Env) -> Any:
+        return lib.index(self.eval(e.obj, env), self.eval(e.key, env))
+
+    def _call(self, e: ir.Call, env: Env) -> Any:
+        if e.func == "old":
+            if env.old is None:
+                raise lib.EvalError("old() outside a postcondition")
+            return self.eval(e.args[0], Env(**{**env.__dict__, "state": env.old}))
+        if e.func == "today":
+            return env.today
+        if e.func == "now":
+            return env.now
+        args = [self.eval(a, env) for a in e.args]
+        if e.func == "fresh":
+            env.fresh_counter[0] += 1
+            return Fresh(args[0] if args else "id", env.fresh_counter[0])
+        if e.func in self.predicates:
+            pred = self.predicates[e.func]
+            inner = Env(**{**env.__dict__, "locals": {}, "args": {}})
+            inner.locals = {p.name: v for p, v in zip(pred.params, args)}
+            return self.eval(pred.body, inner)
+        if e.func in self.records:
+            rec = self.records[e.func]
+            given = {k.name: self.eval(k.value, env) for k in e.kwargs}
+            fields: dict[str, Any] = {}
+            for f in rec.fields:
+                if f.name in given:
+                    fields[f.name] = given[f.name]
+                elif f.default is not None:
+                    fields[f.name] = self.eval(f.default, env)
+                else:
+                    fields[f.name] = None
+            return FMap(fields)
+        funcs = lib.SAFE_FUNCS if env.safe else lib.BUILTIN_FUNCS
+        return funcs[e.func](*args)
+
+    def _quantifier(self, e: ir.Quantifier, env: Env) -> Any:
+        coll = self.eval(e.coll, env)
+        return quantify(e.op, coll, lambda item: self.eval(e.body, env.with_locals(**{e.var: item})))
+
+    def _unary(self, e: ir.Unary, env: Env) -> Any:
+        value = self.eval(e.operand, env)
+        if e.op == "not":
+            return U if value is U else not lib.truth(value, "the operand of `not`")
+        return lib.neg(value)
+
+    def _binary(self, e: ir.Binary, env: Env) -> Any:
+        op = e.op
+        if op in ("and", "or"):
+            left = self.eval(e.left, env)
+            if left is not U:
+                left = lib.truth(left, f"the left side of `{op}`")
+            if op == "and" and left is False:
+                return False
+            if op == "or" and left is True:
+                return True
+            right = self.eval(e.right, env)
+            if right is not U:
+                right = lib.truth(right, f"the right side of `{op}`")
+            if left is U:
+                return (False if right is False else U) if op == "and" else (
+                    True if right is True else U
+                )
+            return right
+        left = self.eval(e.left, env)
+        right = self.eval(e.right, env)
+        if op in ("in", "not in"):
+            found = lib.safe_contains(left, right)
+            return found if op == "in" else lib.safe_not(found)
+        if op in lib.COMPARE:
+            return lib.safe_compare(op, left, right)
+        return lib.safe_arith(op, left, right)
+
+    def _collection(self, e: ir.Collection, env: Env) -> Any:
+        items = [self.eval(i, env) for i in e.items]
+        if e.type == "set":
+            return frozenset(items)
+        if e.type == "empty":
+            return frozenset()
+        return tuple(items)
+
+    def _map(self, e: ir.MapLit, env: Env) -> Any:
+        return FMap((self.eval(x.key, env), self.eval(x.value, env)) for x in e.entries)
+
+    # ------------------------------------------------------------------ statements
+    def exec(self, body: Iterable[ir.Stmt], env: Env) -> None:
+        """Run statements against ``env.state`` (a dict that is updated in place)."""
+        scope = env.with_locals()
+        scope.state = env.state
+        for s in body:
+            self._stmt(s, scope)
+        env.havoc = env.havoc or scope.havoc
+
+    def _stmt(self, s: ir.Stmt, env: Env) -> None:
+        if isinstance(s, ir.Assign):
+            value = self.eval(s.value, env)
+            if isinstance(s.value, ir.Collection) and s.value.type == "empty":
+                value = empty_like(self.eval(s.target, env))
+            if s.op != "=":
+                value = lib.safe_arith(s.op[0], self.eval(s.target, env), value)
+            self._update(s.target, lambda _current: value, env)
+        elif isinstance(s, ir.MethodCall):
+            args = [self.eval(a, env) for a in s.args]
+            method = lib.METHODS[s.method]
+            self._update(s.target, lambda current: method(current, *args), env)
+        elif isinstance(s, ir.If):
+            cond = self.eval(s.cond, env)
+            if cond is U:
+                from .codegen import assigned_roots
+
+                for root in assigned_roots([s]):
+                    env.state[root] = U
+                env.havoc = True
+            elif lib.truth(cond, "an `if` condition"):
+                self._block(s.then, env)
+            else:
+                self._block(s.orelse, env)
+        elif isinstance(s, ir.For):
+            coll = self.eval(s.coll, env)
+            if coll is U:
+                from .codegen import assigned_roots
+
+                for root in assigned_roots(s.body):
+                    env.state[root] = U
+                env.havoc = True
+                return
+            for item in lib.iterate(coll):
+                self._block(s.body, env, **{s.var: item})
+        elif isinstance(s, ir.Let):
+            env.locals[s.name] = self.eval(s.value, env)
+        elif isinstance(s, ir.Warn):
+            values: tuple[Any, ...] = ()
+            if s.message is not None:
+                values = tuple(self.eval(p.expr, env) for p in s.message.parts if p.expr is not None)
+            env.warnings.append((s.code, f"{s.span.line}:{s.span.col}", values))
+        else:
+            assert isinstance(s, ir.Report)
+            for f in s.fields:
+                env.reports[f.name] = self.eval(f.value, env)
+
+    def _block(self, body: Iterable[ir.Stmt], env: Env, **extra: Any) -> None:
+        inner = env.with_locals(**extra)
+        inner.state = env.state
+        inner.warnings = env.warnings
+        inner.reports = env.reports
+        for s in body:
+            self._stmt(s, inner)
+        env.havoc = env.havoc or inner.havoc
+
+    def _update(self, target: ir.Expr, make: Callable[[Any], Any], env: Env) -> None:
+        path: list[ir.Expr] = []
+        node = target
+        while isinstance(node, (ir.Attr, ir.Index)):
+            path.append(node)
+            node = node.obj
+        assert isinstance(node, ir.Name)
+        path.reverse()
+        keys = [p.name if isinstance(p, ir.Attr) else self.eval(p.key, env) for p in path]
+        containers = [env.state[node.name]]
+        for k in keys[:-1]:
+            containers.append(lib.index(containers[-1], k))
+        if not keys:
+            env.state[node.name] = make(containers[0])
+            return
+        value = make(lib.index(containers[-1], keys[-1]))
+        for container, k in zip(reversed(containers), reversed(keys)):
+            value = lib.coll_set(container, k, value)
+        env.state[node.name] = value
+
+    # ------------------------------------------------------------------ explanations
+    def explain(self, e: ir.Expr, env: Env, limit: int = 8) -> list[tuple[str, Any]]:
+        """The sub-expressions that decided a condition, with their values (for reports)."""
+        out: list[tuple[str, Any]] = []
+        self._explain(e, env, out)
+        seen: set[str] = set()
+        unique: list[tuple[str, Any]] = []
+        for text, value in out:
+            if text not in seen:
+                seen.add(text)
+                unique.append((text, value))
+        return unique[:limit]
+
+    def _explain(self, e: ir.Expr, env: Env, out: list[tuple[str, Any]]) -> None:
+        try:
+            value = self.eval(e, env)
+        except lib.EvalError as exc:
+            out.append((expr_text(e), f"<error: {exc}>"))
+            return
+        if isinstance(e, ir.Binary) and e.op in ("and", "or"):
+            # only the operands that made the whole false (and) or not true (or) matter
+            for side in (e.left, e.right):
+                try:
+                    side_value = self.eval(side, env)
+                except lib.EvalError:
+                    side_value = None
+                if side_value is not True or e.op == "or":
+                    self._explain(side, env, out)
+            return
+        if isinstance(e, ir.Unary) and e.op == "not":
+            self._explain(e.operand, env, out)
+            return
+        if isinstance(e, ir.Binary) or isinstance(e, ir.Quantifier):
+            operands = [e.left, e.right] if isinstance(e, ir.Binary) else [e.coll]
+            for side in operands:
+                if not isinstance(side, ir.Literal_):
+                    self._leaf(side, env, out)
+            return
+        if isinstance(e, ir.Call) and e.func in self.predicates:
+            out.append((expr_text(e), value))
+            for arg in e.args:
+                if not isinstance(arg, ir.Literal_):
+                    self._leaf(arg, env, out)
+            return
+        if not isinstance(e, ir.Literal_):
+            self._leaf(e, env, out)
+
+    def _leaf(self, e: ir.Expr, env: Env, out: list[tuple[str, Any]]) -> None:
+        try:
+            out.append((expr_text(e), self.eval(e, env)))
+        except lib.EvalError as exc:
+            out.append((expr_text(e), f"<error: {exc}>"))
+
+
+def quantify(op: str, coll: Any, body: Callable[[Any], Any]) -> Any:
+    """Kleene semantics of all/any/count/sum over a collection."""
+    if coll is U:
+        return U
+    items = lib.iterate(coll)
+    if op == "all":
+        result: Any = True
+        for item in items:
+            v = body(item)
+            if v is U:
+                result = U
+            elif not lib.truth(v, "the condition of `all`"):
+                return False
+        return result
+    if op == "any":
+        result = False
+        for item in items:
+            v = body(item)
+            if v is U:
+                result = U
+            elif lib.truth(v, "the condition of `any`"):
+                return True
+        return result
+    if op == "count":
+        total = 0
+        for item in items:
+            v = body(item)
+            if v is U:
+                return U
+            if lib.truth(v, "the condition of `count`"):
+                total += 1
+        return total
+    values = [body(item) for item in items]
+    if any(v is U for v in values):
+        return U
+    return sum_values(values)
+
+
+def sum_values(values: Iterable[Any]) -> Any:
+    total: Any = 0
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise lib.EvalError(f"`sum` adds numbers, got {lib.type_name(v)}")
+        total = total + v
+    return total
+
+
+def empty_like(value: Any) -> Any:
+    if isinstance(value, FMap):
+        return FMap()
+    if isinstance(value, tuple):
+        return ()
+    return frozenset()

@@ -1,0 +1,532 @@
+"""The semantics of every operator and built-in function, shared by the compiled code and the
+reference interpreter so that the two cannot drift apart.
+
+Plain functions take known values. ``safe_*`` variants and :func:`lift` add three-valued logic: an
+:data:`~contractsim.compiler.values.UNKNOWN` operand makes the result unknown (Kleene logic for
+``and``/``or``/``not``).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from datetime import date as _date
+from datetime import datetime, timedelta
+from typing import Any
+
+from .validators import is_date as _is_date
+from .validators import is_datetime as _is_datetime
+from .validators import regex_search
+from .values import UNKNOWN, FMap, Fresh, Unknown
+
+U = UNKNOWN
+
+
+class EvalError(Exception):
+    """A contract expression could not be evaluated (a missing key, a null record, 1/0 …)."""
+
+
+# ------------------------------------------------------------------------------------ built-ins
+
+
+def _len(x: Any) -> int:
+    return len(x)
+
+
+def parent(path: str) -> str:
+    stripped = path.rstrip("/")
+    if not stripped:
+        return "/"
+    head, _, _ = stripped.rpartition("/")
+    if not head:
+        return "/" if path.startswith("/") else "."
+    return head
+
+
+def basename(path: str) -> str:
+    return path.rstrip("/").rpartition("/")[2]
+
+
+def join_path(a: str, b: str) -> str:
+    if b.startswith("/"):
+        return b
+    if not a:
+        return b
+    return a.rstrip("/") + "/" + b if a != "/" else "/" + b
+
+
+def _str(x: Any) -> str:
+    if isinstance(x, str):
+        return x
+    if x is None:
+        return "null"
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, Fresh):
+        return repr(x)
+    from .values import show
+
+    return show(x, limit=10_000)
+
+
+def _int(x: Any) -> int | None:
+    if isinstance(x, bool):
+        return int(x)
+    if isinstance(x, (int, float)):
+        if x != x or x in (float("inf"), float("-inf")):
+            return None
+        return int(x)
+    if isinstance(x, str):
+        try:
+            return int(x.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _float(x: Any) -> float | None:
+    if isinstance(x, bool):
+        return float(x)
+    if isinstance(x, (int, float)):
+        return float(x)
+    if isinstance(x, str):
+        try:
+            return float(x.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _round(x: float, n: int | None = None) -> float:
+    return round(x) if n is None else round(x, n)
+
+
+def zfill(x: Any, width: int) -> str:
+    return _str(x).zfill(min(int(width), 10_000))
+
+
+def _get(m: FMap, key: Any, default: Any = None) -> Any:
+    return m.get(key, default)
+
+
+def _union(a: frozenset[Any], b: frozenset[Any]) -> frozenset[Any]:
+    return _bounded(frozenset(a) | frozenset(b))
+
+
+def _intersection(a: frozenset[Any], b: frozenset[Any]) -> frozenset[Any]:
+    return frozenset(a) & frozenset(b)
+
+
+def _difference(a: frozenset[Any], b: frozenset[Any]) -> frozenset[Any]:
+    return frozenset(a) - frozenset(b)
+
+
+def date(text: str) -> str | None:
+    if _is_date(text):
+        return text
+    if _is_datetime(text):
+        return text[:10]
+    return None
+
+
+def days_between(a: str, b: str) -> int:
+    return (_date.fromisoformat(b[:10]) - _date.fromisoformat(a[:10])).days
+
+
+def add_days(d: str, n: int) -> str:
+    return (_date.fromisoformat(d[:10]) + timedelta(days=int(n))).isoformat()
+
+
+def _split(s: str, sep: str) -> tuple[str, ...]:
+    if sep == "":
+        raise EvalError("split needs a non-empty separator")
+    return tuple(s.split(sep))
+
+
+def _join(items: Any, sep: str) -> str:
+    return sep.join(_str(i) for i in items)
+
+
+def _replace(s: str, old: str, new: str) -> str:
+    if old == "":
+        return s
+    result = s.replace(old, new)
+    if len(result) > 10_000_000:
+        raise EvalError("replace would make a string longer than 10 MB")
+    return result
+
+
+def _matches(s: str, pattern: str) -> bool:
+    return regex_search(pattern, s)
+
+
+def _keys(m: FMap) -> frozenset[Any]:
+    return frozenset(m.keys())
+
+
+def _values(m: FMap) -> tuple[Any, ...]:
+    return tuple(m.values())
+
+
+def take(xs: Any, n: int) -> tuple[Any, ...]:
+    return tuple(xs)[: max(int(n), 0)]
+
+
+def drop(xs: Any, n: int) -> tuple[Any, ...]:
+    return tuple(xs)[max(int(n), 0) :]
+
+
+def _range(n: int) -> tuple[int, ...]:
+    if n > MAX_ITEMS:
+        raise EvalError(f"range({n}) is longer than {MAX_ITEMS:,} items")
+    return tuple(range(int(n)))
+
+
+def _min(*xs: Any) -> Any:
+    return min(xs)
+
+
+def _max(*xs: Any) -> Any:
+    return max(xs)
+
+
+BUILTIN_FUNCS: dict[str, Callable[..., Any]] = {
+    "len": _len,
+    "parent": parent,
+    "basename": basename,
+    "join_path": join_path,
+    "startswith": lambda s, p: s.startswith(p),
+    "endswith": lambda s, p: s.endswith(p),
+    "lower": lambda s: s.lower(),
+    "upper": lambda s: s.upper(),
+    "strip": lambda s: s.strip(),
+    "split": _split,
+    "join": _join,
+    "replace": _replace,
+    "zfill": zfill,
+    "matches": _matches,
+    "str": _str,
+    "int": _int,
+    "float": _float,
+    "abs": abs,
+    "round": _round,
+    "min": _min,
+    "max": _max,
+    "keys": _keys,
+    "take": take,
+    "drop": drop,
+    "range": _range,
+    "values": _values,
+    "get": _get,
+    "union": _union,
+    "intersection": _intersection,
+    "difference": _difference,
+    "is_date": _is_date,
+    "is_datetime": _is_datetime,
+    "date": date,
+    "days_between": days_between,
+    "add_days": add_days,
+}
+"""Pure built-ins. ``today``, ``now``, ``fresh`` and ``old`` need the simulation context and are
+handled by the code generator and the interpreter themselves."""
+
+
+def lift(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Make a function three-valued: unknown in, unknown out."""
+
+    def lifted(*args: Any) -> Any:
+        for a in args:
+            if a is U:
+                return U
+        return fn(*args)
+
+    lifted.__name__ = getattr(fn, "__name__", "builtin")
+    return lifted
+
+
+SAFE_FUNCS: dict[str, Callable[..., Any]] = {name: lift(fn) for name, fn in BUILTIN_FUNCS.items()}
+
+
+# ------------------------------------------------------------------------------------- operators
+
+ARITH: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "//": operator.floordiv,
+    "%": operator.mod,
+}
+
+COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+
+def arith(op: str, a: Any, b: Any) -> Any:
+    """Arithmetic with the contract's rules: ``+`` joins lists, ``-`` subtracts sets, big strings
+    and numbers are bounded so that a contract cannot exhaust memory."""
+    if op == "*" and (isinstance(a, (str, tuple)) or isinstance(b, (str, tuple))):
+        raise EvalError("`*` multiplies numbers only")
+    if op == "-" and isinstance(a, frozenset):
+        return a - frozenset(b)
+    if op == "+" and isinstance(a, str) and isinstance(b, str) and len(a) + len(b) > 10_000_000:
+        raise EvalError("a string would grow beyond 10 MB")
+    if op in ("/", "//", "%") and b == 0:
+        raise EvalError("division by zero")
+    if op == "+" and isinstance(a, tuple):
+        return _bounded(a + tuple(b))
+    result = ARITH[op](a, b)
+    if isinstance(result, int) and not isinstance(result, bool) and abs(result) > 1 << 256:
+        raise EvalError("an integer grew beyond 2**256")
+    return result
+
+
+def safe_arith(op: str, a: Any, b: Any) -> Any:
+    if a is U or b is U:
+        return U
+    return arith(op, a, b)
+
+
+def compare(op: str, a: Any, b: Any) -> bool:
+    try:
+        return bool(COMPARE[op](a, b))
+    except TypeError:
+        raise EvalError(f"cannot compare {type_name(a)} and {type_name(b)} with `{op}`") from None
+
+
+def safe_compare(op: str, a: Any, b: Any) -> Any:
+    if a is U or b is U:
+        return U
+    fresh_a, fresh_b = isinstance(a, Fresh), isinstance(b, Fresh)
+    if fresh_a or fresh_b:
+        # a fresh value equals only itself; its order and its relation to known text are unknown
+        return compare(op, a, b) if fresh_a and fresh_b and op in ("==", "!=") else U
+    if op in ("==", "!=") and (_contains_unknown(a) or _contains_unknown(b)):
+        return U
+    return compare(op, a, b)
+
+
+def contains(item: Any, coll: Any) -> bool:
+    if isinstance(coll, str):
+        if not isinstance(item, str):
+            raise EvalError(f"`in` on a string needs a string, got {type_name(item)}")
+        return item in coll
+    if coll is None:
+        raise EvalError("`in` on null")
+    try:
+        return item in coll
+    except TypeError:
+        raise EvalError(f"cannot test membership in {type_name(coll)}") from None
+
+
+def safe_contains(item: Any, coll: Any) -> Any:
+    if item is U or coll is U:
+        return U
+    if contains(item, coll):
+        return True
+    if isinstance(coll, (frozenset, FMap, tuple)) and U in coll:
+        return U
+    return False
+
+
+def safe_not(a: Any) -> Any:
+    return U if a is U else not a
+
+
+def safe_and(a: Any, b: Callable[[], Any]) -> Any:
+    if a is False:
+        return False
+    rb = b()
+    if a is True:
+        return rb
+    return False if rb is False else U
+
+
+def safe_or(a: Any, b: Callable[[], Any]) -> Any:
+    if a is True:
+        return True
+    rb = b()
+    if a is False:
+        return rb
+    return True if rb is True else U
+
+
+def truth(value: Any, what: str = "a condition") -> bool:
+    if value is True or value is False:
+        return value
+    raise EvalError(f"{what} must be true or false, got {type_name(value)}")
+
+
+def neg(a: Any) -> Any:
+    if a is U:
+        return U
+    if isinstance(a, bool) or not isinstance(a, (int, float)):
+        raise EvalError(f"`-` needs a number, got {type_name(a)}")
+    return -a
+
+
+def attr(obj: Any, name: str) -> Any:
+    if obj is U:
+        return U
+    if isinstance(obj, FMap):
+        return obj.get(name)
+    raise EvalError(f"{type_name(obj)} has no field `{name}`")
+
+
+def index(obj: Any, key: Any) -> Any:
+    if obj is U or key is U:
+        return U
+    try:
+        return obj[key]
+    except KeyError:
+        from .values import show
+
+        raise EvalError(f"key {show(key)} is not in the map") from None
+    except IndexError:
+        raise EvalError(f"index {key} is out of range (length {len(obj)})") from None
+    except TypeError:
+        raise EvalError(f"{type_name(obj)} cannot be indexed by {type_name(key)}") from None
+
+
+def iterate(coll: Any) -> list[Any]:
+    """The items of a collection in a deterministic order (sets and maps are sorted)."""
+    from .values import order
+
+    if isinstance(coll, FMap):
+        return sorted(coll.keys(), key=order)
+    if isinstance(coll, frozenset):
+        return sorted(coll, key=order)
+    if isinstance(coll, (tuple, str)):
+        return list(coll)
+    raise EvalError(f"cannot range over {type_name(coll)}")
+
+
+def _contains_unknown(v: Any) -> bool:
+    """Whether a value is or holds something unobserved (unknown, or a fresh value whose text is
+    not known yet); states holding one are evaluated with three-valued code."""
+    if v is U or isinstance(v, Fresh):
+        return True
+    if isinstance(v, (frozenset, tuple)):
+        return any(_contains_unknown(x) for x in v)
+    if isinstance(v, FMap):
+        return any(_contains_unknown(k) or _contains_unknown(x) for k, x in v.items())
+    return False
+
+
+contains_unknown = _contains_unknown
+
+
+def type_name(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int):
+        return "int"
+    if isinstance(v, float):
+        return "float"
+    if isinstance(v, str):
+        return "str"
+    if isinstance(v, frozenset):
+        return "set"
+    if isinstance(v, tuple):
+        return "list"
+    if isinstance(v, FMap):
+        return "map or record"
+    if isinstance(v, Unknown):
+        return "unknown"
+    if isinstance(v, Fresh):
+        return "fresh value"
+    return type(v).__name__
+
+
+# ------------------------------------------------------------------------------ collection updates
+
+
+MAX_ITEMS = 100_000
+"""No collection in a simulated state grows beyond this many items (a contract from a stranger must
+not eat the machine's memory)."""
+
+
+def _bounded(coll: Any) -> Any:
+    if len(coll) > MAX_ITEMS:
+        raise EvalError(f"a collection would grow beyond {MAX_ITEMS:,} items")
+    return coll
+
+
+def coll_add(coll: Any, item: Any) -> Any:
+    if coll is U:
+        return U
+    if isinstance(coll, frozenset) and item in coll:
+        return coll
+    return _bounded(coll | frozenset((item,)))
+
+
+def coll_discard(coll: Any, item: Any) -> Any:
+    if coll is U:
+        return U
+    if isinstance(coll, FMap):
+        return coll.without(item)
+    if isinstance(coll, tuple):
+        if item in coll:
+            i = coll.index(item)
+            return coll[:i] + coll[i + 1 :]
+        return coll
+    return coll - frozenset((item,))
+
+
+def coll_append(coll: Any, item: Any) -> Any:
+    if coll is U:
+        return U
+    return _bounded(coll + (item,))
+
+
+def coll_clear(coll: Any) -> Any:
+    if coll is U:
+        return U
+    return type(coll)()
+
+
+def coll_set(coll: Any, key: Any, value: Any) -> Any:
+    """``coll[key] = value`` on an immutable map, record or list, returning the new collection."""
+    if coll is U or key is U:
+        return U
+    if isinstance(coll, FMap):
+        return _bounded(coll.set(key, value)) if key not in coll else coll.set(key, value)
+    if isinstance(coll, tuple):
+        if not isinstance(key, int) or not -len(coll) <= key < len(coll):
+            raise EvalError(f"index {key} is out of range (length {len(coll)})")
+        items = list(coll)
+        items[key] = value
+        return tuple(items)
+    raise EvalError(f"{type_name(coll)} cannot be updated with `[…] =`")
+
+
+METHODS: dict[str, Callable[..., Any]] = {
+    "add": coll_add,
+    "remove": coll_discard,
+    "discard": coll_discard,
+    "append": coll_append,
+    "clear": coll_clear,
+}
+
+
+def now_text(now: datetime) -> str:
+    return now.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def plus(a: Any, b: Any) -> Any:
+    """``a + b`` in compiled fast code: plain addition with the growth bounds of :func:`arith`."""
+    if type(a) is int and type(b) is int and -(1 << 62) < a < (1 << 62) and -(1 << 62) < b < (1 << 62):
+        return a + b
+    return arith("+", a, b)
+
+
+def times(a: Any, b: Any) -> Any:
+    return arith("*", a, b)

@@ -1,0 +1,496 @@
+"""IR types → pydantic validators. Arguments, record values, state files and declared defaults are
+all checked by the same pydantic schemas, so a constraint means one thing everywhere.
+
+Patterns run on pydantic-core's Rust regex engine, which matches in linear time and refuses
+backreferences and look-around.
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+import re
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Annotated, Any, ForwardRef, Literal, Union
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+    create_model,
+)
+from pydantic import Strict as StrictMarker
+from pydantic_core import PydanticCustomError, SchemaError
+
+from ..dsl import ir
+from .values import FMap, freeze, show
+
+# ----------------------------------------------------------------------------------------- formats
+
+_EMAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$")
+_DATETIME = re.compile(
+    r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$"
+)
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$")
+
+
+def _is_uuid(text: str, version: int | None = None) -> bool:
+    if len(text) != 36:
+        return False
+    try:
+        parsed = uuid.UUID(text)
+    except ValueError:
+        return False
+    return version is None or parsed.version == version
+
+
+def is_datetime(text: str) -> bool:
+    if not _DATETIME.match(text):
+        return False
+    try:
+        datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
+def is_date(text: str) -> bool:
+    if len(text) != 10:
+        return False
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_ip(text: str, version: int) -> bool:
+    try:
+        return ipaddress.ip_address(text).version == version
+    except ValueError:
+        return False
+
+
+FORMAT_CHECKS: dict[str, Callable[[str], bool]] = {
+    "uuid": _is_uuid,
+    "uuid4": lambda s: _is_uuid(s, 4),
+    "date-time": is_datetime,
+    "date": is_date,
+    "email": lambda s: len(s) <= 254 and bool(_EMAIL.match(s)),
+    "ipv4": lambda s: _is_ip(s, 4),
+    "ipv6": lambda s: _is_ip(s, 6),
+    "uri": lambda s: bool(_URI.match(s)),
+}
+
+FORMAT_EXAMPLES = {
+    "uuid": "123e4567-e89b-12d3-a456-426614174000",
+    "uuid4": "9b2f3c1e-4a5d-4e6f-8a7b-1c2d3e4f5a6b",
+    "date-time": "2024-05-20T14:30:00.123Z",
+    "date": "2024-05-20",
+    "email": "ada@example.com",
+    "ipv4": "192.0.2.1",
+    "ipv6": "2001:db8::1",
+    "uri": "https://example.com/path",
+}
+
+
+def _format_validator(name: str) -> Callable[[str], str]:
+    check = FORMAT_CHECKS[name]
+
+    def validate(value: str) -> str:
+        if not check(value):
+            raise PydanticCustomError(
+                "format", "not a valid {format}", {"format": name, "example": FORMAT_EXAMPLES[name]}
+            )
+        return value
+
+    return validate
+
+
+# ---------------------------------------------------------------------------------------- patterns
+
+
+def pattern_problem(pattern: str) -> tuple[str, str] | None:
+    """Why a pattern cannot be used, as (code, message), or None when it is fine."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        return "E0402", f"the pattern does not compile: {exc}"
+    try:
+        _pattern_adapter(pattern)
+    except SchemaError as exc:
+        reason = str(exc).strip().splitlines()[-1].removeprefix("error: ")
+        return "E0403", f"the pattern cannot be matched in linear time: {reason}"
+    return None
+
+
+@functools.lru_cache(maxsize=512)
+def _pattern_adapter(pattern: str) -> TypeAdapter[str]:
+    return TypeAdapter(Annotated[str, StringConstraints(pattern=pattern)])
+
+
+@functools.lru_cache(maxsize=4096)
+def _match_cached(pattern: str, text: str) -> bool:
+    try:
+        _pattern_adapter(pattern).validate_python(text)
+    except ValidationError:
+        return False
+    return True
+
+
+def regex_search(pattern: str, text: str) -> bool:
+    """JSON Schema ``pattern`` semantics (an unanchored search), in linear time."""
+    return _match_cached(pattern, text)
+
+
+# ------------------------------------------------------------------------------------- constants
+
+
+@dataclass(frozen=True)
+class Const:
+    value: Any
+
+
+class _Empty:
+    """``{}`` before its context says whether it is a set or a map."""
+
+    def __repr__(self) -> str:
+        return "{}"
+
+
+EMPTY = _Empty()
+
+
+def constant_value(e: ir.Expr, contract: ir.Contract, depth: int = 0) -> Const | None:
+    """The plain (JSON-like) value of a constant expression, or None when it is not constant."""
+    if depth > 32:
+        return None
+    if isinstance(e, ir.Literal_):
+        return Const(e.value)
+    if isinstance(e, ir.Unary) and e.op == "-":
+        inner = constant_value(e.operand, contract, depth + 1)
+        if inner is not None and isinstance(inner.value, (int, float)):
+            return Const(-inner.value)
+        return None
+    if isinstance(e, ir.Collection):
+        items = [constant_value(i, contract, depth + 1) for i in e.items]
+        if any(i is None for i in items):
+            return None
+        values = [i.value for i in items if i is not None]
+        if e.type == "empty":
+            return Const(EMPTY)
+        return Const(values)
+    if isinstance(e, ir.MapLit):
+        out: dict[Any, Any] = {}
+        for entry in e.entries:
+            k = constant_value(entry.key, contract, depth + 1)
+            v = constant_value(entry.value, contract, depth + 1)
+            if k is None or v is None:
+                return None
+            try:
+                out[k.value] = v.value
+            except TypeError:
+                return None
+        return Const(out)
+    if isinstance(e, ir.Name):
+        for c in contract.consts:
+            if c.name == e.name:
+                return constant_value(c.value, contract, depth + 1)
+        return None
+    if isinstance(e, ir.Attr) and isinstance(e.obj, ir.Name):
+        for t in contract.types:
+            if t.name == e.obj.name and isinstance(t.type, ir.EnumType):
+                if any(m.value == e.name for m in t.type.members):
+                    return Const(e.name)
+        return None
+    if isinstance(e, ir.Call) and not e.args:
+        for t in contract.types:
+            if t.name == e.func and isinstance(t.type, ir.RecordType):
+                fields: dict[str, Any] = {}
+                for kw in e.kwargs:
+                    v = constant_value(kw.value, contract, depth + 1)
+                    if v is None:
+                        return None
+                    fields[kw.name] = v.value
+                return Const(fields)
+    return None
+
+
+# ------------------------------------------------------------------------------------ validators
+
+
+@dataclass(frozen=True)
+class ArgProblem:
+    """One argument that failed validation: where, which rule, what was given, what to do."""
+
+    path: str
+    rule: str
+    message: str
+    value: Any
+    hint: str
+
+    def text(self) -> str:
+        return f"`{self.path}`: {self.message}"
+
+
+_CONFIG = ConfigDict(extra="forbid", frozen=True, strict=False, arbitrary_types_allowed=True)
+
+
+def _record_to_map(model: BaseModel) -> FMap:
+    return FMap(dict(model))
+
+
+class ValidatorBuilder:
+    """Builds (and caches) pydantic validators for the types of one contract."""
+
+    def __init__(self, contract: ir.Contract) -> None:
+        self.contract = contract
+        self.decls = {t.name: t for t in contract.types}
+        self.namespace: dict[str, Any] = {}
+        self._building: set[str] = set()
+        self._recursive: set[str] = set()
+        self._models: list[type[BaseModel]] = []
+        self._counter = 0
+
+    # ---- annotation for a type expression
+    def annotation(self, t: ir.TypeExpr, name: str | None = None) -> Any:
+        base = self._base(t, name)
+        return self._constrained(base, t)
+
+    def _base(self, t: ir.TypeExpr, name: str | None) -> Any:
+        if isinstance(t, ir.NamedType):
+            simple = {
+                "bool": StrictBool,
+                "int": Annotated[int, StrictMarker()],
+                "float": Annotated[float, StrictMarker()],
+                "str": Annotated[str, StrictMarker()],
+                "null": type(None),
+            }.get(t.name)
+            if simple is not None:
+                return simple
+            return self.named(t.name)
+        if isinstance(t, ir.NullType):
+            return type(None)
+        if isinstance(t, ir.GenericType):
+            args = [self.annotation(a) for a in t.args]
+            if t.name == "list":
+                return tuple[args[0], ...]  # type: ignore[valid-type]
+            if t.name == "set":
+                return frozenset[args[0]]  # type: ignore[valid-type]
+            if t.name == "map":
+                return Annotated[dict[args[0], args[1]], AfterValidator(FMap)]  # type: ignore[valid-type]
+            return tuple[tuple(args)]  # type: ignore[misc]
+        if isinstance(t, ir.EnumType):
+            return Literal[tuple(m.value for m in t.members)]  # type: ignore[valid-type]
+        if isinstance(t, ir.RecordType):
+            return Annotated[self.record_model(t, name), AfterValidator(_record_to_map)]
+        if isinstance(t, ir.TaggedUnionType):
+            variants = []
+            for v in t.variants:
+                inner = v.type
+                while isinstance(inner, ir.NamedType) and inner.name in self.decls:
+                    inner = self.decls[inner.name].type
+                if not isinstance(inner, ir.RecordType):
+                    continue
+                model = self.record_model(
+                    inner, f"{name or 'Union'}_{v.tag}", tag=(t.tag_field, v.tag)
+                )
+                variants.append(Annotated[model, AfterValidator(_record_to_map), v.tag])
+            if not variants:
+                return Any
+            union = Union[tuple(variants)]  # type: ignore[valid-type]
+            return Annotated[union, Field(discriminator=t.tag_field)]
+        options = tuple(self.annotation(o) for o in t.options)
+        return Union[options]  # type: ignore[valid-type]
+
+    def _constrained(self, base: Any, t: ir.TypeExpr) -> Any:
+        if not t.constraints:
+            return base
+        kwargs: dict[str, Any] = {}
+        extra: list[Any] = []
+        for c in t.constraints:
+            if c.key == "pattern":
+                extra.append(StringConstraints(pattern=str(c.value)))
+            elif c.key == "format" and c.value in FORMAT_CHECKS:
+                extra.append(AfterValidator(_format_validator(str(c.value))))
+            elif c.key == "min":
+                kwargs["ge"] = c.value
+            elif c.key == "max":
+                kwargs["le"] = c.value
+            elif c.key in ("min_length", "min_items"):
+                kwargs["min_length"] = c.value
+            elif c.key in ("max_length", "max_items"):
+                kwargs["max_length"] = c.value
+        if kwargs:
+            extra.insert(0, Field(**kwargs))
+        return Annotated[(base, *extra)] if extra else base
+
+    def named(self, name: str) -> Any:
+        if name in self.namespace:
+            return self.namespace[name]
+        decl = self.decls.get(name)
+        if decl is None:
+            return Any
+        if name in self._building:
+            self._recursive.add(name)
+            return ForwardRef(name)
+        self._building.add(name)
+        ann = self.annotation(decl.type, name)
+        self._building.discard(name)
+        self.namespace[name] = ann
+        if name in self._recursive:
+            for model in self._models:
+                model.model_rebuild(_types_namespace=self.namespace, raise_errors=False)
+        return ann
+
+    def record_model(
+        self, t: ir.RecordType, name: str | None, tag: tuple[str, str] | None = None
+    ) -> type[BaseModel]:
+        self._counter += 1
+        fields: dict[str, Any] = {}
+        if tag is not None:
+            fields[tag[0]] = (Literal[tag[1]], ...)  # type: ignore[valid-type]
+        for f in t.fields:
+            ann = self.annotation(f.type)
+            if f.default is not None:
+                const = constant_value(f.default, self.contract)
+                fields[f.name] = (ann, freeze(const.value) if const else None)
+            elif f.optional:
+                fields[f.name] = (Union[ann, None], None)
+            else:
+                fields[f.name] = (ann, ...)
+        model = create_model(  # type: ignore[call-overload]
+            _model_name(name or f"Record{self._counter}"), __config__=_CONFIG, **fields
+        )
+        self._models.append(model)
+        return model  # type: ignore[no-any-return]
+
+    @functools.lru_cache(maxsize=None)  # noqa: B019 - one builder per compiled contract
+    def adapter_for(self, t: ir.TypeExpr) -> TypeAdapter[Any]:
+        return TypeAdapter(self.annotation(t))
+
+    def args_model(self, tool: ir.Tool) -> type[BaseModel]:
+        """The pydantic model of a tool's arguments (unknown names forbidden)."""
+        fields: dict[str, Any] = {}
+        for p in tool.params:
+            ann = self.annotation(p.type)
+            if p.default is not None:
+                const = constant_value(p.default, self.contract)
+                fields[p.name] = (ann, freeze(const.value) if const else None)
+            elif p.optional:
+                fields[p.name] = (Union[ann, None], None)
+            else:
+                fields[p.name] = (ann, ...)
+        return create_model(  # type: ignore[call-overload,no-any-return]
+            _model_name(f"{tool.name}_args"), __config__=_CONFIG, **fields
+        )
+
+    def conformance_problem(self, value: Any, t: ir.TypeExpr) -> str | None:
+        """Why a plain value does not satisfy a type (with its constraints), or None."""
+        if value is EMPTY:
+            if self.conformance_problem({}, t) is None:
+                return None
+            value = []
+        try:
+            self.adapter_for(t).validate_python(value)
+        except ValidationError as exc:
+            problems = problems_from(exc, "value")
+            return problems[0].message if problems else str(exc)
+        except (SchemaError, TypeError, ValueError):
+            return None
+        return None
+
+
+def _model_name(name: str) -> str:
+    return re.sub(r"\W", "_", name)
+
+
+# --------------------------------------------------------------------------- validation errors
+
+
+def problems_from(exc: ValidationError, root: str = "") -> list[ArgProblem]:
+    """Pydantic's errors as contract-level problems naming the field path, rule, value and fix."""
+    out: list[ArgProblem] = []
+    for err in exc.errors(include_url=False):
+        loc = [str(part) for part in err["loc"] if not _is_internal_loc(part)]
+        path = ".".join([root, *loc]) if root else ".".join(loc) or "value"
+        kind = err["type"]
+        ctx = err.get("ctx") or {}
+        given = err.get("input")
+        message, hint = _explain(kind, ctx, given, err["msg"], loc[-1] if loc else root)
+        out.append(ArgProblem(path=path, rule=kind, message=message, value=given, hint=hint))
+    return out
+
+
+def _is_internal_loc(part: Any) -> bool:
+    text = str(part)
+    return text.startswith(("function-after[", "tagged-union[", "lax-or-strict[")) or text in (
+        "str",
+        "int",
+        "float",
+        "bool",
+        "none",
+        "tuple[str, ...]",
+    ) or "[" in text and "]" in text and not text.isdigit() and "," in text
+
+
+def _explain(kind: str, ctx: dict[str, Any], given: Any, default: str, field: str) -> tuple[str, str]:
+    got = f" (got {show(freeze(given))})" if kind != "missing" else ""
+    if kind == "missing":
+        return "is required but missing", f"add `{field}` to the arguments"
+    if kind == "extra_forbidden":
+        return "is not a parameter", "remove it, or check the spelling against the tool's parameters"
+    if kind == "string_pattern_mismatch":
+        pattern = ctx.get("pattern", "")
+        return (f"does not match the pattern r\"{pattern}\"{got}", f"give a value matching r\"{pattern}\"")
+    if kind == "format":
+        fmt = ctx.get("format", "")
+        return (f"is not a valid {fmt}{got}", f"for example {FORMAT_EXAMPLES.get(str(fmt), '')}")
+    if kind in ("string_too_long", "too_long"):
+        limit = ctx.get("max_length")
+        unit = "characters" if kind.startswith("string") else "items"
+        return (f"is too long: at most {limit} {unit}{got}", f"shorten it to at most {limit} {unit}")
+    if kind in ("string_too_short", "too_short"):
+        limit = ctx.get("min_length")
+        unit = "characters" if kind.startswith("string") else "items"
+        return (f"is too short: at least {limit} {unit}{got}", f"give at least {limit} {unit}")
+    if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
+        bound = ctx.get("ge", ctx.get("le", ctx.get("gt", ctx.get("lt"))))
+        word = {"greater_than_equal": "at least", "less_than_equal": "at most", "greater_than": "more than", "less_than": "less than"}[kind]
+        return (f"must be {word} {bound}{got}", f"give a value {word} {bound}")
+    if kind == "literal_error":
+        expected = ctx.get("expected", "")
+        return (f"must be one of {expected}{got}", f"use one of {expected}")
+    if kind == "union_tag_invalid":
+        return (f"has an unknown tag{got}", f"the tag `{ctx.get('discriminator', '')}` must be one of {ctx.get('expected_tags', '')}")
+    if kind == "union_tag_not_found":
+        return ("has no tag field", f"add the field {ctx.get('discriminator', '')}")
+    noun = kind.replace("_type", "").replace("_parsing", "").replace("_", " ")
+    if kind.endswith("_type") or kind.endswith("_parsing"):
+        return (f"must be {_article(noun)}{got}", f"give {_article(noun)}")
+    return (default[0].lower() + default[1:] + got, "fix the value to fit the parameter's type")
+
+
+def _article(noun: str) -> str:
+    nouns = {
+        "string": "a string",
+        "int": "an integer",
+        "float": "a number",
+        "bool": "true or false",
+        "dict": "an object",
+        "list": "a list",
+        "tuple": "a list",
+        "set": "a list of distinct items",
+        "frozen set": "a list of distinct items",
+        "model": "an object",
+        "none required": "null",
+    }
+    return nouns.get(noun, noun)

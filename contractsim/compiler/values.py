@@ -1,0 +1,180 @@
+"""Runtime values of the simulator: immutable, hashable, and cheap to share between states.
+
+``list`` → ``tuple``, ``set`` → ``frozenset``, ``map`` and records → :class:`FMap`, plus the two
+symbolic values :data:`UNKNOWN` (not observed) and :class:`Fresh` (made by the call, not yet seen).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NoReturn
+
+
+class Unknown:
+    """A value nobody has observed. Conditions over it are unknown, never true or false."""
+
+    _instance: Unknown | None = None
+
+    def __new__(cls) -> Unknown:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "unknown"
+
+    def __reduce__(self) -> tuple[type[Unknown], tuple[()]]:
+        return (Unknown, ())
+
+
+UNKNOWN = Unknown()
+
+
+class Fresh:
+    """A value a call creates (an id, a token): distinct from every other value, its text unknown
+    until a real call returns it."""
+
+    __slots__ = ("label", "serial")
+
+    def __init__(self, label: str, serial: int) -> None:
+        self.label = label
+        self.serial = serial
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Fresh) and (self.label, self.serial) == (other.label, other.serial)
+
+    def __hash__(self) -> int:
+        return hash(("fresh", self.label, self.serial))
+
+    def __lt__(self, other: object) -> bool:
+        if isinstance(other, Fresh):
+            return (self.label, self.serial) < (other.label, other.serial)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"<fresh {self.label}#{self.serial}>"
+
+
+class FMap(dict):  # type: ignore[type-arg]
+    """A frozen, hashable dict. Updates make a new map (``set``/``without``)."""
+
+    __slots__ = ("_hash",)
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        try:
+            return self._hash  # type: ignore[no-any-return]
+        except AttributeError:
+            h = hash(frozenset(self.items()))
+            self._hash = h
+            return h
+
+    def _immutable(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError("FMap is immutable")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _immutable  # type: ignore[assignment]
+
+    def set(self, key: Any, value: Any) -> FMap:
+        new = FMap(self)
+        dict.__setitem__(new, key, value)
+        return new
+
+    def without(self, key: Any) -> FMap:
+        new = FMap(self)
+        dict.pop(new, key, None)
+        return new
+
+    def __repr__(self) -> str:
+        return "FMap(" + dict.__repr__(self) + ")"
+
+    def __reduce__(self) -> tuple[type[FMap], tuple[dict[Any, Any]]]:
+        return (FMap, (dict(self),))
+
+
+def freeze(value: Any) -> Any:
+    """Plain JSON-like data → runtime values (lists become tuples, dicts become FMaps)."""
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze(v) for v in value)
+    if isinstance(value, (set, frozenset)):
+        return frozenset(freeze(v) for v in value)
+    if isinstance(value, Mapping):
+        return FMap((freeze(k), freeze(v)) for k, v in value.items())
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """Runtime values → JSON-ready data; sets become sorted lists, symbols become strings."""
+    if isinstance(value, FMap) or isinstance(value, dict):
+        return {_key_text(k): thaw(v) for k, v in sorted(value.items(), key=_item_order)}
+    if isinstance(value, frozenset) or isinstance(value, set):
+        return [thaw(v) for v in sorted(value, key=order)]
+    if isinstance(value, tuple) or isinstance(value, list):
+        return [thaw(v) for v in value]
+    if isinstance(value, (Unknown, Fresh)):
+        return repr(value)
+    if isinstance(value, float) and value != value:
+        return "nan"
+    return value
+
+
+def _key_text(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if isinstance(key, tuple):
+        return "(" + ", ".join(_key_text(k) for k in key) + ")"
+    return show(key)
+
+
+def order(value: Any) -> tuple[int, Any, str]:
+    """A total, deterministic order over runtime values of mixed types."""
+    rank = _rank(value)
+    if rank == 2 or rank == 3:
+        return (rank, value, "")
+    if rank == 1:
+        return (1, int(value), "")
+    return (rank, 0, _show(value))
+
+
+def _item_order(item: tuple[Any, Any]) -> tuple[int, Any, str]:
+    return order(item[0])
+
+
+def _rank(value: Any) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, bool):
+        return 1
+    if isinstance(value, (int, float)):
+        return 2
+    if isinstance(value, str):
+        return 3
+    return 4
+
+
+def show(value: Any, limit: int = 120) -> str:
+    """A value as the contract would write it: ``"a"``, ``{"/", "/home"}``, ``[1, 2]``."""
+    text = _show(value)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    if isinstance(value, (Unknown, Fresh)):
+        return repr(value)
+    if isinstance(value, dict):
+        items = sorted(value.items(), key=_item_order)
+        return "{" + ", ".join(f"{_show(k)}: {_show(v)}" for k, v in items) + "}"
+    if isinstance(value, (frozenset, set)):
+        return "{" + ", ".join(_show(v) for v in sorted(value, key=order)) + "}"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    return repr(value)
+

@@ -1,0 +1,185 @@
+"""Diagnostics: one type for every message the toolchain reports, rendered like a compiler's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Severity = Literal["error", "warning", "note"]
+
+
+class Span(BaseModel):
+    """A region of a source file: 1-based lines and columns, ``end_col`` exclusive.
+
+    Spans never take part in equality or hashing, so two IRs of the same contract compare equal
+    wherever their text sits.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    file: str = "<string>"
+    line: int = 1
+    col: int = 1
+    end_line: int = 1
+    end_col: int = 1
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Span)
+
+    def __hash__(self) -> int:
+        return 0
+
+    def same_place(self, other: Span) -> bool:
+        """Positional equality, which ``==`` deliberately ignores."""
+        return (self.file, self.line, self.col, self.end_line, self.end_col) == (
+            other.file,
+            other.line,
+            other.col,
+            other.end_line,
+            other.end_col,
+        )
+
+    def location(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+NO_SPAN = Span()
+
+
+class Diagnostic(BaseModel):
+    """One finding: a stable code, a severity, a message, where it is, and what to do about it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    code: str
+    severity: Severity
+    message: str
+    span: Span = NO_SPAN
+    hint: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The flat JSON shape used by ``--format json``."""
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+            "file": self.span.file,
+            "line": self.span.line,
+            "col": self.span.col,
+            "end_line": self.span.end_line,
+            "end_col": self.span.end_col,
+            "hint": self.hint,
+        }
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.span.file, self.span.line, self.span.col, self.code)
+
+
+class ContractError(Exception):
+    """Raised when a contract (or a plan, a state file, an argument) cannot be used.
+
+    ``diagnostics`` holds every finding, errors first in source order; ``str()`` renders them.
+    """
+
+    def __init__(self, diagnostics: Sequence[Diagnostic], sources: dict[str, str] | None = None):
+        self.diagnostics = list(diagnostics)
+        self.sources = sources or {}
+        super().__init__(render_all(self.diagnostics, self.sources))
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+
+def error(code: str, message: str, span: Span = NO_SPAN, hint: str | None = None) -> Diagnostic:
+    return Diagnostic(code=code, severity="error", message=message, span=span, hint=hint)
+
+
+def warning(code: str, message: str, span: Span = NO_SPAN, hint: str | None = None) -> Diagnostic:
+    return Diagnostic(code=code, severity="warning", message=message, span=span, hint=hint)
+
+
+def render(diag: Diagnostic, source: str | None = None) -> str:
+    """``file:line:col: error[CODE]: message``, the source line, carets under the span, the hint."""
+    span = diag.span
+    lines = [f"{span.file}:{span.line}:{span.col}: {diag.severity}[{diag.code}]: {diag.message}"]
+    if source is not None:
+        text_lines = source.splitlines()
+        if 1 <= span.line <= len(text_lines):
+            text = text_lines[span.line - 1].expandtabs(1)
+            if len(text) > 200:
+                text = text[:200] + " …"
+            gutter = f"{span.line:>5} | "
+            lines.append(gutter + text)
+            start = max(span.col - 1, 0)
+            if span.end_line == span.line and span.end_col > span.col:
+                width = span.end_col - span.col
+            else:
+                width = max(len(text) - start, 1)
+            width = max(1, min(width, max(len(text) - start, 1)))
+            lines.append(" " * (len(gutter) - 2) + "| " + " " * start + "^" * width)
+    if diag.hint:
+        lines.append(f"  = hint: {diag.hint}")
+    return "\n".join(lines)
+
+
+def render_all(
+    diagnostics: Iterable[Diagnostic], sources: dict[str, str] | None = None, limit: int = 50
+) -> str:
+    """Render diagnostics in order, capped at ``limit`` with an "… and N more" line."""
+    sources = sources or {}
+    diags = list(diagnostics)
+    shown = [render(d, sources.get(d.span.file)) for d in diags[:limit]]
+    if len(diags) > limit:
+        shown.append(f"… and {len(diags) - limit} more")
+    return "\n\n".join(shown)
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
+    """The closest candidate by edit distance, when one is close enough to be a likely typo."""
+    best: tuple[int, str] | None = None
+    lowered = name.lower()
+    for cand in candidates:
+        if cand == name:
+            continue
+        if cand.lower() == lowered:
+            return cand
+        dist = _edit_distance(lowered, cand.lower(), limit=3)
+        if dist is None:
+            continue
+        if best is None or (dist, cand) < best:
+            best = (dist, cand)
+    if best is None:
+        return None
+    dist, cand = best
+    if dist <= max(1, min(len(name), len(cand)) // 3):
+        return cand
+    return None
+
+
+def _edit_distance(a: str, b: str, limit: int) -> int | None:
+    if abs(len(a) - len(b)) > limit:
+        return None
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        if min(cur) > limit:
+            return None
+        prev = cur
+    return prev[-1] if prev[-1] <= limit else None
+
+
+def suggestion_hint(name: str, candidates: Iterable[str], what: str) -> str | None:
+    guess = did_you_mean(name, candidates)
+    if guess is not None:
+        return f"did you mean `{guess}`?"
+    names = sorted(set(candidates))
+    if not names:
+        return f"no {what} is declared"
+    if len(names) <= 8:
+        return f"declared {what}s: " + ", ".join(names)
+    return None

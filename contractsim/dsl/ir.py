@@ -1,0 +1,495 @@
+"""The typed, positioned intermediate representation of a contract.
+
+Every node is a frozen pydantic model with a ``span``; spans never take part in equality. Unions are
+discriminated on the ``kind`` literal of each node.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .diagnostics import NO_SPAN, Span
+
+
+class Node(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    span: Span = NO_SPAN
+
+
+# ------------------------------------------------------------------------------------------- types
+
+ConstraintKey = Literal[
+    "pattern", "format", "min", "max", "min_length", "max_length", "min_items", "max_items"
+]
+
+
+class Constraint(Node):
+    kind: Literal["constraint"] = "constraint"
+    key: ConstraintKey
+    value: int | float | str
+
+
+class NamedType(Node):
+    """A primitive (``int``, ``str`` …) or a declared type, by name."""
+
+    kind: Literal["named"] = "named"
+    name: str
+    constraints: tuple[Constraint, ...] = ()
+
+
+class GenericType(Node):
+    """``list[T]``, ``set[T]``, ``map[K, V]`` or ``tuple[A, B, …]``."""
+
+    kind: Literal["generic"] = "generic"
+    name: str
+    args: tuple[TypeExpr, ...]
+    constraints: tuple[Constraint, ...] = ()
+
+
+class EnumMember(Node):
+    kind: Literal["enum_member"] = "enum_member"
+    value: str
+
+
+class EnumType(Node):
+    kind: Literal["enum"] = "enum"
+    members: tuple[EnumMember, ...]
+    constraints: tuple[Constraint, ...] = ()
+
+
+class NullType(Node):
+    kind: Literal["null"] = "null"
+    constraints: tuple[Constraint, ...] = ()
+
+
+class RecordField(Node):
+    kind: Literal["field"] = "field"
+    name: str
+    type: TypeExpr
+    optional: bool = False
+    default: Expr | None = None
+    description: str | None = None
+
+
+class RecordType(Node):
+    kind: Literal["record"] = "record"
+    fields: tuple[RecordField, ...]
+    constraints: tuple[Constraint, ...] = ()
+
+
+class Variant(Node):
+    kind: Literal["variant"] = "variant"
+    tag: str
+    type: TypeExpr
+
+
+class TaggedUnionType(Node):
+    """``union by op { and: AndQuery, … }``: exactly one variant, chosen by the ``op`` field."""
+
+    kind: Literal["tagged"] = "tagged"
+    tag_field: str
+    variants: tuple[Variant, ...]
+    constraints: tuple[Constraint, ...] = ()
+
+
+class UnionType(Node):
+    """``A | B``: a value of exactly one of the options (JSON Schema ``oneOf``)."""
+
+    kind: Literal["union"] = "union"
+    options: tuple[TypeExpr, ...]
+    constraints: tuple[Constraint, ...] = ()
+
+
+TypeExpr = Annotated[
+    Union[NamedType, GenericType, EnumType, NullType, RecordType, TaggedUnionType, UnionType],
+    Field(discriminator="kind"),
+]
+
+
+# ------------------------------------------------------------------------------------- expressions
+
+
+class Literal_(Node):
+    kind: Literal["literal"] = "literal"
+    value: bool | int | float | str | None
+    raw: bool = False
+
+
+class Name(Node):
+    kind: Literal["name"] = "name"
+    name: str
+
+
+class Attr(Node):
+    kind: Literal["attr"] = "attr"
+    obj: Expr
+    name: str
+    name_span: Span = NO_SPAN
+
+
+class Index(Node):
+    kind: Literal["index"] = "index"
+    obj: Expr
+    key: Expr
+
+
+class KeywordArg(Node):
+    kind: Literal["kwarg"] = "kwarg"
+    name: str
+    value: Expr
+
+
+class Call(Node):
+    kind: Literal["call"] = "call"
+    func: str
+    func_span: Span = NO_SPAN
+    args: tuple[Expr, ...] = ()
+    kwargs: tuple[KeywordArg, ...] = ()
+
+
+class Quantifier(Node):
+    """``all(body for var in coll)``, likewise ``any``, ``count`` and ``sum``."""
+
+    kind: Literal["quantifier"] = "quantifier"
+    op: Literal["all", "any", "count", "sum"]
+    var: str
+    coll: Expr
+    body: Expr
+
+
+class Unary(Node):
+    kind: Literal["unary"] = "unary"
+    op: Literal["not", "-"]
+    operand: Expr
+
+
+BinOp = Literal[
+    "and", "or", "==", "!=", "<", "<=", ">", ">=", "in", "not in", "+", "-", "*", "/", "//", "%"
+]
+
+
+class Binary(Node):
+    kind: Literal["binary"] = "binary"
+    op: BinOp
+    left: Expr
+    right: Expr
+
+
+class Collection(Node):
+    """``[a, b]`` (list), ``{a, b}`` (set), ``(a, b)`` (tuple) or ``{}`` (empty set or map)."""
+
+    kind: Literal["collection"] = "collection"
+    type: Literal["list", "set", "tuple", "empty"]
+    items: tuple[Expr, ...] = ()
+
+
+class MapEntry(Node):
+    kind: Literal["entry"] = "entry"
+    key: Expr
+    value: Expr
+
+
+class MapLit(Node):
+    kind: Literal["map"] = "map"
+    entries: tuple[MapEntry, ...]
+
+
+Expr = Annotated[
+    Union[Literal_, Name, Attr, Index, Call, Quantifier, Unary, Binary, Collection, MapLit],
+    Field(discriminator="kind"),
+]
+
+
+class TemplatePart(Node):
+    """A piece of a message template: literal text, or an interpolated ``{expr}``."""
+
+    kind: Literal["part"] = "part"
+    text: str | None = None
+    expr: Expr | None = None
+
+
+class Template(Node):
+    """A message with ``{expr}`` holes that are filled with actual values when reported."""
+
+    kind: Literal["template"] = "template"
+    source: str
+    parts: tuple[TemplatePart, ...]
+
+
+# -------------------------------------------------------------------------------------- statements
+
+
+class Assign(Node):
+    kind: Literal["assign"] = "assign"
+    target: Expr
+    op: Literal["=", "+=", "-="] = "="
+    value: Expr
+
+
+class MethodCall(Node):
+    """A collection update: ``s.add(x)``, ``s.remove(x)``, ``m.remove(k)``, ``l.append(x)``,
+    ``c.clear()``."""
+
+    kind: Literal["method"] = "method"
+    target: Expr
+    method: str
+    method_span: Span = NO_SPAN
+    args: tuple[Expr, ...] = ()
+
+
+class If(Node):
+    kind: Literal["if"] = "if"
+    cond: Expr
+    then: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...] = ()
+
+
+class For(Node):
+    kind: Literal["for"] = "for"
+    var: str
+    coll: Expr
+    body: tuple[Stmt, ...]
+
+
+class Let(Node):
+    kind: Literal["let"] = "let"
+    name: str
+    value: Expr
+
+
+class Warn(Node):
+    kind: Literal["warn"] = "warn"
+    code: str
+    message: Template | None = None
+
+
+class ReportField(Node):
+    kind: Literal["report_field"] = "report_field"
+    name: str
+    value: Expr
+
+
+class Report(Node):
+    kind: Literal["report"] = "report"
+    fields: tuple[ReportField, ...]
+
+
+Stmt = Annotated[
+    Union[Assign, MethodCall, If, For, Let, Warn, Report], Field(discriminator="kind")
+]
+
+
+# ------------------------------------------------------------------------------------ declarations
+
+
+class Header(Node):
+    kind: Literal["header"] = "header"
+    name: str
+    version: str
+    version_span: Span = NO_SPAN
+    description: str | None = None
+
+
+class TypeDecl(Node):
+    kind: Literal["type_decl"] = "type_decl"
+    name: str
+    type: TypeExpr
+    description: str | None = None
+
+
+class StateVar(Node):
+    kind: Literal["state_var"] = "state_var"
+    name: str
+    type: TypeExpr
+    init: Expr | None  # None: declared ``unknown``
+    description: str | None = None
+
+
+class ConstDecl(Node):
+    kind: Literal["const"] = "const"
+    name: str
+    type: TypeExpr | None = None
+    value: Expr
+
+
+class Param(Node):
+    kind: Literal["param"] = "param"
+    name: str
+    type: TypeExpr
+    optional: bool = False
+    default: Expr | None = None
+    description: str | None = None
+
+
+class PredicateDecl(Node):
+    kind: Literal["predicate"] = "predicate"
+    name: str
+    params: tuple[Param, ...]
+    body: Expr
+    description: str | None = None
+
+
+class EventDecl(Node):
+    kind: Literal["event"] = "event"
+    name: str
+    description: str | None = None
+
+
+class GoalDecl(Node):
+    kind: Literal["goal"] = "goal"
+    name: str
+    cond: Expr
+    description: str | None = None
+
+
+class Condition(Node):
+    """A ``require`` (hard), ``should`` (soft) or ``ensure`` (postcondition) clause."""
+
+    kind: Literal["condition"] = "condition"
+    strength: Literal["require", "should", "ensure"]
+    cond: Expr
+    code: str | None = None
+    code_span: Span = NO_SPAN
+    message: Template | None = None
+    hint: Template | None = None
+
+
+class EventRef(Node):
+    kind: Literal["event_ref"] = "event_ref"
+    name: str
+    probability: float | None = None
+    probability_span: Span = NO_SPAN
+
+
+OutcomeKind = Literal["success", "partial", "fails"]
+
+
+class Outcome(Node):
+    kind: Literal["outcome"] = "outcome"
+    name: str
+    outcome: OutcomeKind
+    code: str | None = None
+    message: Template | None = None
+    hint: Template | None = None
+    event: EventRef | None = None
+    when: Expr | None = None
+    body: tuple[Stmt, ...] = ()
+
+
+class FlowStep(Node):
+    kind: Literal["flow_step"] = "flow_step"
+    name: str
+    body: tuple[Stmt, ...]
+
+
+class FlowTransition(Node):
+    kind: Literal["flow_transition"] = "flow_transition"
+    source: str
+    target: str
+    target_span: Span = NO_SPAN
+    to_outcome: bool = False
+    event: EventRef | None = None
+    when: Expr | None = None
+
+
+class Flow(Node):
+    kind: Literal["flow"] = "flow"
+    initial: str | None
+    initial_span: Span = NO_SPAN
+    steps: tuple[FlowStep, ...]
+    transitions: tuple[FlowTransition, ...]
+
+
+RiskLevel = Literal["read_only", "destructive", "idempotent", "open_world", "needs_confirmation"]
+RISKS: tuple[str, ...] = (
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "needs_confirmation",
+)
+
+
+class Tag(Node):
+    kind: Literal["tag"] = "tag"
+    name: str
+
+
+class Risk(Node):
+    kind: Literal["risk"] = "risk"
+    name: str
+
+
+class Tool(Node):
+    kind: Literal["tool"] = "tool"
+    name: str
+    params: tuple[Param, ...]
+    returns: TypeExpr | None = None
+    description: str | None = None
+    cost: Expr | None = None
+    tags: tuple[Tag, ...] = ()
+    risks: tuple[Risk, ...] = ()
+    conditions: tuple[Condition, ...] = ()
+    effects: tuple[Stmt, ...] = ()
+    outcomes: tuple[Outcome, ...] = ()
+    flow: Flow | None = None
+    reports: tuple[RecordField, ...] = ()
+
+    def has_risk(self, name: str) -> bool:
+        return any(r.name == name for r in self.risks)
+
+
+class MachineState(Node):
+    kind: Literal["machine_state"] = "machine_state"
+    name: str
+
+
+class MachineTransition(Node):
+    kind: Literal["machine_transition"] = "machine_transition"
+    source: str
+    source_span: Span = NO_SPAN
+    target: str
+    target_span: Span = NO_SPAN
+    tool: str
+    tool_span: Span = NO_SPAN
+    outcome: str | None = None
+    outcome_span: Span = NO_SPAN
+    when: Expr | None = None
+
+
+class Machine(Node):
+    kind: Literal["machine"] = "machine"
+    name: str
+    description: str | None = None
+    states: tuple[MachineState, ...]
+    initial: tuple[MachineState, ...]
+    finals: tuple[MachineState, ...]
+    transitions: tuple[MachineTransition, ...]
+
+
+class Contract(Node):
+    """A whole contract: its header and its declarations, in source order per kind."""
+
+    kind: Literal["contract"] = "contract"
+    header: Header
+    types: tuple[TypeDecl, ...] = ()
+    state: tuple[StateVar, ...] = ()
+    consts: tuple[ConstDecl, ...] = ()
+    predicates: tuple[PredicateDecl, ...] = ()
+    events: tuple[EventDecl, ...] = ()
+    goals: tuple[GoalDecl, ...] = ()
+    tools: tuple[Tool, ...] = ()
+    machines: tuple[Machine, ...] = ()
+
+    def tool(self, name: str) -> Tool | None:
+        for tool in self.tools:
+            if tool.name == name:
+                return tool
+        return None
+
+
+for _model in list(globals().values()):
+    if isinstance(_model, type) and issubclass(_model, BaseModel) and _model is not BaseModel:
+        _model.model_rebuild()

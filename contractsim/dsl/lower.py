@@ -1,0 +1,899 @@
+"""Lark parse tree → typed IR. The only module that reads raw lark trees.
+
+Each grammar rule (or alias) ``r`` is lowered by the method ``_r``; :data:`LOWERED_RULES` lists them
+and a test checks that it covers every rule of the grammar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, cast
+
+from lark import Token, Tree
+
+from ..grammar.parse import parse
+from . import ir
+from .diagnostics import ContractError, Diagnostic, Span, error
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "0": "\0", "{": "\\{", "}": "\\}"}
+
+
+class _Lowerer:
+    def __init__(self, filename: str, line_shift: int = 0, col_shift: int = 0) -> None:
+        self.filename = filename
+        self.line_shift = line_shift
+        self.col_shift = col_shift
+        self.diagnostics: list[Diagnostic] = []
+
+    # ------------------------------------------------------------------ positions
+    def span(self, node: Tree[Token] | Token | None) -> Span:
+        if node is None:
+            return Span(file=self.filename)
+        if isinstance(node, Token):
+            line, col = node.line or 1, node.column or 1
+            end_line, end_col = node.end_line or line, node.end_column or col + len(node)
+        else:
+            meta = node.meta
+            if getattr(meta, "empty", True):
+                return Span(file=self.filename)
+            line, col, end_line, end_col = meta.line, meta.column, meta.end_line, meta.end_column
+        if self.line_shift or self.col_shift:
+            if line == 1:
+                col += self.col_shift
+            if end_line == 1:
+                end_col += self.col_shift
+            line += self.line_shift
+            end_line += self.line_shift
+        return Span(file=self.filename, line=line, col=col, end_line=end_line, end_col=end_col)
+
+    # ------------------------------------------------------------------ dispatch
+    def lower(self, node: Tree[Token] | Token) -> Any:
+        if isinstance(node, Token):
+            return self._token(node)
+        method: Callable[[Tree[Token]], Any] | None = getattr(self, "_" + node.data, None)
+        if method is None:  # pragma: no cover - guarded by test_lower
+            raise NotImplementedError(f"no lowering for grammar rule {node.data!r}")
+        return method(node)
+
+    def _token(self, tok: Token) -> Any:
+        return str(tok)
+
+    # ------------------------------------------------------------------ strings
+    def _string(self, tree: Tree[Token]) -> ir.Literal_:
+        tok = cast(Token, tree.children[0])
+        return ir.Literal_(span=self.span(tree), value=self.unescape(tok))
+
+    def value(self, node: Tree[Token] | Token) -> Any:
+        """A literal in a declaration position (a version, a description, a probability)."""
+        lowered = self.lower(node)
+        return lowered.value if isinstance(lowered, ir.Literal_) else lowered
+
+    def unescape(self, tok: Token) -> str:
+        raw = str(tok)
+        body = raw[3:-3] if raw.startswith('"""') else raw[1:-1]
+        if "\\" not in body:
+            return body
+        out: list[str] = []
+        i = 0
+        while i < len(body):
+            ch = body[i]
+            if ch != "\\":
+                out.append(ch)
+                i += 1
+                continue
+            nxt = body[i + 1] if i + 1 < len(body) else ""
+            if nxt in _ESCAPES:
+                out.append(_ESCAPES[nxt])
+                i += 2
+            elif nxt == "u" and _is_hex(body[i + 2 : i + 6]):
+                out.append(chr(int(body[i + 2 : i + 6], 16)))
+                i += 6
+            else:
+                self.diagnostics.append(
+                    error(
+                        "E0107",
+                        f"unknown escape sequence `\\{nxt}` in string",
+                        self.span(tok),
+                        hint='use one of \\n \\t \\r \\\\ \\" \\uXXXX, or a raw string r"…" for '
+                        "patterns",
+                    )
+                )
+                out.append(nxt)
+                i += 2
+        return "".join(out)
+
+    def opt_string(self, node: Tree[Token] | Token | None) -> str | None:
+        return None if node is None else cast(str, self.value(node))
+
+    def template(self, node: Tree[Token] | None) -> ir.Template | None:
+        """Lower a message string, parsing each ``{expr}`` hole as an expression."""
+        if node is None:
+            return None
+        tok = cast(Token, node.children[0])
+        text = self.unescape(tok)
+        parts: list[ir.TemplatePart] = []
+        span = self.span(tok)
+        i, n = 0, len(text)
+        buf: list[str] = []
+        while i < n:
+            ch = text[i]
+            if ch == "\\" and i + 1 < n and text[i + 1] in "{}":
+                buf.append(text[i + 1])
+                i += 2
+                continue
+            if ch == "{":
+                if i + 1 < n and text[i + 1] == "{":
+                    buf.append("{")
+                    i += 2
+                    continue
+                close = _matching_brace(text, i)
+                if close < 0:
+                    self.diagnostics.append(
+                        error(
+                            "E0108",
+                            "`{` in a message opens a value that is never closed",
+                            span,
+                            hint="close it with `}`, or write `{{` for a literal brace",
+                        )
+                    )
+                    buf.append(text[i:])
+                    break
+                if buf:
+                    parts.append(ir.TemplatePart(span=span, text="".join(buf)))
+                    buf = []
+                hole = text[i + 1 : close]
+                parts.append(ir.TemplatePart(span=span, expr=self.hole(hole, tok, i + 1)))
+                i = close + 1
+                continue
+            if ch == "}" and i + 1 < n and text[i + 1] == "}":
+                buf.append("}")
+                i += 2
+                continue
+            buf.append(ch)
+            i += 1
+        if buf:
+            parts.append(ir.TemplatePart(span=span, text="".join(buf)))
+        return ir.Template(span=span, source=text, parts=tuple(parts))
+
+    def hole(self, source: str, tok: Token, offset: int) -> ir.Expr:
+        line = (tok.line or 1) - 1 + self.line_shift
+        col = (tok.column or 1) + offset + (3 if str(tok).startswith('"""') else 1) - 1
+        if "\n" in str(tok)[: offset + 1]:
+            col = 0
+        sub = _Lowerer(self.filename, line_shift=line, col_shift=col)
+        try:
+            tree = parse(source, self.filename, start="expr")
+        except ContractError as exc:
+            for diag in exc.diagnostics:
+                d_span = diag.span
+                shifted = d_span.model_copy(
+                    update={
+                        "line": d_span.line + line,
+                        "end_line": d_span.end_line + line,
+                        "col": d_span.col + col,
+                        "end_col": d_span.end_col + col,
+                    }
+                )
+                self.diagnostics.append(
+                    error(
+                        "E0108",
+                        f"the value `{{{source}}}` in this message is not an expression: "
+                        + diag.message,
+                        shifted,
+                        hint="write `{{` and `}}` for literal braces",
+                    )
+                )
+            return ir.Literal_(span=self.span(tok), value=source)
+        result = cast(ir.Expr, sub.lower(tree))
+        self.diagnostics.extend(sub.diagnostics)
+        return result
+
+    def _raw_string(self, tree: Tree[Token]) -> ir.Literal_:
+        tok = cast(Token, tree.children[0])
+        return ir.Literal_(span=self.span(tree), value=str(tok)[2:-1], raw=True)
+
+    def _number(self, tree: Tree[Token]) -> ir.Literal_:
+        tok = cast(Token, tree.children[0])
+        value = float(tok) if tok.type == "FLOAT" else int(tok)
+        return ir.Literal_(span=self.span(tree), value=value)
+
+    def _neg_number(self, tree: Tree[Token]) -> ir.Literal_:
+        return ir.Literal_(span=self.span(tree), value=-cast(float, self.value(tree.children[0])))
+
+    # ------------------------------------------------------------------ contract
+    def _start(self, tree: Tree[Token]) -> ir.Contract:
+        header = cast(ir.Header, self.lower(tree.children[0]))
+        buckets: dict[str, list[Any]] = {
+            "types": [],
+            "state": [],
+            "consts": [],
+            "predicates": [],
+            "events": [],
+            "goals": [],
+            "tools": [],
+            "machines": [],
+        }
+        for child in tree.children[1:]:
+            item = self.lower(cast(Tree[Token], child))
+            if isinstance(item, list):
+                buckets["state"].extend(item)
+            else:
+                buckets[_BUCKET[type(item)]].append(item)
+        return ir.Contract(
+            span=self.span(tree),
+            header=header,
+            **{k: tuple(v) for k, v in buckets.items()},
+        )
+
+    def _header(self, tree: Tree[Token]) -> ir.Header:
+        name, version, desc = tree.children
+        return ir.Header(
+            span=self.span(tree),
+            name=str(name),
+            version=self.value(version),
+            version_span=self.span(version),
+            description=self.opt_string(desc),
+        )
+
+    def _type_decl(self, tree: Tree[Token]) -> ir.TypeDecl:
+        name, texpr, desc = tree.children
+        return ir.TypeDecl(
+            span=self.span(name),
+            name=str(name),
+            type=self.lower(texpr),
+            description=self.opt_string(desc),
+        )
+
+    def _const_decl(self, tree: Tree[Token]) -> ir.ConstDecl:
+        name, texpr, value = tree.children
+        return ir.ConstDecl(
+            span=self.span(name),
+            name=str(name),
+            type=None if texpr is None else self.lower(texpr),
+            value=self.lower(value),
+        )
+
+    def _predicate_decl(self, tree: Tree[Token]) -> ir.PredicateDecl:
+        name, params, body, desc = tree.children
+        return ir.PredicateDecl(
+            span=self.span(name),
+            name=str(name),
+            params=() if params is None else self.lower(params),
+            body=self.lower(body),
+            description=self.opt_string(desc),
+        )
+
+    def _event_decl(self, tree: Tree[Token]) -> ir.EventDecl:
+        name, desc = tree.children
+        return ir.EventDecl(span=self.span(name), name=str(name), description=self.opt_string(desc))
+
+    def _goal_decl(self, tree: Tree[Token]) -> ir.GoalDecl:
+        name, cond, desc = tree.children
+        return ir.GoalDecl(
+            span=self.span(name),
+            name=str(name),
+            cond=self.lower(cond),
+            description=self.opt_string(desc),
+        )
+
+    def _state_decl(self, tree: Tree[Token]) -> list[ir.StateVar]:
+        return [self.lower(child) for child in tree.children]
+
+    def _state_var(self, tree: Tree[Token]) -> ir.StateVar:
+        name, texpr, init, desc = tree.children
+        lowered_init = self.lower(init)
+        return ir.StateVar(
+            span=self.span(name),
+            name=str(name),
+            type=self.lower(texpr),
+            init=None if lowered_init is _UNKNOWN else lowered_init,
+            description=self.opt_string(desc),
+        )
+
+    def _unknown_init(self, tree: Tree[Token]) -> object:
+        return _UNKNOWN
+
+    # ------------------------------------------------------------------ types
+    def _type_expr(self, tree: Tree[Token]) -> ir.TypeExpr:
+        options = [self.lower(child) for child in tree.children]
+        if len(options) == 1:
+            return cast(ir.TypeExpr, options[0])
+        return ir.UnionType(span=self.span(tree), options=tuple(options))
+
+    def _type_term(self, tree: Tree[Token]) -> ir.TypeExpr:
+        base = cast(ir.TypeExpr, self.lower(tree.children[0]))
+        constraints = tuple(self.lower(c) for c in tree.children[1:])
+        if not constraints:
+            return base
+        span = self.span(tree)
+        return base.model_copy(update={"constraints": base.constraints + constraints, "span": span})
+
+    def _type_name(self, tree: Tree[Token]) -> ir.NamedType:
+        return ir.NamedType(span=self.span(tree), name=str(tree.children[0]))
+
+    def _type_generic(self, tree: Tree[Token]) -> ir.GenericType:
+        name, *args = tree.children
+        return ir.GenericType(
+            span=self.span(tree), name=str(name), args=tuple(self.lower(a) for a in args)
+        )
+
+    def _type_enum(self, tree: Tree[Token]) -> ir.EnumType:
+        members = [self.lower(c) for c in tree.children if c is not None]
+        return ir.EnumType(span=self.span(tree), members=tuple(members))
+
+    def _enum_member(self, tree: Tree[Token]) -> ir.EnumMember:
+        child = tree.children[0]
+        value = str(child) if isinstance(child, Token) else cast(str, self.value(child))
+        return ir.EnumMember(span=self.span(tree), value=value)
+
+    def _type_record(self, tree: Tree[Token]) -> ir.RecordType:
+        fields = [self.lower(c) for c in tree.children if c is not None]
+        return ir.RecordType(span=self.span(tree), fields=tuple(fields))
+
+    def _field(self, tree: Tree[Token]) -> ir.RecordField:
+        name, optional, texpr, default, desc = tree.children
+        return ir.RecordField(
+            span=self.span(name),
+            name=str(name),
+            type=self.lower(texpr),
+            optional=optional is not None,
+            default=None if default is None else self.lower(default),
+            description=self.opt_string(desc),
+        )
+
+    def _type_tagged(self, tree: Tree[Token]) -> ir.TaggedUnionType:
+        tag, *variants = tree.children
+        return ir.TaggedUnionType(
+            span=self.span(tree),
+            tag_field=str(tag),
+            variants=tuple(self.lower(v) for v in variants if v is not None),
+        )
+
+    def _variant(self, tree: Tree[Token]) -> ir.Variant:
+        key, texpr = tree.children
+        tag = str(key) if isinstance(key, Token) else cast(str, self.value(key))
+        return ir.Variant(span=self.span(tree), tag=tag, type=self.lower(texpr))
+
+    def _type_null(self, tree: Tree[Token]) -> ir.NullType:
+        return ir.NullType(span=self.span(tree))
+
+    def _constraint(self, tree: Tree[Token]) -> ir.Constraint:
+        key, value = tree.children
+        lowered = self.lower(value)
+        if isinstance(lowered, ir.Literal_):
+            lowered = lowered.value
+        return ir.Constraint(span=self.span(tree), key=cast(ir.ConstraintKey, str(key)), value=lowered)
+
+    # ------------------------------------------------------------------ tools
+    def _tool_decl(self, tree: Tree[Token]) -> ir.Tool:
+        name, params, returns, desc, *rest = tree.children
+        attrs: dict[str, Any] = {"tags": (), "risks": (), "cost": None}
+        conditions: list[ir.Condition] = []
+        effects: list[ir.Stmt] = []
+        outcomes: list[ir.Outcome] = []
+        reports: list[ir.RecordField] = []
+        flow: ir.Flow | None = None
+        for child in rest:
+            item = self.lower(cast(Tree[Token], child))
+            if isinstance(item, tuple) and item and item[0] == "attr":
+                attrs[item[1]] = item[2]
+            elif isinstance(item, ir.Condition):
+                conditions.append(item)
+            elif isinstance(item, ir.Outcome):
+                outcomes.append(item)
+            elif isinstance(item, ir.Flow):
+                if flow is not None:
+                    self.diagnostics.append(
+                        error(
+                            "E0203",
+                            f"tool `{name}` has more than one flow",
+                            item.span,
+                            hint="merge the steps into one `flow { … }`",
+                        )
+                    )
+                flow = item
+            elif isinstance(item, tuple) and item and item[0] == "reports":
+                reports.extend(item[1])
+            else:
+                effects.extend(cast(list[ir.Stmt], item))
+        return ir.Tool(
+            span=self.span(name),
+            name=str(name),
+            params=() if params is None else self.lower(params),
+            returns=None if returns is None else self.lower(returns),
+            description=self.opt_string(desc),
+            cost=attrs["cost"],
+            tags=attrs["tags"],
+            risks=attrs["risks"],
+            conditions=tuple(conditions),
+            effects=tuple(effects),
+            outcomes=tuple(outcomes),
+            flow=flow,
+            reports=tuple(reports),
+        )
+
+    def _params(self, tree: Tree[Token]) -> tuple[ir.Param, ...]:
+        return tuple(self.lower(c) for c in tree.children if c is not None)
+
+    def _param(self, tree: Tree[Token]) -> ir.Param:
+        name, optional, texpr, default, desc = tree.children
+        return ir.Param(
+            span=self.span(name),
+            name=str(name),
+            type=self.lower(texpr),
+            optional=optional is not None,
+            default=None if default is None else self.lower(default),
+            description=self.opt_string(desc),
+        )
+
+    def _cost_attr(self, tree: Tree[Token]) -> tuple[str, str, ir.Expr]:
+        return ("attr", "cost", self.lower(tree.children[0]))
+
+    def _tags_attr(self, tree: Tree[Token]) -> tuple[str, str, tuple[ir.Tag, ...]]:
+        return ("attr", "tags", tuple(self.lower(c) for c in tree.children if c is not None))
+
+    def _tag(self, tree: Tree[Token]) -> ir.Tag:
+        return ir.Tag(span=self.span(tree), name=".".join(str(c) for c in tree.children))
+
+    def _risk_attr(self, tree: Tree[Token]) -> tuple[str, str, tuple[ir.Risk, ...]]:
+        risks = tuple(ir.Risk(span=self.span(c), name=str(c)) for c in tree.children)
+        return ("attr", "risks", risks)
+
+    def _condition(self, tree: Tree[Token], strength: str) -> ir.Condition:
+        cond, info = tree.children
+        code: str | None = None
+        code_span = Span(file=self.filename)
+        message = hint = None
+        if info is not None:
+            assert isinstance(info, Tree)
+            for part in info.children:
+                if isinstance(part, Token):
+                    code, code_span = str(part), self.span(part)
+                elif part is None:
+                    continue
+                elif part.data == "hint":
+                    hint = self.template(cast(Tree[Token], part.children[0]))
+                else:
+                    message = self.template(part)
+        return ir.Condition(
+            span=self.span(tree),
+            strength=cast(Any, strength),
+            cond=self.lower(cond),
+            code=code,
+            code_span=code_span,
+            message=message,
+            hint=hint,
+        )
+
+    def _require(self, tree: Tree[Token]) -> ir.Condition:
+        return self._condition(tree, "require")
+
+    def _should(self, tree: Tree[Token]) -> ir.Condition:
+        return self._condition(tree, "should")
+
+    def _ensure(self, tree: Tree[Token]) -> ir.Condition:
+        return self._condition(tree, "ensure")
+
+    def _failure_info(self, tree: Tree[Token]) -> None:  # pragma: no cover - read by _condition
+        raise AssertionError("failure_info is lowered by _condition")
+
+    def _hint(self, tree: Tree[Token]) -> None:  # pragma: no cover - read by its parent
+        raise AssertionError("hint is lowered by its parent")
+
+    def _effect(self, tree: Tree[Token]) -> list[ir.Stmt]:
+        child = tree.children[0]
+        lowered = self.lower(child)
+        return list(lowered) if isinstance(lowered, tuple) else [lowered]
+
+    def _reports(self, tree: Tree[Token]) -> tuple[str, list[ir.RecordField]]:
+        return ("reports", [self.lower(c) for c in tree.children if c is not None])
+
+    def _outcome(self, tree: Tree[Token]) -> ir.Outcome:
+        name, kind, code, message, hint, event, when, body = tree.children
+        return ir.Outcome(
+            span=self.span(name),
+            name=str(name),
+            outcome=cast(ir.OutcomeKind, str(kind)),
+            code=None if code is None else str(code),
+            message=self.template(cast("Tree[Token] | None", message)),
+            hint=None if hint is None else self.template(cast(Tree[Token], hint.children[0])),
+            event=None if event is None else self.lower(event),
+            when=None if when is None else self.lower(when),
+            body=() if body is None else self.lower(body),
+        )
+
+    def _event_clause(self, tree: Tree[Token]) -> ir.EventRef:
+        name, prob = tree.children
+        return ir.EventRef(
+            span=self.span(name),
+            name=str(name),
+            probability=None if prob is None else float(self.value(prob)),
+            probability_span=self.span(prob) if prob is not None else Span(file=self.filename),
+        )
+
+    def _flow(self, tree: Tree[Token]) -> ir.Flow:
+        initial: str | None = None
+        initial_span = Span(file=self.filename)
+        steps: list[ir.FlowStep] = []
+        transitions: list[ir.FlowTransition] = []
+        for child in tree.children:
+            item = self.lower(child)
+            if isinstance(item, ir.FlowStep):
+                steps.append(item)
+            elif isinstance(item, ir.FlowTransition):
+                transitions.append(item)
+            else:
+                if initial is not None:
+                    self.diagnostics.append(
+                        error(
+                            "E0501",
+                            "the flow has more than one initial step",
+                            item[1],
+                            hint=f"`{initial}` is already the initial step",
+                        )
+                    )
+                initial, initial_span = item
+        return ir.Flow(
+            span=self.span(tree),
+            initial=initial,
+            initial_span=initial_span,
+            steps=tuple(steps),
+            transitions=tuple(transitions),
+        )
+
+    def _flow_initial(self, tree: Tree[Token]) -> tuple[str, Span]:
+        tok = tree.children[0]
+        return str(tok), self.span(tok)
+
+    def _flow_step(self, tree: Tree[Token]) -> ir.FlowStep:
+        name, body = tree.children
+        return ir.FlowStep(span=self.span(name), name=str(name), body=self.lower(body))
+
+    def _flow_transition(self, tree: Tree[Token]) -> ir.FlowTransition:
+        source, target, event, when = tree.children
+        to_outcome, target_name, target_span = self.lower(target)
+        return ir.FlowTransition(
+            span=self.span(tree),
+            source=str(source),
+            target=target_name,
+            target_span=target_span,
+            to_outcome=to_outcome,
+            event=None if event is None else self.lower(event),
+            when=None if when is None else self.lower(when),
+        )
+
+    def _flow_to_step(self, tree: Tree[Token]) -> tuple[bool, str, Span]:
+        tok = tree.children[0]
+        return False, str(tok), self.span(tok)
+
+    def _flow_to_outcome(self, tree: Tree[Token]) -> tuple[bool, str, Span]:
+        tok = tree.children[0]
+        return True, str(tok), self.span(tok)
+
+    # ------------------------------------------------------------------ machines
+    def _machine_decl(self, tree: Tree[Token]) -> ir.Machine:
+        name, desc, *items = tree.children
+        states: list[ir.MachineState] = []
+        initial: list[ir.MachineState] = []
+        finals: list[ir.MachineState] = []
+        transitions: list[ir.MachineTransition] = []
+        for child in items:
+            kind, value = self.lower(child)
+            {"states": states, "initial": initial, "final": finals, "transition": transitions}[
+                kind
+            ].extend(value)
+        return ir.Machine(
+            span=self.span(name),
+            name=str(name),
+            description=self.opt_string(desc),
+            states=tuple(states),
+            initial=tuple(initial),
+            finals=tuple(finals),
+            transitions=tuple(transitions),
+        )
+
+    def _state_refs(self, tree: Tree[Token]) -> list[ir.MachineState]:
+        return [
+            ir.MachineState(span=self.span(tok), name=str(tok))
+            for tok in tree.children
+            if tok is not None
+        ]
+
+    def _machine_states(self, tree: Tree[Token]) -> tuple[str, list[ir.MachineState]]:
+        return "states", self._state_refs(tree)
+
+    def _machine_initial(self, tree: Tree[Token]) -> tuple[str, list[ir.MachineState]]:
+        return "initial", self._state_refs(tree)
+
+    def _machine_final(self, tree: Tree[Token]) -> tuple[str, list[ir.MachineState]]:
+        return "final", self._state_refs(tree)
+
+    def _machine_transition(self, tree: Tree[Token]) -> tuple[str, list[ir.MachineTransition]]:
+        source, target, tool, outcome, when = tree.children
+        trans = ir.MachineTransition(
+            span=self.span(tree),
+            source=str(source),
+            source_span=self.span(source),
+            target=str(target),
+            target_span=self.span(target),
+            tool=str(tool),
+            tool_span=self.span(tool),
+            outcome=None if outcome is None else str(outcome),
+            outcome_span=self.span(outcome) if outcome is not None else Span(file=self.filename),
+            when=None if when is None else self.lower(when),
+        )
+        return "transition", [trans]
+
+    # ------------------------------------------------------------------ statements
+    def _block(self, tree: Tree[Token]) -> tuple[ir.Stmt, ...]:
+        return tuple(self.lower(c) for c in tree.children)
+
+    def _stmt(self, tree: Tree[Token]) -> ir.Stmt:
+        # ``stmt_body ";"``: the separator is optional and carries no meaning
+        return cast(ir.Stmt, self.lower(tree.children[0]))
+
+    def _assign(self, tree: Tree[Token]) -> ir.Assign:
+        target, value = tree.children
+        return ir.Assign(span=self.span(tree), target=self.lower(target), value=self.lower(value))
+
+    def _aug_assign(self, tree: Tree[Token]) -> ir.Assign:
+        target, op, value = tree.children
+        return ir.Assign(
+            span=self.span(tree),
+            target=self.lower(target),
+            op=cast(Any, str(op)),
+            value=self.lower(value),
+        )
+
+    def _method_stmt(self, tree: Tree[Token]) -> ir.MethodCall:
+        target, method, args = tree.children
+        positional, _ = self._split_args(args)
+        return ir.MethodCall(
+            span=self.span(tree),
+            target=self.lower(target),
+            method=str(method),
+            method_span=self.span(method),
+            args=positional,
+        )
+
+    def _if_stmt(self, tree: Tree[Token]) -> ir.If:
+        cond, then, orelse = tree.children
+        lowered_else: tuple[ir.Stmt, ...] = ()
+        if orelse is not None:
+            lowered = self.lower(orelse)
+            lowered_else = lowered if isinstance(lowered, tuple) else (lowered,)
+        return ir.If(
+            span=self.span(tree), cond=self.lower(cond), then=self.lower(then), orelse=lowered_else
+        )
+
+    def _for_stmt(self, tree: Tree[Token]) -> ir.For:
+        var, coll, body = tree.children
+        return ir.For(
+            span=self.span(tree), var=str(var), coll=self.lower(coll), body=self.lower(body)
+        )
+
+    def _let_stmt(self, tree: Tree[Token]) -> ir.Let:
+        name, value = tree.children
+        return ir.Let(span=self.span(tree), name=str(name), value=self.lower(value))
+
+    def _warn_stmt(self, tree: Tree[Token]) -> ir.Warn:
+        code, message = tree.children
+        return ir.Warn(
+            span=self.span(tree),
+            code=str(code),
+            message=self.template(cast("Tree[Token] | None", message)),
+        )
+
+    def _report_stmt(self, tree: Tree[Token]) -> ir.Report:
+        children = tree.children
+        fields = [
+            ir.ReportField(
+                span=self.span(children[i]), name=str(children[i]), value=self.lower(children[i + 1])
+            )
+            for i in range(0, len(children), 2)
+        ]
+        return ir.Report(span=self.span(tree), fields=tuple(fields))
+
+    def _lv_name(self, tree: Tree[Token]) -> ir.Name:
+        return ir.Name(span=self.span(tree), name=str(tree.children[0]))
+
+    def _lv_attr(self, tree: Tree[Token]) -> ir.Attr:
+        obj, name = tree.children
+        return ir.Attr(
+            span=self.span(tree), obj=self.lower(obj), name=str(name), name_span=self.span(name)
+        )
+
+    def _lv_index(self, tree: Tree[Token]) -> ir.Index:
+        obj, key = tree.children
+        return ir.Index(span=self.span(tree), obj=self.lower(obj), key=self.lower(key))
+
+    # ------------------------------------------------------------------ expressions
+    def _binary(self, tree: Tree[Token], op: str) -> ir.Binary:
+        left, right = tree.children[0], tree.children[-1]
+        return ir.Binary(
+            span=self.span(tree),
+            op=cast(ir.BinOp, op),
+            left=self.lower(left),
+            right=self.lower(right),
+        )
+
+    def _or_op(self, tree: Tree[Token]) -> ir.Binary:
+        return self._binary(tree, "or")
+
+    def _and_op(self, tree: Tree[Token]) -> ir.Binary:
+        return self._binary(tree, "and")
+
+    def _not_op(self, tree: Tree[Token]) -> ir.Unary:
+        return ir.Unary(span=self.span(tree), op="not", operand=self.lower(tree.children[0]))
+
+    def _neg(self, tree: Tree[Token]) -> ir.Expr:
+        operand = self.lower(tree.children[0])
+        if (
+            isinstance(operand, ir.Literal_)
+            and isinstance(operand.value, (int, float))
+            and not isinstance(operand.value, bool)
+        ):
+            return ir.Literal_(span=self.span(tree), value=-operand.value)
+        return ir.Unary(span=self.span(tree), op="-", operand=operand)
+
+    def _compare(self, tree: Tree[Token]) -> ir.Binary:
+        return self._binary(tree, str(tree.children[1]))
+
+    def _in_op(self, tree: Tree[Token]) -> ir.Binary:
+        return self._binary(tree, "in")
+
+    def _not_in_op(self, tree: Tree[Token]) -> ir.Binary:
+        return self._binary(tree, "not in")
+
+    def _arith(self, tree: Tree[Token]) -> ir.Binary:
+        return self._binary(tree, str(tree.children[1]))
+
+    def _attr(self, tree: Tree[Token]) -> ir.Attr:
+        obj, name = tree.children
+        return ir.Attr(
+            span=self.span(tree), obj=self.lower(obj), name=str(name), name_span=self.span(name)
+        )
+
+    def _index(self, tree: Tree[Token]) -> ir.Index:
+        obj, key = tree.children
+        return ir.Index(span=self.span(tree), obj=self.lower(obj), key=self.lower(key))
+
+    def _split_args(
+        self, args: Tree[Token] | Token | None
+    ) -> tuple[tuple[ir.Expr, ...], tuple[ir.KeywordArg, ...]]:
+        if args is None:
+            return (), ()
+        lowered = self.lower(args)
+        positional = tuple(a for a in lowered if not isinstance(a, ir.KeywordArg))
+        keywords = tuple(a for a in lowered if isinstance(a, ir.KeywordArg))
+        return positional, keywords
+
+    def _call(self, tree: Tree[Token]) -> ir.Call:
+        func, args = tree.children
+        positional, keywords = self._split_args(args)
+        return ir.Call(
+            span=self.span(tree),
+            func=str(func),
+            func_span=self.span(func),
+            args=positional,
+            kwargs=keywords,
+        )
+
+    def _args(self, tree: Tree[Token]) -> list[Any]:
+        return [self.lower(c) for c in tree.children if c is not None]
+
+    def _kwarg(self, tree: Tree[Token]) -> ir.KeywordArg:
+        name, value = tree.children
+        return ir.KeywordArg(span=self.span(tree), name=str(name), value=self.lower(value))
+
+    def _quantifier(self, tree: Tree[Token]) -> ir.Expr:
+        func, body, var, coll = tree.children
+        op = str(func)
+        if op not in ("all", "any", "count", "sum"):
+            self.diagnostics.append(
+                error(
+                    "E0208",
+                    f"`{op}(… for … in …)` is not a quantifier",
+                    self.span(func),
+                    hint="the quantifiers are all, any, count and sum",
+                )
+            )
+            op = "any"
+        return ir.Quantifier(
+            span=self.span(tree),
+            op=cast(Any, op),
+            var=str(var),
+            coll=self.lower(coll),
+            body=self.lower(body),
+        )
+
+    def _literal(self, tree: Tree[Token], value: Any) -> ir.Literal_:
+        return ir.Literal_(span=self.span(tree), value=value)
+
+    def _true(self, tree: Tree[Token]) -> ir.Literal_:
+        return self._literal(tree, True)
+
+    def _false(self, tree: Tree[Token]) -> ir.Literal_:
+        return self._literal(tree, False)
+
+    def _null(self, tree: Tree[Token]) -> ir.Literal_:
+        return self._literal(tree, None)
+
+    def _name(self, tree: Tree[Token]) -> ir.Name:
+        return ir.Name(span=self.span(tree), name=str(tree.children[0]))
+
+    def _items(self, tree: Tree[Token]) -> tuple[ir.Expr, ...]:
+        return tuple(self.lower(c) for c in tree.children if c is not None)
+
+    def _tuple_lit(self, tree: Tree[Token]) -> ir.Collection:
+        return ir.Collection(span=self.span(tree), type="tuple", items=self._items(tree))
+
+    def _list_lit(self, tree: Tree[Token]) -> ir.Collection:
+        return ir.Collection(span=self.span(tree), type="list", items=self._items(tree))
+
+    def _set_lit(self, tree: Tree[Token]) -> ir.Collection:
+        items = self._items(tree)
+        return ir.Collection(span=self.span(tree), type="set" if items else "empty", items=items)
+
+    def _map_lit(self, tree: Tree[Token]) -> ir.MapLit:
+        return ir.MapLit(
+            span=self.span(tree),
+            entries=tuple(self.lower(c) for c in tree.children if c is not None),
+        )
+
+    def _entry(self, tree: Tree[Token]) -> ir.MapEntry:
+        key, value = tree.children
+        return ir.MapEntry(span=self.span(tree), key=self.lower(key), value=self.lower(value))
+
+
+_UNKNOWN = object()
+
+_BUCKET: dict[type, str] = {
+    ir.TypeDecl: "types",
+    ir.ConstDecl: "consts",
+    ir.PredicateDecl: "predicates",
+    ir.EventDecl: "events",
+    ir.GoalDecl: "goals",
+    ir.Tool: "tools",
+    ir.Machine: "machines",
+}
+
+def _is_hex(text: str) -> bool:
+    return len(text) == 4 and all(c in "0123456789abcdefABCDEF" for c in text)
+
+
+def _matching_brace(text: str, start: int) -> int:
+    depth = 0
+    quote = False
+    i = start
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                quote = False
+        elif ch == '"':
+            quote = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+LOWERED_RULES = frozenset(
+    name[1:]
+    for name in dir(_Lowerer)
+    if name.startswith("_") and not name.startswith("__") and name[1:].islower()
+)
+
+
+def lower(tree: Tree[Token], filename: str = "<string>") -> tuple[ir.Contract, list[Diagnostic]]:
+    """Lower a parse tree to IR; also returns the diagnostics found while lowering."""
+    lowerer = _Lowerer(filename)
+    contract = cast(ir.Contract, lowerer.lower(tree))
+    return contract, lowerer.diagnostics

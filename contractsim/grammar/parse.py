@@ -1,0 +1,277 @@
+"""Text → lark parse tree. Syntax errors become diagnostics here, in exactly one place."""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from ..dsl.diagnostics import ContractError, Diagnostic, Span, error
+
+MAX_NESTING = 64
+"""Deepest bracket nesting accepted; deeper input is refused before parsing (it cannot be useful)."""
+
+MAX_SOURCE_BYTES = 16 * 1024 * 1024
+
+_OPENERS = {"(": ")", "[": "]", "{": "}"}
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
+
+# How the parser's terminal names read in a message.
+_TERMINAL_NAMES = {
+    "NAME": "a name",
+    "STRING": "a string",
+    "LONG_STRING": "a string",
+    "RAW_STRING": 'a raw string r"…"',
+    "INT": "a number",
+    "FLOAT": "a number",
+    "LPAR": "`(`",
+    "RPAR": "`)`",
+    "LSQB": "`[`",
+    "RSQB": "`]`",
+    "LBRACE": "`{`",
+    "RBRACE": "`}`",
+    "COMMA": "`,`",
+    "COLON": "`:`",
+    "SEMICOLON": "`;`",
+    "EQUAL": "`=`",
+    "DOT": "`.`",
+    "MINUS": "`-`",
+    "VBAR": "`|`",
+    "__ANON_0": "`->`",
+    "COMP_OP": "a comparison",
+    "ADD_OP": "`+` or `-`",
+    "MUL_OP": "`*`, `/`, `//` or `%`",
+    "AUG_OP": "`+=` or `-=`",
+    "OPTIONAL": "`?`",
+    "CONSTRAINT_KEY": "a constraint (pattern, min, max, …)",
+    "OUTCOME_KIND": "`success`, `partial` or `fails`",
+    "$END": "end of file",
+}
+
+
+@functools.lru_cache(maxsize=1)
+def grammar_text() -> str:
+    """The grammar shipped with the package."""
+    return resources.files("contractsim.grammar").joinpath("contract.lark").read_text("utf-8")
+
+
+@functools.lru_cache(maxsize=1)
+def parser() -> Lark:
+    """The LALR parser, built once per process. Two start symbols: whole files and ``expr``
+    (message templates parse their ``{…}`` holes with it)."""
+    return Lark(
+        grammar_text(),
+        parser="lalr",
+        lexer="contextual",
+        propagate_positions=True,
+        maybe_placeholders=True,
+        start=["start", "expr"],
+    )
+
+
+def parse(text: str, filename: str = "<string>", start: str = "start") -> Tree[Token]:
+    """Parse contract text into a lark tree, or raise :class:`ContractError` with one diagnostic."""
+    if start == "start" and not text.strip():
+        raise ContractError(
+            [
+                error(
+                    "E0105",
+                    "the contract is empty",
+                    Span(file=filename, line=1, col=1, end_line=1, end_col=1),
+                    hint='a contract starts with a header: contract NAME version "1.0.0"',
+                )
+            ],
+            {filename: text},
+        )
+    nesting = _nesting_problem(text, filename)
+    if nesting is not None:
+        raise ContractError([nesting], {filename: text})
+    try:
+        return parser().parse(text, start=start)
+    except UnexpectedInput as exc:
+        raise ContractError([_syntax_diagnostic(exc, text, filename)], {filename: text}) from None
+
+
+def _nesting_problem(text: str, filename: str) -> Diagnostic | None:
+    """Refuse pathological bracket nesting before lark and the recursive passes see it."""
+    depth = 0
+    line, col = 1, 1
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "#":
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            col += j - i
+            i = j
+            continue
+        if ch == '"':
+            j = i + 1
+            while j < n and text[j] not in '"\n':
+                j += 2 if text[j] == "\\" else 1
+            if text.startswith('"""', i):
+                k = text.find('"""', i + 3)
+                j = n if k < 0 else k + 2
+                newlines = text.count("\n", i, j)
+                if newlines:
+                    line += newlines
+                    col = j - text.rfind("\n", i, j)
+                    i = j + 1
+                    continue
+            col += j + 1 - i
+            i = j + 1
+            continue
+        if ch == "\n":
+            line, col = line + 1, 1
+            i += 1
+            continue
+        if ch in _OPENERS:
+            depth += 1
+            if depth > MAX_NESTING:
+                return error(
+                    "E0104",
+                    f"brackets are nested more than {MAX_NESTING} deep",
+                    Span(file=filename, line=line, col=col, end_line=line, end_col=col + 1),
+                    hint="split the expression with `let`, a predicate or a named type",
+                )
+        elif ch in _CLOSERS:
+            depth = max(depth - 1, 0)
+        i += 1
+        col += 1
+    return None
+
+
+def _syntax_diagnostic(exc: UnexpectedInput, text: str, filename: str) -> Diagnostic:
+    line = max(getattr(exc, "line", 1) or 1, 1)
+    col = max(getattr(exc, "column", 1) or 1, 1)
+    span = Span(file=filename, line=line, col=col, end_line=line, end_col=col + 1)
+    if isinstance(exc, UnexpectedCharacters):
+        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+        if ch == '"' or (ch == "r" and text[exc.pos_in_stream : exc.pos_in_stream + 2] == 'r"'):
+            return error(
+                "E0102",
+                "unterminated string literal",
+                span,
+                hint='close the string with `"` on the same line, or use """…""" for text that '
+                "spans lines",
+            )
+        return error(
+            "E0101",
+            f"unexpected character {ch!r}",
+            span,
+            hint=_expected_hint(exc.allowed or set()),
+        )
+    if isinstance(exc, UnexpectedEOF) or (
+        isinstance(exc, UnexpectedToken) and exc.token.type == "$END"
+    ):
+        opened = _unclosed_bracket(text)
+        end_line = text.count("\n") + 1
+        end_col = len(text) - (text.rfind("\n") + 1) + 1
+        eof_span = Span(file=filename, line=end_line, col=end_col, end_line=end_line, end_col=end_col)
+        if opened is not None:
+            ch, oline, ocol = opened
+            return error(
+                "E0103",
+                f"`{ch}` opened at line {oline}, column {ocol} is never closed",
+                Span(file=filename, line=oline, col=ocol, end_line=oline, end_col=ocol + 1),
+                hint=f"add the matching `{_OPENERS[ch]}`",
+            )
+        expected = exc.expected if isinstance(exc, UnexpectedToken) else set(exc.expected)
+        return error(
+            "E0101", "unexpected end of file", eof_span, hint=_expected_hint(set(expected))
+        )
+    assert isinstance(exc, UnexpectedToken)
+    tok = exc.token
+    end_col = (tok.end_column or col + 1) if tok.end_line == tok.line else col + len(str(tok))
+    span = Span(file=filename, line=line, col=col, end_line=line, end_col=max(end_col, col + 1))
+    if tok.type in ("RBRACE", "RPAR", "RSQB"):
+        unmatched = _unmatched_closer(text)
+        if unmatched is not None:
+            ch, uline, ucol = unmatched
+            return error(
+                "E0103",
+                f"unmatched `{ch}`",
+                Span(file=filename, line=uline, col=ucol, end_line=uline, end_col=ucol + 1),
+                hint=f"there is no `{_CLOSERS[ch]}` before it to close; remove it or add one",
+            )
+    found = f"`{tok}`" if tok.type not in ("STRING", "LONG_STRING") else "a string"
+    message = f"unexpected {found}"
+    expected = set(exc.expected)
+    if expected == {"__ANON_0"} or "__ANON_0" in expected and len(expected) <= 2:
+        message += "; a transition needs `->` between its two states"
+    return error("E0101", message, span, hint=_expected_hint(expected))
+
+
+def _expected_hint(expected: set[str]) -> str | None:
+    if not expected:
+        return None
+    names: list[str] = []
+    for term in sorted(expected):
+        label = _TERMINAL_NAMES.get(term)
+        if label is None:
+            if term.isupper() and not term.startswith("__"):
+                label = f"`{term.lower()}`"
+            else:
+                label = _literal_for(term)
+        if label and label not in names:
+            names.append(label)
+    if not names:
+        return None
+    if len(names) > 8:
+        names = names[:8] + ["…"]
+    return "expected " + ", ".join(names)
+
+
+@functools.lru_cache(maxsize=256)
+def _literal_for(term: str) -> str:
+    for t in parser().terminals:
+        if t.name == term:
+            pattern = t.pattern
+            if pattern.type == "str":
+                return f"`{pattern.value}`"
+    return term.lower()
+
+
+def _scan_brackets(text: str) -> tuple[list[tuple[str, int, int]], tuple[str, int, int] | None]:
+    stack: list[tuple[str, int, int]] = []
+    line, col = 1, 1
+    i, n = 0, len(text)
+    in_string = False
+    while i < n:
+        ch = text[i]
+        if in_string:
+            if ch == "\\":
+                i += 2
+                col += 2
+                continue
+            if ch in '"\n':
+                in_string = False
+        elif ch == "#":
+            while i < n and text[i] != "\n":
+                i += 1
+            continue
+        elif ch == '"':
+            in_string = True
+        elif ch in _OPENERS:
+            stack.append((ch, line, col))
+        elif ch in _CLOSERS:
+            if not stack or stack[-1][0] != _CLOSERS[ch]:
+                return stack, (ch, line, col)
+            stack.pop()
+        if ch == "\n":
+            line, col = line + 1, 1
+        else:
+            col += 1
+        i += 1
+    return stack, None
+
+
+def _unclosed_bracket(text: str) -> tuple[str, int, int] | None:
+    stack, _ = _scan_brackets(text)
+    return stack[-1] if stack else None
+
+
+def _unmatched_closer(text: str) -> tuple[str, int, int] | None:
+    return _scan_brackets(text)[1]

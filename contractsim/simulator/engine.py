@@ -1,0 +1,681 @@
+"""Step semantics and plan exploration (BRIEF §4).
+
+A step: validate arguments → protocol machines admit the call → hard preconditions (three-valued) →
+soft preconditions (warnings) → flow / outcomes (one branch per environment event) → that outcome's
+effects, applied atomically.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import ValidationError
+
+from ..compiler import lib
+from ..compiler.compile import (
+    CCondition,
+    CompiledContract,
+    COutcome,
+    CTool,
+    TemplateFn,
+    make_context,
+)
+from ..compiler.interp import Env
+from ..compiler.validators import problems_from
+from ..compiler.values import UNKNOWN, show
+from ..dsl.diagnostics import did_you_mean
+from .state import State
+
+if TYPE_CHECKING:
+    from ..api import Contract
+
+Verdict = Literal["ok", "fails", "may_fail"]
+MAX_FLOW_STEPS = 256
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A rule a step breaks (or may break, when ``certain`` is false)."""
+
+    code: str
+    message: str
+    kind: str  # unknown_tool, argument, protocol, precondition, outcome, postcondition, evaluation
+    hint: str | None = None
+    location: str | None = None  # contract file:line
+    field: str | None = None  # argument path, for argument errors
+    value: Any = None
+    values: tuple[tuple[str, str], ...] = ()  # sub-expression text → shown value
+    certain: bool = True
+    allowed_states: tuple[str, ...] = ()
+    path_to_allowed: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "code": self.code,
+            "message": self.message,
+            "kind": self.kind,
+            "certain": self.certain,
+        }
+        if self.hint:
+            out["hint"] = self.hint
+        if self.location:
+            out["location"] = self.location
+        if self.field:
+            out["field"] = self.field
+        if self.values:
+            out["values"] = {k: v for k, v in self.values}
+        if self.allowed_states:
+            out["allowed_states"] = list(self.allowed_states)
+            out["path_to_allowed"] = list(self.path_to_allowed)
+        return out
+
+
+@dataclass(frozen=True)
+class Warning_:
+    code: str
+    message: str
+    certain: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "certain": self.certain}
+
+
+@dataclass
+class Branch:
+    """One way a call can end, with the state it leaves behind."""
+
+    outcome: str | None
+    kind: Literal["success", "partial", "fails"]
+    state: State
+    probability: float | None = 1.0
+    event: str | None = None
+    assumptions: tuple[str, ...] = ()
+    violations: list[Violation] = field(default_factory=list)
+    warnings: list[Warning_] = field(default_factory=list)
+    report: dict[str, Any] = field(default_factory=dict)
+    flow_path: tuple[str, ...] = ()
+    approximate: bool = False  # an unknown condition made some effects unknown
+    guess: bool = False  # taken because an unknown guard (not a precondition) might hold
+
+    @property
+    def certain(self) -> bool:
+        return not self.assumptions
+
+    @property
+    def failed(self) -> bool:
+        return self.kind == "fails"
+
+
+@dataclass
+class StepResult:
+    """What one call does from one state: every branch, and the step's verdict."""
+
+    tool: str
+    args: Mapping[str, Any]
+    branches: list[Branch]
+    cost: float | None = None
+
+    @property
+    def verdict(self) -> Verdict:
+        if all(not b.failed for b in self.branches):
+            return "ok"
+        if any(b.failed and b.certain for b in self.branches):
+            return "fails"
+        return "may_fail"
+
+    @property
+    def violations(self) -> list[Violation]:
+        seen: dict[tuple[str, str], Violation] = {}
+        for b in self.branches:
+            for v in b.violations:
+                seen.setdefault((v.code, v.message), v)
+        return list(seen.values())
+
+    @property
+    def warnings(self) -> list[Warning_]:
+        seen: dict[tuple[str, str], Warning_] = {}
+        for b in self.branches:
+            for w in b.warnings:
+                seen.setdefault((w.code, w.message), w)
+        return list(seen.values())
+
+
+@dataclass(frozen=True)
+class Enabled:
+    """Whether a tool can be called in a state, before its arguments are known."""
+
+    tool: str
+    verdict: Verdict
+    reasons: tuple[Violation, ...] = ()
+
+
+class Simulator:
+    """Dry-runs tool calls against a contract. Create it with ``contract.simulator()``.
+
+    ``now`` fixes the simulation's time (``today()``/``now()`` in contracts); by default it is the
+    wall clock at creation, so give one when reports must be reproducible.
+    """
+
+    def __init__(self, contract: Contract, now: datetime | str | None = None) -> None:
+        self.contract = contract
+        self.compiled: CompiledContract = contract.compiled
+        if isinstance(now, str):
+            now = datetime.fromisoformat(now.replace("Z", "+00:00"))
+        self.now_dt = now or datetime.now(timezone.utc)
+        self.now = lib.now_text(self.now_dt)
+        self.today = self.now[:10]
+        self.layout = self.compiled.slots
+        self._env_base = dict(self.compiled.consts)
+
+    # ------------------------------------------------------------------ states
+    def initial_state(self, overrides: Mapping[str, Any] | None = None) -> State:
+        """The contract's initial state, with some variables replaced (plain JSON-like values,
+        validated against the declared types; the string ``"unknown"`` is not special here: use
+        :data:`contractsim.UNKNOWN`)."""
+        values = list(self.compiled.initial)
+        if overrides:
+            from .inputs import validate_state_overrides
+
+            for name, value in validate_state_overrides(self.compiled, overrides).items():
+                values[self.layout[name]] = value
+        return State(tuple(values), self.layout)
+
+    # ------------------------------------------------------------------ one step
+    def step(self, state: State, tool: str, args: Mapping[str, Any] | None = None) -> StepResult:
+        """Every way calling ``tool(**args)`` in ``state`` can end."""
+        args = dict(args or {})
+        ctool = self.compiled.tools.get(tool)
+        if ctool is None:
+            guess = did_you_mean(tool, self.compiled.tools)
+            hint = f"did you mean `{guess}`?" if guess else (
+                "the contract declares: " + ", ".join(self.compiled.tools)
+            )
+            v = Violation("UNKNOWN_TOOL", f"the contract declares no tool `{tool}`",
+                          "unknown_tool", hint=hint)
+            return StepResult(tool, args, [Branch(None, "fails", state, violations=[v])])
+        try:
+            model = ctool.args_model.model_validate(args)
+        except ValidationError as exc:
+            violations = [
+                Violation("INVALID_ARGUMENT", f"{tool}: {p.text()}", "argument", hint=p.hint,
+                          location=self._loc(ctool.ir.span), field=p.path, value=p.value)
+                for p in problems_from(exc, "args")
+            ]
+            return StepResult(tool, args, [Branch(None, "fails", state, violations=violations)])
+        values = {name: getattr(model, name) for name in type(model).model_fields}
+        return self._step_validated(state, ctool, values, args)
+
+    def _step_validated(self, state: State, ctool: CTool, values: dict[str, Any],
+                        raw_args: Mapping[str, Any]) -> StepResult:
+        safe = state.has_unknown
+        S = state.values
+        violations: list[Violation] = []
+        assumptions: list[str] = []
+        uncertain: list[Violation] = []
+        # protocol machines
+        machine_moves: list[tuple[int, list[tuple[str, Any]]]] = []
+        for mname in ctool.machines:
+            m = self.compiled.machines[mname]
+            current = S[m.slot]
+            options = m.by_tool[ctool.name].get(current, [])
+            admitted: list[tuple[str, Any]] = []
+            for t in options:
+                ok: Any = True
+                if t.guard is not None:
+                    ok = self._eval(t.guard, state, values, safe, ctool)
+                if ok is True or ok is UNKNOWN:
+                    admitted.append((t.ir.target, ok, t.ir.outcome))  # type: ignore[arg-type]
+            if not admitted:
+                allowed = tuple(sorted(m.by_tool[ctool.name]))
+                path = self._path_to(m, current, set(allowed))
+                hint = f"call {' → '.join(path)} first" if path else (
+                    "no sequence of calls reaches a state that allows it"
+                )
+                violations.append(Violation(
+                    "PROTOCOL_VIOLATION",
+                    f"`{ctool.name}` is not allowed while {mname} is `{current}`; it is allowed in "
+                    + ", ".join(f"`{s}`" for s in allowed),
+                    "protocol", hint=hint, location=self._loc(m.ir.span),
+                    allowed_states=allowed, path_to_allowed=tuple(path)))
+            else:
+                machine_moves.append((m.slot, admitted))  # type: ignore[arg-type]
+        # hard preconditions: every one is checked, so every violated rule is reported
+        for cond in ctool.requires:
+            result = self._eval(cond.test, state, values, safe, ctool)
+            if result is True:
+                continue
+            if isinstance(result, Violation):
+                violations.append(result)
+                continue
+            v = self._condition_violation(cond, state, values, ctool, certain=result is False)
+            if result is False:
+                violations.append(v)
+            elif result is UNKNOWN:
+                uncertain.append(v)
+                assumptions.append(v.code)
+            else:
+                violations.append(self._not_bool(cond, result))
+        if violations:
+            return StepResult(ctool.name, raw_args,
+                              [Branch(None, "fails", state, violations=violations)])
+        branches: list[Branch] = []
+        if uncertain:
+            branches.append(Branch(None, "fails", state, probability=None,
+                                   assumptions=tuple(f"{c} is false" for c in assumptions),
+                                   violations=uncertain))
+        warnings: list[Warning_] = []
+        for cond in ctool.shoulds:
+            result = self._eval(cond.test, state, values, safe, ctool)
+            if result is True:
+                continue
+            if isinstance(result, Violation):
+                warnings.append(Warning_(result.code, result.message))
+                continue
+            v = self._condition_violation(cond, state, values, ctool, certain=result is False)
+            warnings.append(Warning_(v.code, v.message, certain=result is False))
+        base_assumptions = tuple(f"{c} holds" for c in assumptions)
+        for b in self._outcome_branches(state, ctool, values, safe):
+            b.assumptions = base_assumptions + b.assumptions
+            if base_assumptions:
+                b.probability = None
+            b.warnings = warnings + b.warnings
+            branches.append(b)
+        # protocol machines move on non-failure outcomes (or on the outcome they name)
+        if machine_moves:
+            branches = self._move_machines(branches, machine_moves)
+        cost: float | None = None
+        if ctool.cost is not None:
+            c = self._eval(ctool.cost, state, values, safe, ctool)
+            cost = c if isinstance(c, (int, float)) and not isinstance(c, bool) else None
+        return StepResult(ctool.name, raw_args, branches, cost)
+
+    # ------------------------------------------------------------------ outcomes and flows
+    def _outcome_branches(self, state: State, ctool: CTool, values: dict[str, Any],
+                          safe: bool) -> list[Branch]:
+        """Walk the tool's flow: every environment event forks, unknown guards fork."""
+        flow = ctool.flow
+        finished: list[Branch] = []
+        # (step, working state values, probability, assumptions, flow path, ctx warnings)
+        Pending = tuple[str, tuple[Any, ...], "float | None", tuple[str, ...], tuple[str, ...],
+                        tuple[tuple[str, str, tuple[Any, ...]], ...], bool]
+        todo: list[Pending] = [(flow.initial, state.values, 1.0, (), (), (), False)]
+        budget = MAX_FLOW_STEPS
+        while todo:
+            step, vals, prob, assumed, path, emitted, approx = todo.pop(0)
+            budget -= 1
+            if budget < 0:
+                finished.append(self._eval_failure(
+                    state, "FLOW_TOO_LONG",
+                    f"the flow of `{ctool.name}` ran more than {MAX_FLOW_STEPS} steps",
+                    ctool.ir.span))
+                break
+            path = path + (step,)
+            body = flow.steps.get(step)
+            if body is not None:
+                ctx = make_context(self.today, self.now)
+                work = list(vals)
+                try:
+                    (body.safe if safe else body.fast)(work, values, None, state.values, ctx)
+                except Exception as exc:  # noqa: BLE001 - any failure of generated code is reported
+                    finished.append(self._eval_failure(state, "EVAL_ERROR",
+                                                       _error_text(exc), body.span))
+                    continue
+                vals = tuple(work)
+                emitted = emitted + tuple(ctx.warnings)
+                approx = approx or ctx.havoc
+            transitions = flow.outgoing.get(step, [])
+            sub_state = State(vals, self.layout)
+            sub_safe = safe or sub_state.has_unknown
+            events = [t for t in transitions if t.ir.event is not None]
+            plain = [t for t in transitions if t.ir.event is None]
+            event_total = 0.0
+            event_known = True
+            for t in events:
+                ok: Any = True
+                if t.when is not None:
+                    ok = self._eval(t.when, sub_state, values, sub_safe, ctool)
+                if ok is False:
+                    continue
+                p = t.ir.event.probability if t.ir.event else None  # type: ignore[union-attr]
+                if p is None:
+                    event_known = False
+                else:
+                    event_total += p
+                branch_prob = None if prob is None or p is None else prob * p
+                extra = (f"{_when_text(t)} (unknown)",) if ok is UNKNOWN else ()
+                target = (t.ir.target, t.ir.to_outcome, t.ir.event.name)  # type: ignore[union-attr]
+                todo_or_finish = self._advance(target, vals, branch_prob, assumed + extra, path,
+                                               emitted, approx, ctool, values, state, safe)
+                if isinstance(todo_or_finish, Branch):
+                    finished.append(todo_or_finish)
+                else:
+                    todo.append(todo_or_finish)
+            rest: float | None = None if prob is None or not event_known else prob * max(
+                0.0, 1.0 - event_total)
+            if rest == 0.0:
+                continue
+            chosen = False
+            for t in plain:
+                ok = True
+                if t.when is not None:
+                    ok = self._eval(t.when, sub_state, values, sub_safe, ctool)
+                if isinstance(ok, Violation):
+                    finished.append(Branch(None, "fails", state, violations=[ok]))
+                    chosen = True
+                    break
+                if ok is False:
+                    continue
+                extra = (f"{_when_text(t)}",) if ok is UNKNOWN else ()
+                nxt = self._advance((t.ir.target, t.ir.to_outcome, None), vals,
+                                    None if ok is UNKNOWN else rest, assumed + extra, path,
+                                    emitted, approx, ctool, values, state, safe)
+                if isinstance(nxt, Branch):
+                    finished.append(nxt)
+                else:
+                    todo.append(nxt)
+                if ok is True:
+                    chosen = True
+                    break
+                # unknown: the next transitions are the branch where this guard is false
+                assumed = assumed + (f"not ({_when_text(t)})",)
+            if not chosen and not events:
+                finished.append(self._eval_failure(
+                    state, "FLOW_STUCK",
+                    f"the flow of `{ctool.name}` is stuck at step `{step}`: no transition applies",
+                    ctool.ir.span))
+        return finished
+
+    def _advance(self, target: tuple[str, bool, str | None], vals: tuple[Any, ...],
+                 prob: float | None, assumed: tuple[str, ...], path: tuple[str, ...],
+                 emitted: tuple[tuple[str, str, tuple[Any, ...]], ...], approx: bool,
+                 ctool: CTool, values: dict[str, Any], state: State, safe: bool) -> Any:
+        name, to_outcome, event = target
+        if not to_outcome:
+            return (name, vals, prob, assumed, path, emitted, approx)
+        out = ctool.outcomes[name]
+        return self._finish(out, vals, prob, assumed, path, emitted, approx, event, ctool, values,
+                            state, safe)
+
+    def _finish(self, out: COutcome, vals: tuple[Any, ...], prob: float | None,
+                assumed: tuple[str, ...], path: tuple[str, ...],
+                emitted: tuple[tuple[str, str, tuple[Any, ...]], ...], approx: bool,
+                event: str | None, ctool: CTool, values: dict[str, Any], state: State,
+                safe: bool) -> Branch:
+        """Apply an outcome's effects atomically and build its branch."""
+        ctx = make_context(self.today, self.now)
+        work = list(vals)
+        result = self._fresh_result(ctool, work)
+        bodies = [] if out.kind == "fails" else [ctool.effects]
+        bodies.append(out.body)
+        result_unknown = lib.contains_unknown(result)
+        use_safe = safe or result_unknown or State(vals, self.layout).has_unknown
+        for body in bodies:
+            if body is None:
+                continue
+            try:
+                (body.safe if use_safe else body.fast)(work, values, result, state.values, ctx)
+            except Exception as exc:  # noqa: BLE001
+                return self._eval_failure(state, "EVAL_ERROR", _error_text(exc), body.span,
+                                          self._interpreted_error(body, state, values))
+        new_state = State(tuple(work), self.layout)
+        warnings = [self._warning(code, key, vals_) for code, key, vals_ in emitted]
+        warnings += [self._warning(code, key, vals_) for code, key, vals_ in ctx.warnings]
+        violations: list[Violation] = []
+        kind = out.kind
+        if out.kind == "fails":
+            message = self._render(out.message, state, values, ctool, use_safe, result) or (
+                f"{ctool.name} failed ({out.name})")
+            hint = self._render(out.hint, state, values, ctool, use_safe, result)
+            violations.append(Violation(
+                out.ir.code or out.name.upper(), message, "outcome", hint=hint,
+                location=self._loc(out.ir.span), certain=not assumed))
+        else:
+            for cond in ctool.ensures:
+                test = cond.test.safe if new_state.has_unknown or result_unknown else cond.test.fast
+                try:
+                    ok = test(new_state.values, values, result, state.values, ctx)
+                except Exception as exc:  # noqa: BLE001
+                    ok = _error_text(exc)
+                if ok is True or ok is UNKNOWN:
+                    continue
+                message = self._render(cond.message, new_state, values, ctool, use_safe, result)
+                violations.append(Violation(
+                    cond.ir.code or "ENSURE_FAILED",
+                    message or f"postcondition `{_cond_text(cond)}` does not hold after the call",
+                    "postcondition", location=self._loc(cond.ir.span),
+                    hint="the contract's effects do not establish its own postcondition"))
+                kind = "fails"
+        return Branch(out.name, kind, new_state, probability=prob, event=event, assumptions=assumed,
+                      violations=violations, warnings=warnings, report=dict(ctx.reports),
+                      flow_path=path, approximate=approx or ctx.havoc, guess=bool(assumed))
+
+    def _fresh_result(self, ctool: CTool, work: list[Any]) -> Any:
+        returns = ctool.ir.returns
+        if returns is None:
+            return None
+        from .inputs import fresh_value
+
+        return fresh_value(returns, self.compiled, work, ctool.name)
+
+    def _move_machines(self, branches: list[Branch],
+                       moves: list[tuple[int, list[tuple[str, Any, str | None]]]]) -> list[Branch]:
+        out: list[Branch] = []
+        for b in branches:
+            if b.outcome is None:
+                out.append(b)
+                continue
+            variants = [b]
+            for slot, admitted in moves:
+                nxt: list[Branch] = []
+                for v in variants:
+                    applicable = [
+                        (target, ok) for target, ok, only in admitted
+                        if (only is None and v.kind != "fails") or only == v.outcome
+                    ]
+                    if not applicable:
+                        nxt.append(v)
+                        continue
+                    for target, ok in applicable:
+                        values = list(v.state.values)
+                        values[slot] = target
+                        moved = Branch(**{**v.__dict__})
+                        moved.state = State(tuple(values), self.layout)
+                        if ok is UNKNOWN:
+                            moved.assumptions = v.assumptions + ("a transition guard holds",)
+                            moved.probability = None
+                            moved.guess = True
+                        nxt.append(moved)
+                        if ok is True:
+                            break
+                variants = nxt
+            out.extend(variants)
+        return out
+
+    # ------------------------------------------------------------------ evaluation helpers
+    def _eval(self, fn: Any, state: State, values: dict[str, Any], safe: bool,
+              ctool: CTool | None, result: Any = None) -> Any:
+        try:
+            return (fn.safe if safe else fn.fast)(state.values, values, result, state.values, None)
+        except Exception as exc:  # noqa: BLE001 - generated code failing is a contract error
+            precise = self._interpreted_expr_error(fn, state, values)
+            return Violation("EVAL_ERROR", f"the contract cannot evaluate this: {precise or _error_text(exc)}",
+                             "evaluation", location=self._loc(fn.span),
+                             hint="guard the expression (e.g. `k in m and m[k] …`) in the contract")
+
+    def _interpreted_expr_error(self, fn: Any, state: State, values: dict[str, Any]) -> str | None:
+        """Re-run a failed expression in the reference interpreter for a precise message."""
+        if fn.ir is None:
+            return None
+        try:
+            self.compiled.interpreter.eval(fn.ir, self._env(state, values))
+        except lib.EvalError as exc:
+            return str(exc)
+        except Exception:  # noqa: BLE001
+            return None
+        return None
+
+    def _interpreted_error(self, body: Any, state: State, values: dict[str, Any]) -> str | None:
+        if body.ir is None:
+            return None
+        try:
+            self.compiled.interpreter.exec(body.ir, self._env(state, values))
+        except lib.EvalError as exc:
+            return str(exc)
+        except Exception:  # noqa: BLE001
+            return None
+        return None
+
+    def _env(self, state: State, values: Mapping[str, Any], result: Any = None) -> Env:
+        return Env(self.compiled.ir, state={n: state[n] for n in self.compiled.state_names},
+                   args=dict(values), consts=self._env_base, result=result, today=self.today,
+                   now=self.now, safe=True)
+
+    def _condition_violation(self, cond: CCondition, state: State, values: dict[str, Any],
+                             ctool: CTool, certain: bool) -> Violation:
+        safe = state.has_unknown
+        message = self._render(cond.message, state, values, ctool, safe)
+        hint = self._render(cond.hint, state, values, ctool, safe)
+        explained = self.compiled.interpreter.explain(cond.ir.cond, self._env(state, values))
+        shown = tuple((text, v if isinstance(v, str) and v.startswith("<error") else show(v))
+                      for text, v in explained)
+        code = cond.ir.code or ("PRECONDITION_FAILED" if cond.ir.strength == "require"
+                                else "SOFT_PRECONDITION")
+        text = _cond_text(cond)
+        if message is None:
+            message = f"`{text}` is {'false' if certain else 'unknown'}"
+        elif not certain:
+            message = f"{message} (unknown: `{text}` cannot be decided)"
+        return Violation(code, message, "precondition", hint=hint,
+                         location=self._loc(cond.ir.span), values=shown, certain=certain)
+
+    def _not_bool(self, cond: CCondition, result: Any) -> Violation:
+        return Violation("EVAL_ERROR", f"`{_cond_text(cond)}` is {show(result)}, not true or false",
+                         "evaluation", location=self._loc(cond.ir.span))
+
+    def _render(self, t: TemplateFn | None, state: State, values: dict[str, Any], ctool: CTool,
+                safe: bool, result: Any = None) -> str | None:
+        if t is None:
+            return None
+        if t.values is None:
+            return t.render(())
+        try:
+            vals = (t.values.safe if state.has_unknown or safe else t.values.fast)(
+                state.values, values, result, state.values, None)
+        except Exception:  # noqa: BLE001 - a message hole that fails still renders
+            vals = tuple("<error>" for _ in t.template.parts if _ is not None)
+        return t.render(vals)
+
+    def _warning(self, code: str, key: str, vals: tuple[Any, ...]) -> Warning_:
+        t = self.compiled.warn_templates.get(key)
+        return Warning_(code, t.render(vals) if t is not None else code)
+
+    def _eval_failure(self, state: State, code: str, message: str, span: Any,
+                      precise: str | None = None) -> Branch:
+        v = Violation(code, f"the contract cannot evaluate this: {precise or message}"
+                      if code == "EVAL_ERROR" else message, "evaluation",
+                      location=self._loc(span))
+        return Branch(None, "fails", state, violations=[v])
+
+    def _loc(self, span: Any) -> str | None:
+        if span is None or not getattr(span, "file", None):
+            return None
+        return f"{span.file}:{span.line}"
+
+    def _path_to(self, m: Any, start: str, goals: set[str]) -> list[str]:
+        """Shortest sequence of tool calls that moves machine ``m`` into one of ``goals``."""
+        if start in goals:
+            return []
+        seen = {start}
+        queue: deque[tuple[str, list[str]]] = deque([(start, [])])
+        edges: dict[str, list[tuple[str, str]]] = {}
+        for tool, by_source in sorted(m.by_tool.items()):
+            for source, transitions in by_source.items():
+                for t in transitions:
+                    edges.setdefault(source, []).append((t.ir.target, tool))
+        while queue:
+            node, path = queue.popleft()
+            for target, tool in edges.get(node, []):
+                if target in seen:
+                    continue
+                if target in goals:
+                    return path + [tool]
+                seen.add(target)
+                queue.append((target, path + [tool]))
+        return []
+
+    # ------------------------------------------------------------------ public helpers
+    def enabled(self, state: State) -> list[Enabled]:
+        """Each tool with ``ok`` / ``fails`` / ``may_fail`` in this state, judged by its protocol
+        machines and by the preconditions that do not depend on its arguments."""
+        from ..compiler.codegen import used_names
+
+        out: list[Enabled] = []
+        for ctool in self.compiled.tools.values():
+            reasons: list[Violation] = []
+            unknown = False
+            for mname in ctool.machines:
+                m = self.compiled.machines[mname]
+                current = state.values[m.slot]
+                if current not in m.by_tool[ctool.name]:
+                    allowed = tuple(sorted(m.by_tool[ctool.name]))
+                    path = self._path_to(m, current, set(allowed))
+                    reasons.append(Violation(
+                        "PROTOCOL_VIOLATION",
+                        f"`{ctool.name}` is not allowed while {mname} is `{current}`",
+                        "protocol", hint=f"call {' → '.join(path)} first" if path else None,
+                        allowed_states=allowed, path_to_allowed=tuple(path)))
+            for cond in ctool.requires:
+                if used_names([cond.ir.cond]) & ctool.params:
+                    continue
+                result = self._eval(cond.test, state, {}, state.has_unknown, ctool)
+                if result is False:
+                    reasons.append(self._condition_violation(cond, state, {}, ctool, True))
+                elif result is UNKNOWN:
+                    unknown = True
+                    reasons.append(self._condition_violation(cond, state, {}, ctool, False))
+            verdict: Verdict = "fails" if any(r.certain for r in reasons) else (
+                "may_fail" if unknown else "ok")
+            out.append(Enabled(ctool.name, verdict, tuple(reasons)))
+        return out
+
+    def goal(self, state: State, name: str) -> Any:
+        """The value of a named goal in a state: True, False or UNKNOWN."""
+        fn = self.compiled.goals[name]
+        return self._eval(fn, state, {}, state.has_unknown, None)
+
+    def run(self, plan: Sequence[Mapping[str, Any]] | Iterable[tuple[str, Mapping[str, Any]]],
+            state: State | None = None, **bounds: Any) -> Any:
+        """Simulate a whole plan across every branch; returns a :class:`PlanReport`."""
+        from .explore import explore
+
+        return explore(self, plan, state if state is not None else self.initial_state(), **bounds)
+
+
+def _error_text(exc: BaseException) -> str:
+    if isinstance(exc, lib.EvalError):
+        return str(exc)
+    if isinstance(exc, KeyError):
+        return f"key {show(exc.args[0]) if exc.args else '?'} is missing"
+    if isinstance(exc, ZeroDivisionError):
+        return "division by zero"
+    if isinstance(exc, RecursionError):
+        return "the expression nests too deeply"
+    if isinstance(exc, AttributeError):
+        return "a value of the wrong type (e.g. null where a record was expected)"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _cond_text(cond: CCondition) -> str:
+    from ..dsl.pretty import expr_text
+
+    return expr_text(cond.ir.cond)
+
+
+def _when_text(t: Any) -> str:
+    from ..dsl.pretty import expr_text
+
+    return expr_text(t.ir.when) if t.ir.when is not None else "true"

@@ -1,0 +1,304 @@
+"""Plan exploration: every branch of every step, within bounds, with identical states merged."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..compiler.values import thaw
+from .engine import Branch, Verdict, Violation, Warning_
+from .state import State
+
+if TYPE_CHECKING:
+    from .engine import Simulator
+
+DEFAULT_MAX_BRANCHES = 256
+DEFAULT_MAX_STATES = 100_000
+
+
+@dataclass
+class Path:
+    """One way through the plan so far: the outcome chosen at each step."""
+
+    state: State
+    probability: float | None
+    choices: tuple[str, ...] = ()
+    failed_at: int | None = None
+    certain: bool = True  # the first failure is certain (not only under unknown values)
+    guessed: bool = False  # an unknown guard (not a precondition) chose this path
+    cost: float = 0.0
+    cost_known: bool = True
+    merged: int = 1
+
+
+@dataclass
+class StepReport:
+    index: int
+    tool: str
+    args: Mapping[str, Any]
+    verdict: Verdict
+    violations: list[Violation] = field(default_factory=list)
+    warnings: list[Warning_] = field(default_factory=list)
+    outcomes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    changes: list[tuple[str, Any, Any]] = field(default_factory=list)
+    reports: list[dict[str, Any]] = field(default_factory=list)
+    cost: float | None = None
+    failure_probability: float | None = 0.0
+    skipped: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "index": self.index,
+            "tool": self.tool,
+            "args": thaw(dict(self.args)),
+            "verdict": self.verdict,
+            "violations": [v.to_json() for v in self.violations],
+            "warnings": [w.to_json() for w in self.warnings],
+            "outcomes": [{"name": k, **v} for k, v in self.outcomes.items()],
+            "changes": [{"var": n, "before": thaw(b), "after": thaw(a)} for n, b, a in self.changes],
+        }
+        if self.reports:
+            out["reports"] = [thaw(r) for r in self.reports]
+        if self.cost is not None:
+            out["cost"] = self.cost
+        if self.failure_probability:
+            out["failure_probability"] = round(self.failure_probability, 12)
+        if self.skipped:
+            out["skipped"] = True
+        return out
+
+
+@dataclass
+class PlanReport:
+    """The result of simulating a plan: a verdict, each step, each final branch."""
+
+    verdict: Verdict
+    steps: list[StepReport]
+    paths: list[Path]
+    initial: State
+    notes: list[str] = field(default_factory=list)
+    failure_probability: float | None = None
+    goal: str | None = None
+    goal_results: dict[str, Any] = field(default_factory=dict)
+    states_explored: int = 0
+    contract: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict == "ok"
+
+    def to_json(self) -> dict[str, Any]:
+        """The documented JSON report (docs/report.schema.json)."""
+        out: dict[str, Any] = {
+            "contract": self.contract,
+            "verdict": self.verdict,
+            "steps": [s.to_json() for s in self.steps],
+            "branches": [
+                {
+                    "choices": list(p.choices),
+                    "probability": None if p.probability is None else round(p.probability, 12),
+                    "verdict": "ok" if p.failed_at is None else (
+                        "fails" if p.certain else "may_fail"),
+                    "failed_at": p.failed_at,
+                    "cost": p.cost if p.cost_known else None,
+                    "final_state": p.state.to_json(),
+                }
+                for p in self.paths
+            ],
+            "states_explored": self.states_explored,
+            "notes": list(self.notes),
+        }
+        if self.failure_probability is not None:
+            out["failure_probability"] = round(self.failure_probability, 12)
+        if self.goal is not None:
+            out["goal"] = {"name": self.goal, **{k: thaw(v) for k, v in self.goal_results.items()}}
+        return out
+
+
+def explore(sim: Simulator, plan: Sequence[Any] | Iterable[Any], initial: State,
+            max_depth: int | None = None, max_states: int = DEFAULT_MAX_STATES,
+            max_branches: int = DEFAULT_MAX_BRANCHES, stop_at_first: bool = False,
+            goal: str | None = None) -> PlanReport:
+    calls = [_as_call(c) for c in plan]
+    frontier: list[Path] = [Path(initial, 1.0)]
+    steps: list[StepReport] = []
+    notes: list[str] = []
+    explored = 0
+    finished: list[Path] = []
+    for index, (tool, args) in enumerate(calls, 1):
+        if max_depth is not None and index > max_depth:
+            notes.append(f"--max-depth {max_depth} stopped the simulation before step {index}")
+            for later, (t, a) in enumerate(calls[index - 1:], index):
+                steps.append(StepReport(later, t, a, "ok", skipped=True))
+            break
+        if stop_at_first and any(p.failed_at is not None for p in frontier + finished):
+            steps.append(StepReport(index, tool, args, "ok", skipped=True))
+            continue
+        report = StepReport(index, tool, args, "ok")
+        next_frontier: dict[tuple[State, bool, bool, bool], Path] = {}
+        step_fail_p = 0.0
+        fail_p_known = True
+        main = frontier[0]
+        for path in frontier:
+            result = sim.step(path.state, tool, args)
+            explored += len(result.branches)
+            for b in result.branches:
+                certain = b.certain and not path.guessed
+                _record(report, b, path, certain)
+                failed = b.failed
+                prob = None if path.probability is None or b.probability is None else (
+                    path.probability * b.probability)
+                if failed and certain and path.failed_at is None:
+                    if prob is None:
+                        fail_p_known = False
+                    else:
+                        step_fail_p += prob
+                choice = b.outcome or (b.violations[0].code if b.violations else "fails")
+                new = Path(
+                    state=b.state,
+                    probability=prob,
+                    choices=path.choices + (f"{tool}:{choice}",),
+                    failed_at=path.failed_at if path.failed_at is not None else (
+                        index if failed else None),
+                    certain=path.certain if path.failed_at is not None else (
+                        certain if failed else True),
+                    guessed=path.guessed or b.guess,
+                    cost=path.cost + (result.cost or 0.0),
+                    cost_known=path.cost_known and (result.cost is not None or
+                                                    sim.compiled.tools.get(tool) is None or
+                                                    sim.compiled.tools[tool].cost is None),
+                )
+                key = (new.state, new.failed_at is None, new.certain, new.guessed)
+                if key in next_frontier:
+                    old = next_frontier[key]
+                    old.merged += 1
+                    if old.probability is not None and new.probability is not None:
+                        old.probability += new.probability
+                    else:
+                        old.probability = None
+                else:
+                    next_frontier[key] = new
+            if path is main:
+                report.cost = result.cost
+                main_branch = _main_branch(result.branches)
+                if main_branch is not None:
+                    report.changes = _diff(path.state, main_branch.state, sim)
+        report.verdict = _step_verdict(report)
+        report.failure_probability = step_fail_p if fail_p_known else None
+        steps.append(report)
+        ordered = sorted(next_frontier.values(), key=_path_order)
+        if len(ordered) > max_branches:
+            notes.append(f"--max-branches {max_branches} cut {len(ordered) - max_branches} "
+                         f"branch(es) after step {index}; the verdict covers the rest only")
+            ordered = ordered[:max_branches]
+        frontier = ordered
+        if explored > max_states:
+            notes.append(f"--max-states {max_states} stopped the search after step {index}")
+            for later, (t, a) in enumerate(calls[index:], index + 1):
+                steps.append(StepReport(later, t, a, "ok", skipped=True))
+            break
+    paths = frontier
+    verdict = _plan_verdict(paths)
+    fail_p: float | None = 0.0
+    for p in paths:
+        if p.failed_at is not None and p.certain:
+            if p.probability is None or fail_p is None:
+                fail_p = None
+            else:
+                fail_p += p.probability
+    report_ = PlanReport(verdict=verdict, steps=steps, paths=paths, initial=initial, notes=notes,
+                         failure_probability=fail_p if verdict == "fails" else None,
+                         states_explored=explored, contract=sim.contract.name)
+    if goal is not None:
+        results = [sim.goal(p.state, goal) for p in paths if p.failed_at is None]
+        report_.goal = goal
+        report_.goal_results = {
+            "reached": bool(results) and all(r is True for r in results),
+            "branches_reaching": sum(1 for r in results if r is True),
+            "branches_missing": sum(1 for r in results if r is False),
+            "branches_unknown": sum(1 for r in results if r is not True and r is not False),
+        }
+    return report_
+
+
+def _as_call(c: Any) -> tuple[str, Mapping[str, Any]]:
+    if isinstance(c, tuple):
+        return c[0], dict(c[1] or {})
+    if isinstance(c, Mapping):
+        return str(c.get("tool")), dict(c.get("args") or {})
+    tool = getattr(c, "tool", None)
+    if tool is not None:
+        return str(tool), dict(getattr(c, "args", {}) or {})
+    raise TypeError(f"a plan step is a {{tool, args}} mapping or a (tool, args) pair, got {c!r}")
+
+
+def _record(report: StepReport, b: Branch, path: Path, certain: bool) -> None:
+    for v in b.violations:
+        if all((v.code, v.message) != (x.code, x.message) for x in report.violations):
+            report.violations.append(v)
+    for w in b.warnings:
+        if all((w.code, w.message) != (x.code, x.message) for x in report.warnings):
+            report.warnings.append(w)
+    name = b.outcome or "rejected"
+    entry = report.outcomes.setdefault(name, {"kind": b.kind, "probability": 0.0, "paths": 0,
+                                              "event": b.event,
+                                              "certain": certain})
+    entry["paths"] += 1
+    if entry["probability"] is not None:
+        if b.probability is None or path.probability is None:
+            entry["probability"] = None
+        else:
+            entry["probability"] = round(entry["probability"] + b.probability * path.probability,
+                                         12)
+    if b.assumptions:
+        entry["assumptions"] = sorted(set(entry.get("assumptions", [])) | set(b.assumptions))
+    if not certain:
+        entry["certain"] = False
+    if b.report and b.report not in report.reports:
+        report.reports.append(b.report)
+    if b.approximate:
+        entry["approximate"] = True
+
+
+def _main_branch(branches: list[Branch]) -> Branch | None:
+    """The branch shown as 'the' result: the most probable successful one, else the first."""
+    best: Branch | None = None
+    for b in branches:
+        if b.failed:
+            continue
+        if best is None or (b.probability or 0.0) > (best.probability or 0.0):
+            best = b
+    return best or (branches[0] if branches else None)
+
+
+def _diff(before: State, after: State, sim: Simulator) -> list[tuple[str, Any, Any]]:
+    changes: list[tuple[str, Any, Any]] = []
+    for name, slot in sim.layout.items():
+        if before.values[slot] != after.values[slot] or (
+            type(before.values[slot]) is not type(after.values[slot])
+        ):
+            label = name.replace("machine:", "machine ")
+            changes.append((label, before.values[slot], after.values[slot]))
+    return changes
+
+
+def _step_verdict(report: StepReport) -> Verdict:
+    kinds = report.outcomes.values()
+    if any(e["kind"] == "fails" and e["certain"] for e in kinds):
+        return "fails"
+    if any(e["kind"] == "fails" for e in kinds):
+        return "may_fail"
+    return "ok"
+
+
+def _plan_verdict(paths: list[Path]) -> Verdict:
+    if any(p.failed_at is not None and p.certain for p in paths):
+        return "fails"
+    if any(p.failed_at is not None for p in paths):
+        return "may_fail"
+    return "ok"
+
+
+def _path_order(p: Path) -> tuple[int, float, tuple[str, ...]]:
+    return (0 if p.failed_at is not None else 1, -(p.probability or 0.0), p.choices)

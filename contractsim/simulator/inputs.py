@@ -1,0 +1,348 @@
+"""Plans and state files: read, shape-checked and validated, with diagnostics instead of tracebacks.
+
+A plan is JSON or YAML: a list of ``{tool, args}``; or an object with ``steps`` (and optionally
+``state``, ``now``, ``goal``); or OpenAI-style ``tool_calls`` (``function.name`` and
+``function.arguments`` as a JSON string). In a state file (or a plan's ``state``) the string
+``$unknown`` marks a value as not observed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from ..compiler.compile import CompiledContract
+from ..compiler.validators import problems_from
+from ..compiler.values import UNKNOWN, FMap, Fresh
+from ..dsl import ir
+from ..dsl.diagnostics import ContractError, Diagnostic, Span, error, suggestion_hint
+
+UNKNOWN_MARK = "$unknown"
+MAX_PLAN_BYTES = 32 * 1024 * 1024
+MAX_PLAN_STEPS = 100_000
+
+
+@dataclass
+class PlanStep:
+    tool: str
+    args: dict[str, Any]
+    line: int = 0
+
+
+@dataclass
+class Plan:
+    """A parsed plan: its calls, and the options it carries."""
+
+    steps: list[PlanStep]
+    source: str = "<plan>"
+    state: dict[str, Any] = field(default_factory=dict)
+    now: str | None = None
+    goal: str | None = None
+    text: str = ""
+
+
+def _diag(code: str, message: str, file: str, line: int = 1, hint: str | None = None) -> Diagnostic:
+    return error(code, message, Span(file=file, line=line, col=1, end_line=line, end_col=2),
+                 hint=hint)
+
+
+def read_text(path: str | os.PathLike[str], what: str) -> str:
+    p = Path(path)
+    name = str(path)
+    if not p.exists():
+        raise ContractError([_diag("E0700", f"no such {what} file: {name}", name,
+                                   hint="check the path")])
+    if p.is_dir():
+        raise ContractError([_diag("E0700", f"{name} is a directory, not a {what} file", name)])
+    try:
+        if p.stat().st_size > MAX_PLAN_BYTES:
+            raise ContractError([_diag("E0700", f"{name} is larger than {MAX_PLAN_BYTES:,} bytes",
+                                       name)])
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ContractError([_diag("E0700", f"cannot read {name}: {exc.strerror or exc}", name)]) from None
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError:
+        raise ContractError([_diag("E0700", f"{name} is not UTF-8 text", name)]) from None
+
+
+def parse_data(text: str, name: str, what: str) -> Any:
+    """JSON, else YAML (safe loader: no Python objects), with positions in errors."""
+    stripped = text.lstrip()
+    if stripped.startswith(("{", "[")):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ContractError([_diag("E0701", f"the {what} is not valid JSON: {exc.msg}", name,
+                                       exc.lineno, hint="check brackets, commas and quotes")],
+                                {name: text}) from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        line = 1
+        mark = getattr(exc, "problem_mark", None)
+        if mark is not None:
+            line = mark.line + 1
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ContractError([_diag("E0701", f"the {what} is not valid YAML: {problem}", name, line,
+                                   hint="check indentation and quoting")], {name: text}) from None
+    except RecursionError:
+        raise ContractError([_diag("E0701", f"the {what} nests too deeply", name)]) from None
+
+
+def _line_of(text: str, needle: str, nth: int = 0) -> int:
+    count = 0
+    for i, line in enumerate(text.splitlines(), 1):
+        if needle in line:
+            if count == nth:
+                return i
+            count += 1
+    return 1
+
+
+def load_plan(path: str | os.PathLike[str]) -> Plan:
+    text = read_text(path, "plan")
+    return parse_plan(text, str(path))
+
+
+def parse_plan(text: str, name: str = "<plan>") -> Plan:
+    """Read a plan from text; every shape problem becomes a diagnostic with a line."""
+    if text.strip().startswith("(") or _looks_like_ipc(text):
+        return _ipc_plan(text, name)
+    data = parse_data(text, name, "plan")
+    problems: list[Diagnostic] = []
+    plan = Plan(steps=[], source=name, text=text)
+    calls: Any = data
+    if isinstance(data, dict):
+        if "tool_calls" in data:
+            calls = data["tool_calls"]
+        elif "steps" in data:
+            calls = data["steps"]
+        else:
+            raise ContractError([_diag("E0701", "the plan object has no `steps` (or `tool_calls`)",
+                                       name, hint="write `steps:` followed by a list of "
+                                       "{tool, args}")], {name: text})
+        for key in data:
+            if key not in ("steps", "tool_calls", "state", "now", "goal", "description"):
+                problems.append(_diag("E0701", f"unknown plan field `{key}`", name,
+                                      _line_of(text, str(key)),
+                                      hint=suggestion_hint(str(key),
+                                                           ["steps", "state", "now", "goal"],
+                                                           "field")))
+        state = data.get("state") or {}
+        if not isinstance(state, dict):
+            problems.append(_diag("E0701", "`state` must be an object of variable: value", name,
+                                  _line_of(text, "state")))
+        else:
+            plan.state = state
+        if data.get("now") is not None:
+            plan.now = str(data["now"])
+        if data.get("goal") is not None:
+            plan.goal = str(data["goal"])
+    if calls is None:
+        calls = []
+    if not isinstance(calls, list):
+        raise ContractError([_diag("E0701", "a plan is a list of calls", name,
+                                   hint="write a list of {tool: NAME, args: {...}}")],
+                            {name: text})
+    if len(calls) > MAX_PLAN_STEPS:
+        raise ContractError([_diag("E0701", f"the plan has {len(calls):,} steps; the limit is "
+                                   f"{MAX_PLAN_STEPS:,}", name)])
+    for i, call in enumerate(calls):
+        step = _plan_step(call, i, name, text, problems)
+        if step is not None:
+            plan.steps.append(step)
+    if problems:
+        raise ContractError(problems, {name: text})
+    return plan
+
+
+def _plan_step(call: Any, i: int, name: str, text: str,
+               problems: list[Diagnostic]) -> PlanStep | None:
+    where = f"step {i + 1}"
+    if not isinstance(call, dict):
+        problems.append(_diag("E0701", f"{where} must be an object with `tool` and `args`", name,
+                              hint="e.g. {tool: read_file, args: {path: /a}}"))
+        return None
+    if "function" in call and isinstance(call["function"], dict):
+        fn = call["function"]
+        tool = fn.get("name")
+        raw = fn.get("arguments", "{}")
+        if isinstance(raw, str):
+            try:
+                args = json.loads(raw) if raw.strip() else {}
+            except json.JSONDecodeError as exc:
+                problems.append(_diag("E0701", f"{where}: `function.arguments` is not valid JSON: "
+                                      f"{exc.msg}", name, _line_of(text, "arguments", i)))
+                return None
+        else:
+            args = raw
+    else:
+        tool = call.get("tool", call.get("name"))
+        args = call.get("args", call.get("arguments", {}))
+        for key in call:
+            if key not in ("tool", "name", "args", "arguments", "id", "type", "comment"):
+                problems.append(_diag("E0701", f"{where}: unknown field `{key}`", name,
+                                      _line_of(text, str(key)),
+                                      hint="a step has `tool` and `args`"))
+    if not isinstance(tool, str) or not tool:
+        problems.append(_diag("E0701", f"{where} has no tool name", name,
+                              hint="add `tool: NAME`"))
+        return None
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        problems.append(_diag("E0701", f"{where}: `args` must be an object, got "
+                              f"{type(args).__name__}", name, _line_of(text, tool)))
+        return None
+    return PlanStep(tool, args, _line_of(text, tool))
+
+
+def _looks_like_ipc(text: str) -> bool:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith(";")]
+    return bool(lines) and all(ln.startswith("(") and ln.endswith(")") for ln in lines)
+
+
+def _ipc_plan(text: str, name: str) -> Plan:
+    """IPC plan files: one ``(action arg …)`` per line, ``;`` comments. Arguments are positional
+    and bound to the tool's parameters in order when the plan runs."""
+    steps: list[PlanStep] = []
+    for i, raw in enumerate(text.splitlines(), 1):
+        line = raw.split(";", 1)[0].strip()
+        if not line:
+            continue
+        if not (line.startswith("(") and line.endswith(")")):
+            raise ContractError([_diag("E0701", f"not an IPC plan step: {line[:60]}", name, i)])
+        parts = line[1:-1].split()
+        if not parts:
+            raise ContractError([_diag("E0701", "an empty step `()`", name, i)])
+        steps.append(PlanStep(parts[0], {"$positional": parts[1:]}, i))
+    return Plan(steps=steps, source=name, text=text)
+
+
+def bind_positional(compiled: CompiledContract, step: PlanStep) -> dict[str, Any]:
+    """Turn IPC positional arguments into named ones (tool and parameter names matched
+    case-insensitively, ``-`` read as ``_``)."""
+    positional = step.args.get("$positional")
+    if positional is None:
+        return step.args
+    tool = _tool_name(compiled, step.tool)
+    ctool = compiled.tools.get(tool)
+    if ctool is None:
+        return {}
+    names = [p.name for p in ctool.ir.params]
+    return {n: _member(compiled, ctool.ir, n, v) for n, v in zip(names, positional)}
+
+
+def _tool_name(compiled: CompiledContract, name: str) -> str:
+    if name in compiled.tools:
+        return name
+    normal = name.lower().replace("-", "_")
+    for tool in compiled.tools:
+        if tool.lower() == normal:
+            return tool
+    return name
+
+
+def _member(compiled: CompiledContract, tool: ir.Tool, param: str, value: str) -> str:
+    for p in tool.params:
+        if p.name == param and isinstance(p.type, ir.NamedType):
+            for t in compiled.ir.types:
+                if t.name == p.type.name and isinstance(t.type, ir.EnumType):
+                    for m in t.type.members:
+                        if m.value.lower() == value.lower():
+                            return m.value
+    return value
+
+
+def resolve_step(compiled: CompiledContract, step: PlanStep) -> tuple[str, dict[str, Any]]:
+    if "$positional" in step.args:
+        return _tool_name(compiled, step.tool), bind_positional(compiled, step)
+    return step.tool, step.args
+
+
+# ------------------------------------------------------------------------------------ state files
+
+
+def load_state_file(path: str | os.PathLike[str]) -> dict[str, Any]:
+    text = read_text(path, "state")
+    data = parse_data(text, str(path), "state")
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ContractError([_diag("E0702", "a state file is an object of variable: value",
+                                   str(path))])
+    return data
+
+
+def validate_state_overrides(compiled: CompiledContract, overrides: dict[str, Any],
+                             source: str = "<state>", text: str = "") -> dict[str, Any]:
+    """Check names and types of state overrides; returns runtime values."""
+    out: dict[str, Any] = {}
+    problems: list[Diagnostic] = []
+    decls = {v.name: v for v in compiled.ir.state}
+    machines = compiled.machines
+    for name, value in overrides.items():
+        line = _line_of(text, f"{name}") if text else 1
+        if name == "machines" and isinstance(value, dict):
+            for mname, mstate in value.items():
+                m = machines.get(mname)
+                if m is None:
+                    problems.append(_diag("E0702", f"unknown machine `{mname}`", source, line,
+                                          hint=suggestion_hint(mname, machines, "machine")))
+                    continue
+                states = [s.name for s in m.ir.states]
+                if mstate not in states:
+                    problems.append(_diag("E0702", f"machine `{mname}` has no state `{mstate}`",
+                                          source, line,
+                                          hint=suggestion_hint(str(mstate), states, "state")))
+                    continue
+                out[f"machine:{mname}"] = mstate
+            continue
+        decl = decls.get(name)
+        if decl is None:
+            problems.append(_diag("E0702", f"unknown state variable `{name}`", source, line,
+                                  hint=suggestion_hint(name, decls, "state variable")))
+            continue
+        if value == UNKNOWN_MARK:
+            out[name] = UNKNOWN
+            continue
+        try:
+            validated = compiled.validators.adapter_for(decl.type).validate_python(value)
+        except ValidationError as exc:
+            for p in problems_from(exc, name):
+                problems.append(_diag("E0702", f"`{p.path}`: {p.message}", source, line,
+                                      hint=p.hint))
+            continue
+        out[name] = validated
+    if problems:
+        raise ContractError(problems, {source: text} if text else None)
+    return out
+
+
+# ------------------------------------------------------------------------------------ fresh values
+
+
+def fresh_value(t: ir.TypeExpr, compiled: CompiledContract, work: list[Any], label: str) -> Any:
+    """What a call returns, in simulation: new strings are fresh ids, the rest is unknown."""
+    decls = {d.name: d.type for d in compiled.ir.types}
+    depth = 0
+    while isinstance(t, ir.NamedType) and t.name in decls and depth < 32:
+        t = decls[t.name]
+        depth += 1
+    if isinstance(t, ir.RecordType):
+        return FMap({f.name: fresh_value(f.type, compiled, work, f"{label}.{f.name}")
+                     for f in t.fields})
+    if isinstance(t, ir.NamedType) and t.name == "str" and not t.constraints or (
+        isinstance(t, ir.NamedType) and t.name == "str"
+    ):
+        work[-1] += 1
+        return Fresh(label, work[-1])
+    return UNKNOWN

@@ -1,0 +1,108 @@
+"""Plan reports as text: numbered steps like a model checker's counterexample."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..compiler.values import show
+from .explore import PlanReport, StepReport
+
+MARKS = {"ok": "✓", "fails": "✗", "may_fail": "?"}
+COLOURS = {"ok": "green", "fails": "red", "may_fail": "yellow"}
+VERDICT_TEXT = {
+    "ok": "succeeds on every branch",
+    "fails": "fails on some branch",
+    "may_fail": "may fail (depends on values that are unknown)",
+}
+
+
+def _style(text: str, colour: str | None, bold: bool = False) -> str:
+    if colour is None and not bold:
+        return text
+    import click
+
+    return click.style(text, fg=colour, bold=bold)
+
+
+def render_text(report: PlanReport, colour: bool = False) -> str:
+    """The human-readable report. Colour only when asked (the CLI asks on a terminal)."""
+    lines: list[str] = []
+    lines.append(f"contract {report.contract}: {len(report.steps)} step(s)")
+    lines.append("")
+    for step in report.steps:
+        lines.extend(_step_lines(step, colour))
+    lines.append("")
+    verdict = report.verdict
+    text = VERDICT_TEXT[verdict]
+    if verdict == "fails" and report.failure_probability is not None:
+        if report.failure_probability < 1.0 - 1e-12:
+            text += f" (probability {_pct(report.failure_probability)})"
+    lines.append(_style(f"verdict: {verdict} — {text}", COLOURS[verdict] if colour else None,
+                        bold=colour))
+    n = len(report.paths)
+    lines.append(f"{n} final branch{'es' if n != 1 else ''}, {report.states_explored} "
+                 f"state(s) explored")
+    for p in report.paths[:5]:
+        prob = "" if p.probability is None else f" p={_pct(p.probability)}"
+        status = "ok" if p.failed_at is None else f"fails at step {p.failed_at}"
+        if p.failed_at is not None and not p.certain:
+            status = f"may fail at step {p.failed_at}"
+        lines.append(f"  - {status}{prob}: " + " → ".join(p.choices))
+    if len(report.paths) > 5:
+        lines.append(f"  … and {len(report.paths) - 5} more")
+    if report.goal is not None:
+        reached = report.goal_results.get("reached")
+        lines.append(f"goal {report.goal}: {'reached' if reached else 'NOT reached'} "
+                     f"({report.goal_results.get('branches_reaching', 0)} branch(es) reach it)")
+    for note in report.notes:
+        lines.append(f"note: {note}")
+    return "\n".join(lines) + "\n"
+
+
+def _pct(p: float) -> str:
+    return f"{p * 100:.4g}%"
+
+
+def _step_lines(step: StepReport, colour: bool) -> list[str]:
+    mark = MARKS[step.verdict]
+    head = f"{step.index:>3}. {mark} {step.tool}({_args(step.args)})"
+    if step.skipped:
+        return [f"{step.index:>3}. - {step.tool}({_args(step.args)})  (not simulated)"]
+    if step.verdict != "ok":
+        head += f"  — {step.verdict.replace('_', ' ')}"
+    out = [_style(head, COLOURS[step.verdict] if colour else None)]
+    for v in step.violations:
+        prefix = "✗" if v.certain else "?"
+        where = f"  [{v.location}]" if v.location else ""
+        out.append(f"       {prefix} {v.code}: {v.message}{where}")
+        for text, value in v.values:
+            out.append(f"           {text} = {value}")
+        if v.hint:
+            out.append(f"           hint: {v.hint}")
+    for w in step.warnings:
+        out.append(f"       ! {w.code}: {w.message}" + ("" if w.certain else " (possibly)"))
+    if len(step.outcomes) > 1 or any(k != "ok" for k in step.outcomes):
+        parts = []
+        for name, info in step.outcomes.items():
+            if name == "rejected":
+                continue
+            prob = info.get("probability")
+            label = f"{name} ({info['kind']}"
+            if prob is not None and prob < 1.0 - 1e-12:
+                label += f", p={_pct(prob)}"
+            if info.get("event"):
+                label += f", on {info['event']}"
+            if not info.get("certain", True):
+                label += ", if unknowns allow"
+            parts.append(label + ")")
+        if parts:
+            out.append("       branches: " + "; ".join(parts))
+    for r in step.reports:
+        out.append("       report: " + ", ".join(f"{k}={show(v)}" for k, v in r.items()))
+    for name, before, after in step.changes:
+        out.append(f"       {name}: {show(before, 60)} → {show(after, 60)}")
+    return out
+
+
+def _args(args: Any) -> str:
+    return ", ".join(f"{k}={show(v, 40)}" for k, v in dict(args).items())

@@ -1,0 +1,73 @@
+"""Simulator states: immutable, hashable, cheap to fork (a tuple of shared immutable values)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from ..compiler.lib import contains_unknown
+from ..compiler.values import thaw
+
+
+class State(Mapping[str, Any]):
+    """A world state: state variables by name, plus each protocol machine's current state.
+
+    Forking is free: every value is immutable and shared between a state and its successors.
+    """
+
+    __slots__ = ("values", "layout", "_hash", "_has_unknown")
+
+    def __init__(self, values: tuple[Any, ...], layout: dict[str, int]) -> None:
+        self.values = values
+        self.layout = layout
+        self._hash: int | None = None
+        self._has_unknown: bool | None = None
+
+    def __getitem__(self, name: str) -> Any:
+        return self.values[self.layout[name]]
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name in self.layout if not name.startswith("machine:"))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def machine(self, name: str) -> str:
+        """The current state of protocol machine ``name``."""
+        return str(self.values[self.layout[f"machine:{name}"]])
+
+    @property
+    def machines(self) -> dict[str, str]:
+        return {
+            name.removeprefix("machine:"): self.values[slot]
+            for name, slot in self.layout.items()
+            if name.startswith("machine:")
+        }
+
+    @property
+    def has_unknown(self) -> bool:
+        """Whether any value is (or contains) ``unknown``; such states use three-valued code."""
+        if self._has_unknown is None:
+            self._has_unknown = any(contains_unknown(v) for v in self.values)
+        return self._has_unknown
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(self.values)
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, State):
+            return self.values == other.values
+        return NotImplemented
+
+    def to_json(self) -> dict[str, Any]:
+        """State variables (and machines under ``"machines"``) as JSON-ready data."""
+        out: dict[str, Any] = {name: thaw(self[name]) for name in self}
+        if self.machines:
+            out["machines"] = dict(sorted(self.machines.items()))
+        return out
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={thaw(self[k])!r}" for k in self)
+        return f"State({inner})"
