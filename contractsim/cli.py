@@ -145,7 +145,7 @@ def simulate(contract: str, plan: str, state_file: str | None, fmt: str, now: st
     if validated:
         from .simulator.state import State
 
-        values = list(state.values)
+        values = list(state.data)
         for name, value in validated.items():
             values[c.compiled.slots[name]] = value
         state = State(tuple(values), state.layout)

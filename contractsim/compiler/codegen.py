@@ -61,7 +61,9 @@ class CodeGen:
         self.type_names = {t.name for t in contract.types}
         self.consts = {c.name for c in contract.consts}
         self.predicates = {p.name: p for p in contract.predicates}
+        self.collection_kind = _state_collection_kinds(contract)
         self._tmp = 0
+        self._loop_depth = 0
 
     def tmp(self, base: str = "t") -> str:
         self._tmp += 1
@@ -150,7 +152,7 @@ class CodeGen:
     def _e_unary(self, e: ir.Unary, ctx: Ctx) -> str:
         operand = self.expr(e.operand, ctx)
         if e.op == "not":
-            return f"H_not({operand})" if self.safe else f"(not H_truth({operand}))"
+            return f"H_not({operand})" if self.safe else f"(not {_truthy(e.operand, operand)})"
         return f"H_neg({operand})"
 
     def _e_binary(self, e: ir.Binary, ctx: Ctx) -> str:
@@ -168,10 +170,8 @@ class CodeGen:
             if op in ("==", "!=", "<", "<=", ">", ">="):
                 return f"H_compare({op!r}, {left}, {right})"
             return f"H_arith({op!r}, {left}, {right})"
-        if op == "and":
-            return f"(H_truth({left}) and H_truth({right}))"
-        if op == "or":
-            return f"(H_truth({left}) or H_truth({right}))"
+        if op in ("and", "or"):
+            return f"({_truthy(e.left, left)} {op} {_truthy(e.right, right)})"
         if op in ("in", "not in"):
             return f"({left} {op} {right})"
         if op in ("==", "!="):
@@ -275,6 +275,15 @@ class CodeGen:
             self.update(src, s.target, lambda current: value, ctx, indent, s.span)
         elif isinstance(s, ir.MethodCall):
             args = "".join(", " + self.expr(a, ctx) for a in s.args)
+            root = s.target.name if isinstance(s.target, ir.Name) else None
+            if (not self.safe and root is not None and self._loop_depth == 0
+                    and self.collection_kind.get(root) == "set" and s.method in ("add", "remove",
+                                                                                 "discard")):
+                # one element per statement outside loops: growth is bounded by the plan length
+                slot = f"S[{self.slots[root]}]"
+                op = "|" if s.method == "add" else "-"
+                src.emit(f"{slot} = {slot} {op} {{{args[2:]}}}", indent, s.span)
+                return
             self.update(
                 src,
                 s.target,
@@ -314,7 +323,9 @@ class CodeGen:
                 src.emit("C.havoc = True", indent + 1)
                 src.emit(f"{c} = ()", indent + 1)
             src.emit(f"for {var} in H_iter({c}):", indent)
+            self._loop_depth += 1
             self.stmts(src, s.body, Ctx({**ctx.locals, s.var: var}, ctx.state), indent + 1)
+            self._loop_depth -= 1
             src.emit("pass", indent + 1)
         elif isinstance(s, ir.Let):
             var = self.tmp("l")
@@ -350,7 +361,11 @@ class CodeGen:
         keys: list[str] = []
         src.emit(f"{containers[0]} = {slot}", indent, span)
         for i, step in enumerate(path):
-            key = repr(step.name) if isinstance(step, ir.Attr) else self.expr(step.key, ctx)
+            if isinstance(step, ir.Attr):
+                key = repr(step.name)
+            else:
+                assert isinstance(step, ir.Index)
+                key = self.expr(step.key, ctx)
             k = self.tmp("k")
             src.emit(f"{k} = {key}", indent)
             keys.append(k)
@@ -365,12 +380,42 @@ class CodeGen:
         src.emit(f"{slot} = {value}", indent)
 
 
+_BOOL_OPS = ("and", "or", "==", "!=", "<", "<=", ">", ">=", "in", "not in")
+
+
+def _truthy(e: ir.Expr, code: str) -> str:
+    """``code`` as a condition: expressions that are always bool need no run-time check."""
+    if isinstance(e, ir.Binary) and e.op in _BOOL_OPS:
+        return code
+    if isinstance(e, ir.Unary) and e.op == "not":
+        return code
+    if isinstance(e, ir.Literal_) and isinstance(e.value, bool):
+        return code
+    return f"H_truth({code})"
+
+
+def _state_collection_kinds(contract: ir.Contract) -> dict[str, str]:
+    decls = {t.name: t.type for t in contract.types}
+    out: dict[str, str] = {}
+    for var in contract.state:
+        t: ir.TypeExpr = var.type
+        depth = 0
+        while isinstance(t, ir.NamedType) and t.name in decls and depth < 32:
+            t = decls[t.name]
+            depth += 1
+        if isinstance(t, ir.GenericType):
+            out[var.name] = t.name
+    return out
+
+
 def _template_key(s: ir.Warn) -> str:
     return f"{s.span.line}:{s.span.col}"
 
 
 def _comment(text: str) -> str:
-    return text.replace("\n", " ")[:200]
+    # a comment must stay one line of source: \r, NUL and other control characters in a string
+    # literal would end it (or make the module uncompilable)
+    return "".join(ch if ch.isprintable() else " " for ch in text)[:200]
 
 
 def _walk(body: Iterable[ir.Stmt]) -> Iterable[ir.Stmt]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ..dsl import ir
 from ..dsl.pretty import expr_text
@@ -234,7 +234,10 @@ class Interpreter:
             node = node.obj
         assert isinstance(node, ir.Name)
         path.reverse()
-        keys = [p.name if isinstance(p, ir.Attr) else self.eval(p.key, env) for p in path]
+        keys = [
+            p.name if isinstance(p, ir.Attr) else self.eval(cast(ir.Index, p).key, env)
+            for p in path
+        ]
         containers = [env.state[node.name]]
         for k in keys[:-1]:
             containers.append(lib.index(containers[-1], k))

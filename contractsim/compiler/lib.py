@@ -9,10 +9,10 @@ Plain functions take known values. ``safe_*`` variants and :func:`lift` add thre
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from datetime import date as _date
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from .validators import is_date as _is_date
 from .validators import is_datetime as _is_datetime
@@ -161,7 +161,7 @@ def _matches(s: str, pattern: str) -> bool:
 
 
 def _keys(m: FMap) -> frozenset[Any]:
-    return frozenset(m.keys())
+    return frozenset(m)
 
 
 def _values(m: FMap) -> tuple[Any, ...]:
@@ -305,8 +305,11 @@ def safe_compare(op: str, a: Any, b: Any) -> Any:
         return U
     fresh_a, fresh_b = isinstance(a, Fresh), isinstance(b, Fresh)
     if fresh_a or fresh_b:
-        # a fresh value equals only itself; its order and its relation to known text are unknown
-        return compare(op, a, b) if fresh_a and fresh_b and op in ("==", "!=") else U
+        # a fresh value equals only itself and is never null; its order and its relation to
+        # known text are unknown
+        if op in ("==", "!=") and ((fresh_a and fresh_b) or a is None or b is None):
+            return compare(op, a, b)
+        return U
     if op in ("==", "!=") and (_contains_unknown(a) or _contains_unknown(b)):
         return U
     return compare(op, a, b)
@@ -449,12 +452,14 @@ def type_name(v: Any) -> str:
 # ------------------------------------------------------------------------------ collection updates
 
 
+_C = TypeVar("_C", bound=Sized)
+
 MAX_ITEMS = 100_000
 """No collection in a simulated state grows beyond this many items (a contract from a stranger must
 not eat the machine's memory)."""
 
 
-def _bounded(coll: Any) -> Any:
+def _bounded(coll: _C) -> _C:
     if len(coll) > MAX_ITEMS:
         raise EvalError(f"a collection would grow beyond {MAX_ITEMS:,} items")
     return coll

@@ -289,7 +289,7 @@ class ValidatorBuilder:
                 return Annotated[dict[args[0], args[1]], AfterValidator(FMap)]  # type: ignore[valid-type]
             return tuple[tuple(args)]  # type: ignore[misc]
         if isinstance(t, ir.EnumType):
-            return Literal[tuple(m.value for m in t.members)]  # type: ignore[valid-type]
+            return Literal[tuple(m.value for m in t.members)]
         if isinstance(t, ir.RecordType):
             return Annotated[self.record_model(t, name), AfterValidator(_record_to_map)]
         if isinstance(t, ir.TaggedUnionType):
@@ -309,7 +309,7 @@ class ValidatorBuilder:
             union = Union[tuple(variants)]  # type: ignore[valid-type]
             return Annotated[union, Field(discriminator=t.tag_field)]
         options = tuple(self.annotation(o) for o in t.options)
-        return Union[options]  # type: ignore[valid-type]
+        return Union[options]
 
     def _constrained(self, base: Any, t: ir.TypeExpr) -> Any:
         if not t.constraints:
@@ -331,7 +331,10 @@ class ValidatorBuilder:
                 kwargs["max_length"] = c.value
         if kwargs:
             extra.insert(0, Field(**kwargs))
-        return Annotated[(base, *extra)] if extra else base
+        annotated = base
+        for meta in extra:
+            annotated = Annotated[annotated, meta]
+        return annotated
 
     def named(self, name: str) -> Any:
         if name in self.namespace:
@@ -357,7 +360,7 @@ class ValidatorBuilder:
         self._counter += 1
         fields: dict[str, Any] = {}
         if tag is not None:
-            fields[tag[0]] = (Literal[tag[1]], ...)  # type: ignore[valid-type]
+            fields[tag[0]] = (Literal[tag[1]], ...)
         for f in t.fields:
             ann = self.annotation(f.type)
             if f.default is not None:
@@ -367,11 +370,11 @@ class ValidatorBuilder:
                 fields[f.name] = (Union[ann, None], None)
             else:
                 fields[f.name] = (ann, ...)
-        model = create_model(  # type: ignore[call-overload]
+        model = create_model(
             _model_name(name or f"Record{self._counter}"), __config__=_CONFIG, **fields
         )
         self._models.append(model)
-        return model  # type: ignore[no-any-return]
+        return model
 
     @functools.lru_cache(maxsize=None)  # noqa: B019 - one builder per compiled contract
     def adapter_for(self, t: ir.TypeExpr) -> TypeAdapter[Any]:
@@ -389,7 +392,7 @@ class ValidatorBuilder:
                 fields[p.name] = (Union[ann, None], None)
             else:
                 fields[p.name] = (ann, ...)
-        return create_model(  # type: ignore[call-overload,no-any-return]
+        return create_model(
             _model_name(f"{tool.name}_args"), __config__=_CONFIG, **fields
         )
 

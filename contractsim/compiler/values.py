@@ -59,10 +59,11 @@ class FMap(dict):  # type: ignore[type-arg]
     """A frozen, hashable dict. Updates make a new map (``set``/``without``)."""
 
     __slots__ = ("_hash",)
+    _hash: int
 
     def __hash__(self) -> int:  # type: ignore[override]
         try:
-            return self._hash  # type: ignore[no-any-return]
+            return self._hash
         except AttributeError:
             h = hash(frozenset(self.items()))
             self._hash = h
@@ -71,7 +72,7 @@ class FMap(dict):  # type: ignore[type-arg]
     def _immutable(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise TypeError("FMap is immutable")
 
-    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _immutable  # type: ignore[assignment]
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _immutable  # noqa: E501
 
     def set(self, key: Any, value: Any) -> FMap:
         new = FMap(self)

@@ -554,17 +554,18 @@ class Checker:
                 return T.TupleT(tuple(items))
             if e.type == "empty":
                 return T.EmptyT()
-            elem: T.Ty = items[0] if items else T.ANY
+            joined: T.Ty = items[0] if items else T.ANY
             for it in items[1:]:
-                elem = T.join(elem, it)
-            return T.ListT(elem) if e.type == "list" else T.SetT(elem)
+                joined = T.join(joined, it)
+            return T.ListT(joined) if e.type == "list" else T.SetT(joined)
         assert isinstance(e, ir.MapLit)
         key_t: T.Ty | None = None
         val_t: T.Ty | None = None
         for entry in e.entries:
-            k, v = self.expr(entry.key, scope), self.expr(entry.value, scope)
-            key_t = k if key_t is None else T.join(key_t, k)
-            val_t = v if val_t is None else T.join(val_t, v)
+            kt = self.expr(entry.key, scope)
+            vt = self.expr(entry.value, scope)
+            key_t = kt if key_t is None else T.join(key_t, kt)
+            val_t = vt if val_t is None else T.join(val_t, vt)
         return T.MapT(key_t or T.ANY, val_t or T.ANY)
 
     def expect(self, got: T.Ty, want: T.Ty, span: Span, what: str) -> None:
@@ -782,14 +783,14 @@ class Checker:
         if e.kwargs:
             self.err("E0305", f"`{e.func}` takes no keyword arguments", e.kwargs[0].span)
         if not builtin.min_args <= len(args) <= builtin.max_args:
-            want = (
+            count = (
                 str(builtin.min_args)
                 if builtin.min_args == builtin.max_args
                 else f"{builtin.min_args} to {builtin.max_args}"
             )
             self.err(
                 "E0305",
-                f"`{e.func}` takes {want} argument{'s' if builtin.max_args != 1 else ''}, "
+                f"`{e.func}` takes {count} argument{'s' if builtin.max_args != 1 else ''}, "
                 f"got {len(args)}",
                 e.span,
                 hint=f"{e.func}: {builtin.doc}",

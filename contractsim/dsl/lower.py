@@ -496,7 +496,9 @@ class _Lowerer:
             outcome=cast(ir.OutcomeKind, str(kind)),
             code=None if code is None else str(code),
             message=self.template(cast("Tree[Token] | None", message)),
-            hint=None if hint is None else self.template(cast(Tree[Token], hint.children[0])),
+            hint=None if hint is None else self.template(
+                cast(Tree[Token], cast(Tree[Token], hint).children[0])
+            ),
             event=None if event is None else self.lower(event),
             when=None if when is None else self.lower(when),
             body=() if body is None else self.lower(body),
@@ -577,11 +579,15 @@ class _Lowerer:
         initial: list[ir.MachineState] = []
         finals: list[ir.MachineState] = []
         transitions: list[ir.MachineTransition] = []
+        groups: dict[str, list[Any]] = {
+            "states": states,
+            "initial": initial,
+            "final": finals,
+            "transition": transitions,
+        }
         for child in items:
             kind, value = self.lower(child)
-            {"states": states, "initial": initial, "final": finals, "transition": transitions}[
-                kind
-            ].extend(value)
+            groups[kind].extend(value)
         return ir.Machine(
             span=self.span(name),
             name=str(name),

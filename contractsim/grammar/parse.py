@@ -148,8 +148,9 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, filename: str) -> Diagno
     col = max(getattr(exc, "column", 1) or 1, 1)
     span = Span(file=filename, line=line, col=col, end_line=line, end_col=col + 1)
     if isinstance(exc, UnexpectedCharacters):
-        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
-        if ch == '"' or (ch == "r" and text[exc.pos_in_stream : exc.pos_in_stream + 2] == 'r"'):
+        pos = exc.pos_in_stream or 0
+        ch = text[pos] if pos < len(text) else ""
+        if ch == '"' or (ch == "r" and text[pos : pos + 2] == 'r"'):
             return error(
                 "E0102",
                 "unterminated string literal",

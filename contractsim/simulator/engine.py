@@ -180,7 +180,7 @@ class Simulator:
         if overrides:
             from .inputs import validate_state_overrides
 
-            for name, value in validate_state_overrides(self.compiled, overrides).items():
+            for name, value in validate_state_overrides(self.compiled, dict(overrides)).items():
                 values[self.layout[name]] = value
         return State(tuple(values), self.layout)
 
@@ -212,23 +212,23 @@ class Simulator:
     def _step_validated(self, state: State, ctool: CTool, values: dict[str, Any],
                         raw_args: Mapping[str, Any]) -> StepResult:
         safe = state.has_unknown
-        S = state.values
+        S = state.data
         violations: list[Violation] = []
         assumptions: list[str] = []
         uncertain: list[Violation] = []
         # protocol machines
-        machine_moves: list[tuple[int, list[tuple[str, Any]]]] = []
+        machine_moves: list[tuple[int, list[tuple[str, Any, str | None]]]] = []
         for mname in ctool.machines:
             m = self.compiled.machines[mname]
             current = S[m.slot]
             options = m.by_tool[ctool.name].get(current, [])
-            admitted: list[tuple[str, Any]] = []
+            admitted: list[tuple[str, Any, str | None]] = []
             for t in options:
                 ok: Any = True
                 if t.guard is not None:
                     ok = self._eval(t.guard, state, values, safe, ctool)
                 if ok is True or ok is UNKNOWN:
-                    admitted.append((t.ir.target, ok, t.ir.outcome))  # type: ignore[arg-type]
+                    admitted.append((t.ir.target, ok, t.ir.outcome))
             if not admitted:
                 allowed = tuple(sorted(m.by_tool[ctool.name]))
                 path = self._path_to(m, current, set(allowed))
@@ -242,7 +242,7 @@ class Simulator:
                     "protocol", hint=hint, location=self._loc(m.ir.span),
                     allowed_states=allowed, path_to_allowed=tuple(path)))
             else:
-                machine_moves.append((m.slot, admitted))  # type: ignore[arg-type]
+                machine_moves.append((m.slot, admitted))
         # hard preconditions: every one is checked, so every violated rule is reported
         for cond in ctool.requires:
             result = self._eval(cond.test, state, values, safe, ctool)
@@ -302,7 +302,7 @@ class Simulator:
         # (step, working state values, probability, assumptions, flow path, ctx warnings)
         Pending = tuple[str, tuple[Any, ...], "float | None", tuple[str, ...], tuple[str, ...],
                         tuple[tuple[str, str, tuple[Any, ...]], ...], bool]
-        todo: list[Pending] = [(flow.initial, state.values, 1.0, (), (), (), False)]
+        todo: list[Pending] = [(flow.initial, state.data, 1.0, (), (), (), False)]
         budget = MAX_FLOW_STEPS
         while todo:
             step, vals, prob, assumed, path, emitted, approx = todo.pop(0)
@@ -319,7 +319,7 @@ class Simulator:
                 ctx = make_context(self.today, self.now)
                 work = list(vals)
                 try:
-                    (body.safe if safe else body.fast)(work, values, None, state.values, ctx)
+                    (body.safe if safe else body.fast)(work, values, None, state.data, ctx)
                 except Exception as exc:  # noqa: BLE001 - any failure of generated code is reported
                     finished.append(self._eval_failure(state, "EVAL_ERROR",
                                                        _error_text(exc), body.span))
@@ -340,7 +340,7 @@ class Simulator:
                     ok = self._eval(t.when, sub_state, values, sub_safe, ctool)
                 if ok is False:
                     continue
-                p = t.ir.event.probability if t.ir.event else None  # type: ignore[union-attr]
+                p = t.ir.event.probability if t.ir.event else None
                 if p is None:
                     event_known = False
                 else:
@@ -417,7 +417,7 @@ class Simulator:
             if body is None:
                 continue
             try:
-                (body.safe if use_safe else body.fast)(work, values, result, state.values, ctx)
+                (body.safe if use_safe else body.fast)(work, values, result, state.data, ctx)
             except Exception as exc:  # noqa: BLE001
                 return self._eval_failure(state, "EVAL_ERROR", _error_text(exc), body.span,
                                           self._interpreted_error(body, state, values))
@@ -425,7 +425,7 @@ class Simulator:
         warnings = [self._warning(code, key, vals_) for code, key, vals_ in emitted]
         warnings += [self._warning(code, key, vals_) for code, key, vals_ in ctx.warnings]
         violations: list[Violation] = []
-        kind = out.kind
+        kind: Literal["success", "partial", "fails"] = out.ir.outcome
         if out.kind == "fails":
             message = self._render(out.message, state, values, ctool, use_safe, result) or (
                 f"{ctool.name} failed ({out.name})")
@@ -437,15 +437,16 @@ class Simulator:
             for cond in ctool.ensures:
                 test = cond.test.safe if new_state.has_unknown or result_unknown else cond.test.fast
                 try:
-                    ok = test(new_state.values, values, result, state.values, ctx)
+                    ok = test(new_state.data, values, result, state.data, ctx)
                 except Exception as exc:  # noqa: BLE001
                     ok = _error_text(exc)
                 if ok is True or ok is UNKNOWN:
                     continue
-                message = self._render(cond.message, new_state, values, ctool, use_safe, result)
+                ensure_message = self._render(cond.message, new_state, values, ctool, use_safe,
+                                              result)
                 violations.append(Violation(
                     cond.ir.code or "ENSURE_FAILED",
-                    message or f"postcondition `{_cond_text(cond)}` does not hold after the call",
+                    ensure_message or f"postcondition `{_cond_text(cond)}` does not hold after the call",
                     "postcondition", location=self._loc(cond.ir.span),
                     hint="the contract's effects do not establish its own postcondition"))
                 kind = "fails"
@@ -480,7 +481,7 @@ class Simulator:
                         nxt.append(v)
                         continue
                     for target, ok in applicable:
-                        values = list(v.state.values)
+                        values = list(v.state.data)
                         values[slot] = target
                         moved = Branch(**{**v.__dict__})
                         moved.state = State(tuple(values), self.layout)
@@ -499,7 +500,7 @@ class Simulator:
     def _eval(self, fn: Any, state: State, values: dict[str, Any], safe: bool,
               ctool: CTool | None, result: Any = None) -> Any:
         try:
-            return (fn.safe if safe else fn.fast)(state.values, values, result, state.values, None)
+            return (fn.safe if safe else fn.fast)(state.data, values, result, state.data, None)
         except Exception as exc:  # noqa: BLE001 - generated code failing is a contract error
             precise = self._interpreted_expr_error(fn, state, values)
             return Violation("EVAL_ERROR", f"the contract cannot evaluate this: {precise or _error_text(exc)}",
@@ -564,7 +565,7 @@ class Simulator:
             return t.render(())
         try:
             vals = (t.values.safe if state.has_unknown or safe else t.values.fast)(
-                state.values, values, result, state.values, None)
+                state.data, values, result, state.data, None)
         except Exception:  # noqa: BLE001 - a message hole that fails still renders
             vals = tuple("<error>" for _ in t.template.parts if _ is not None)
         return t.render(vals)
@@ -619,7 +620,7 @@ class Simulator:
             unknown = False
             for mname in ctool.machines:
                 m = self.compiled.machines[mname]
-                current = state.values[m.slot]
+                current = state.data[m.slot]
                 if current not in m.by_tool[ctool.name]:
                     allowed = tuple(sorted(m.by_tool[ctool.name]))
                     path = self._path_to(m, current, set(allowed))
@@ -641,6 +642,15 @@ class Simulator:
                 "may_fail" if unknown else "ok")
             out.append(Enabled(ctool.name, verdict, tuple(reasons)))
         return out
+
+    def bind(self, tool: str, args: Mapping[str, Any] | None = None) -> BoundCall:
+        """Validate a call once for repeated use in :meth:`check_plan` (planners ground their
+        actions once, then check thousands of candidate plans)."""
+        return _bind(self, tool, args)
+
+    def check_plan(self, calls: Sequence[BoundCall], state: State | None = None) -> PlanCheck:
+        """Just the verdict of a linear plan of bound calls, on the fastest path available."""
+        return _check_plan(self, calls, state)
 
     def goal(self, state: State, name: str) -> Any:
         """The value of a named goal in a state: True, False or UNKNOWN."""
@@ -679,3 +689,158 @@ def _when_text(t: Any) -> str:
     from ..dsl.pretty import expr_text
 
     return expr_text(t.ir.when) if t.ir.when is not None else "true"
+
+
+# ---------------------------------------------------------------------------------- fast checking
+
+
+@dataclass(frozen=True)
+class BoundCall:
+    """A call whose arguments were validated once (``sim.bind``); planners reuse these."""
+
+    tool: str
+    args: Mapping[str, Any]
+    values: Mapping[str, Any]
+    fast: Any  # a _FastTool, or None when the tool needs the full step semantics
+
+
+@dataclass(frozen=True)
+class PlanCheck:
+    """A plan's verdict from :meth:`Simulator.check_plan`: no report, just the answer."""
+
+    verdict: Verdict
+    failed_at: int | None  # 1-based index of the first failing step
+    state: State | None  # the final state when the plan is deterministic, else None
+
+
+class _FastTool:
+    """A deterministic tool reduced to: machine moves, one precondition test, one effect."""
+
+    __slots__ = ("machines", "pre", "effects", "today", "now")
+
+    def __init__(self, machines: list[tuple[int, dict[str, list[tuple[str, Any]]]]],
+                 pre: Any, effects: list[Any]) -> None:
+        self.machines = machines
+        self.pre = pre
+        self.effects = effects
+
+
+class _NullCtx:
+    __slots__ = ("today", "now", "havoc", "warnings", "reports")
+
+    def __init__(self, today: str, now: str) -> None:
+        self.today, self.now, self.havoc = today, now, False
+        self.warnings: list[Any] = []
+        self.reports: dict[str, Any] = {}
+
+    def warn(self, code: str, key: str, values: tuple[Any, ...]) -> None:
+        pass
+
+    def report(self, name: str, value: Any) -> None:
+        pass
+
+
+def _fast_tool(sim: Simulator, ctool: CTool) -> _FastTool | None:
+    from ..compiler.codegen import used_names
+
+    tool = ctool.ir
+    if tool.flow is not None or ctool.ensures or tool.returns is not None:
+        return None
+    outcomes = list(ctool.outcomes.values())
+    if len(outcomes) != 1 or outcomes[0].kind == "fails" or outcomes[0].ir.event is not None \
+            or outcomes[0].ir.when is not None:
+        return None
+    exprs: list[Any] = []
+    from ..dsl.check import stmt_exprs, walk_stmts
+
+    for s in walk_stmts((*tool.effects, *outcomes[0].ir.body)):
+        exprs.extend(stmt_exprs(s))
+    if "result" in used_names(exprs):
+        return None
+    machines: list[tuple[int, dict[str, list[tuple[str, Any]]]]] = []
+    for mname in ctool.machines:
+        m = sim.compiled.machines[mname]
+        table: dict[str, list[tuple[str, Any]]] = {}
+        for source, transitions in m.by_tool[ctool.name].items():
+            entries = []
+            for t in transitions:
+                if t.ir.outcome is not None and t.ir.outcome != outcomes[0].name:
+                    continue
+                entries.append((t.ir.target, None if t.guard is None else t.guard.fast))
+            table[source] = entries
+        machines.append((m.slot, table))
+    effects = [b.fast for b in (ctool.effects, outcomes[0].body) if b is not None]
+    return _FastTool(machines, ctool.fast_pre, effects)
+
+
+def _bind(self: Simulator, tool: str, args: Mapping[str, Any] | None = None) -> BoundCall:
+    """Validate a call's arguments once, for repeated use in :meth:`check_plan`.
+
+    Raises :class:`~contractsim.ContractError` when the tool is unknown or the arguments are
+    invalid (a plan with such a call fails at that step anyway)."""
+    from ..dsl.diagnostics import ContractError, error
+
+    args = dict(args or {})
+    ctool = self.compiled.tools.get(tool)
+    if ctool is None:
+        guess = did_you_mean(tool, self.compiled.tools)
+        raise ContractError([error("UNKNOWN_TOOL", f"the contract declares no tool `{tool}`",
+                                   hint=f"did you mean `{guess}`?" if guess else None)])
+    try:
+        model = ctool.args_model.model_validate(args)
+    except ValidationError as exc:
+        raise ContractError([error("INVALID_ARGUMENT", f"{tool}: {p.text()}", hint=p.hint)
+                             for p in problems_from(exc, "args")]) from None
+    values = {name: getattr(model, name) for name in type(model).model_fields}
+    cache = self.__dict__.setdefault("_fast_tools", {})
+    if tool not in cache:
+        cache[tool] = _fast_tool(self, ctool)
+    return BoundCall(tool, args, values, cache[tool])
+
+
+def _check_plan(self: Simulator, calls: Sequence[BoundCall], state: State | None = None) -> PlanCheck:
+    """The verdict of a linear plan of bound calls, as fast as the contract allows.
+
+    Deterministic tools on fully known states run on a fast path (one precondition test and one
+    effect function per step); anything else falls back to :meth:`run`."""
+    state = state if state is not None else self.initial_state()
+    if state.has_unknown:
+        return _slow_check(self, calls, state, 0)
+    S = state.data
+    ctx = _NullCtx(self.today, self.now)
+    for i, call in enumerate(calls):
+        fast = call.fast
+        if fast is None:
+            return _slow_check(self, calls, State(S, self.layout), i)
+        A = call.values
+        try:
+            moved: list[tuple[int, str]] = []
+            for slot, table in fast.machines:
+                for target, guard in table.get(S[slot], ()):
+                    if guard is None or guard(S, A, None, S, None) is True:
+                        moved.append((slot, target))
+                        break
+                else:
+                    return PlanCheck("fails", i + 1, None)
+            if fast.pre is not None and fast.pre(S, A, None, S, None) is not True:
+                return PlanCheck("fails", i + 1, None)
+            W = list(S)
+            for eff in fast.effects:
+                eff(W, A, None, S, ctx)
+            for slot, target in moved:
+                W[slot] = target
+        except Exception:  # noqa: BLE001 - let the full semantics explain it
+            return _slow_check(self, calls, State(S, self.layout), i)
+        S = tuple(W)
+        if ctx.havoc:
+            return _slow_check(self, calls, State(S, self.layout), i + 1)
+    return PlanCheck("ok", None, State(S, self.layout))
+
+
+def _slow_check(self: Simulator, calls: Sequence[BoundCall], state: State, offset: int) -> PlanCheck:
+    report = self.run([(c.tool, c.args) for c in calls[offset:]], state, stop_at_first=True)
+    failed = next((s.index for s in report.steps if s.verdict != "ok" and not s.skipped), None)
+    final = report.paths[0].state if len(report.paths) == 1 else None
+    return PlanCheck(report.verdict, None if failed is None else failed + offset, final)
+
+

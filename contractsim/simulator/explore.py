@@ -275,11 +275,11 @@ def _main_branch(branches: list[Branch]) -> Branch | None:
 def _diff(before: State, after: State, sim: Simulator) -> list[tuple[str, Any, Any]]:
     changes: list[tuple[str, Any, Any]] = []
     for name, slot in sim.layout.items():
-        if before.values[slot] != after.values[slot] or (
-            type(before.values[slot]) is not type(after.values[slot])
+        if before.data[slot] != after.data[slot] or (
+            type(before.data[slot]) is not type(after.data[slot])
         ):
             label = name.replace("machine:", "machine ")
-            changes.append((label, before.values[slot], after.values[slot]))
+            changes.append((label, before.data[slot], after.data[slot]))
     return changes
 
 

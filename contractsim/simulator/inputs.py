@@ -311,7 +311,7 @@ def validate_state_overrides(compiled: CompiledContract, overrides: dict[str, An
             problems.append(_diag("E0702", f"unknown state variable `{name}`", source, line,
                                   hint=suggestion_hint(name, decls, "state variable")))
             continue
-        if value == UNKNOWN_MARK:
+        if value is UNKNOWN or value == UNKNOWN_MARK:
             out[name] = UNKNOWN
             continue
         try:

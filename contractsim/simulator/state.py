@@ -15,16 +15,16 @@ class State(Mapping[str, Any]):
     Forking is free: every value is immutable and shared between a state and its successors.
     """
 
-    __slots__ = ("values", "layout", "_hash", "_has_unknown")
+    __slots__ = ("data", "layout", "_hash", "_has_unknown")
 
-    def __init__(self, values: tuple[Any, ...], layout: dict[str, int]) -> None:
-        self.values = values
+    def __init__(self, data: tuple[Any, ...], layout: dict[str, int]) -> None:
+        self.data = data
         self.layout = layout
         self._hash: int | None = None
         self._has_unknown: bool | None = None
 
     def __getitem__(self, name: str) -> Any:
-        return self.values[self.layout[name]]
+        return self.data[self.layout[name]]
 
     def __iter__(self) -> Iterator[str]:
         return (name for name in self.layout if not name.startswith("machine:"))
@@ -34,12 +34,12 @@ class State(Mapping[str, Any]):
 
     def machine(self, name: str) -> str:
         """The current state of protocol machine ``name``."""
-        return str(self.values[self.layout[f"machine:{name}"]])
+        return str(self.data[self.layout[f"machine:{name}"]])
 
     @property
     def machines(self) -> dict[str, str]:
         return {
-            name.removeprefix("machine:"): self.values[slot]
+            name.removeprefix("machine:"): self.data[slot]
             for name, slot in self.layout.items()
             if name.startswith("machine:")
         }
@@ -48,17 +48,17 @@ class State(Mapping[str, Any]):
     def has_unknown(self) -> bool:
         """Whether any value is (or contains) ``unknown``; such states use three-valued code."""
         if self._has_unknown is None:
-            self._has_unknown = any(contains_unknown(v) for v in self.values)
+            self._has_unknown = any(contains_unknown(v) for v in self.data)
         return self._has_unknown
 
     def __hash__(self) -> int:
         if self._hash is None:
-            self._hash = hash(self.values)
+            self._hash = hash(self.data)
         return self._hash
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, State):
-            return self.values == other.values
+            return self.data == other.data
         return NotImplemented
 
     def to_json(self) -> dict[str, Any]:
