@@ -14,7 +14,6 @@ Run: python benchmarks/bench_simulate.py [--plans N] [--calls N] [--json]
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import random
 import sys
@@ -173,21 +172,27 @@ def protocol(calls: int, seed: int) -> dict[str, float]:
 
 
 def branching(outcomes: int) -> dict[str, float]:
-    lines = ['contract coin version "1.0.0"', "event tails", "state { heads: int = 0 }"]
-    lines.append("tool flip() {\n  outcome head success { heads += 1 }\n"
-                 "  outcome tail success on tails probability 0.5\n}")
-    contract = loads("\n".join(lines), "coin.contract")
-    sim = contract.simulator(now="2024-01-01T00:00:00Z")
-    plan = [("flip", {})] * outcomes
-    tracemalloc.start()
+    """A plan of ``outcomes`` calls, each with two environment outcomes that leave different
+    states: 2**outcomes distinct final branches, nothing to merge."""
+    source = """contract coins version "1.0.0"
+event tails
+state { heads: set[int] = {} }
+tool flip(i: int) {
+  outcome head success { heads.add(i) }
+  outcome tail success on tails probability 0.5
+}"""
+    sim = loads(source, "coins.contract").simulator(now="2024-01-01T00:00:00Z")
+    plan = [("flip", {"i": i}) for i in range(outcomes)]
     t0 = time.perf_counter()
     report = sim.run(plan, max_branches=1 << 20)
     elapsed = time.perf_counter() - t0
+    assert len(report.paths) == 2**outcomes
+    tracemalloc.start()
+    sim.run(plan, max_branches=1 << 20)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    # identical states merge: after n flips only n + 1 distinct head counts remain
-    assert len(report.paths) == outcomes + 1
     return {
+        "branching: final branches": len(report.paths),
         "branching: states explored": report.states_explored,
         "branching: states/s": report.states_explored / elapsed,
         "branching: peak memory MiB": peak / 2**20,

@@ -106,8 +106,12 @@ def _front_end(text: str, filename: str) -> tuple[ir.Contract | None, list[Diagn
         return None, [error("E0106", f"the contract is larger than {MAX_SOURCE_BYTES:,} bytes",
                             Span(file=filename))]
     if "\0" in text:
+        at = text.index("\0")
+        line = text.count("\n", 0, at) + 1
+        col = at - (text.rfind("\n", 0, at) + 1) + 1
         return None, [error("E0100", "the contract contains a NUL character",
-                            Span(file=filename), hint="contracts are UTF-8 text")]
+                            Span(file=filename, line=line, col=col, end_line=line, end_col=col + 1),
+                            hint="contracts are UTF-8 text")]
     try:
         tree = parse(text, filename)
     except ContractError as exc:

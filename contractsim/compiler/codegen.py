@@ -38,9 +38,18 @@ class Source:
     spans: dict[int, Span] = field(default_factory=dict)
 
     def emit(self, line: str, indent: int, span: Span | None = None) -> None:
+        text = "    " * indent + line
         if span is not None and span.file:
             self.spans[len(self.lines) + 1] = span
-        self.lines.append("    " * indent + line)
+            text += f"  # line {span.line}"
+        self.lines.append(text)
+
+    def span_at(self, line: int) -> Span | None:
+        """The contract span that generated ``line`` (or the nearest line before it)."""
+        for n in range(line, 0, -1):
+            if n in self.spans:
+                return self.spans[n]
+        return None
 
     def text(self) -> str:
         return "\n".join(self.lines) + "\n"
@@ -265,7 +274,8 @@ class CodeGen:
         if isinstance(s, ir.Assign):
             value = self.expr(s.value, ctx)
             if isinstance(s.value, ir.Collection) and s.value.type == "empty":
-                value = f"H_empty_like({self.expr(s.target, ctx)})"
+                value = self._declared_empty(s.target) or (
+                    f"H_empty_like({self.expr(s.target, ctx)})")
             if s.op == "+=":
                 value = f"H_plus({self.expr(s.target, ctx)}, {value})" if not self.safe else (
                     f"H_arith('+', {self.expr(s.target, ctx)}, {value})"
@@ -342,6 +352,20 @@ class CodeGen:
             assert isinstance(s, ir.Report)
             for f in s.fields:
                 src.emit(f"C.report({f.name!r}, {self.expr(f.value, ctx)})", indent, f.span)
+
+    def _declared_empty(self, target: ir.Expr) -> str | None:
+        """``x = {}`` on a state variable: the empty value of its declared type (known even when
+        the old value of ``x`` is not)."""
+        if not isinstance(target, ir.Name):
+            return None
+        var = next((v for v in self.contract.state if v.name == target.name), None)
+        if var is None:
+            return None
+        from .compile import empty_of
+
+        value = empty_of(var.type, {t.name: t.type for t in self.contract.types})
+        return "FMap()" if isinstance(value, dict) else "()" if isinstance(value, tuple) else (
+            "H_EMPTY")
 
     def update(self, src: Source, target: ir.Expr, make: Any, ctx: Ctx, indent: int,
                span: Span) -> None:

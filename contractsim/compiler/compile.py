@@ -346,7 +346,7 @@ class _Builder:
                 message=self.template_fn(out.message, params),
                 hint=self.template_fn(out.hint, params),
             )
-        flow = self.flow(tool, declared, params)
+        flow = self.flow(tool, declared, params, outcomes)
         pre_name = self.fast_pre(tool)
         ctool = CTool(
             ir=tool,
@@ -366,7 +366,7 @@ class _Builder:
         return ctool
 
     def flow(self, tool: ir.Tool, outcomes: tuple[ir.Outcome, ...],
-             params: tuple[ir.Param, ...]) -> CFlow:
+             params: tuple[ir.Param, ...], compiled: dict[str, COutcome]) -> CFlow:
         if tool.flow is not None:
             assert tool.flow.initial is not None
             steps = {}
@@ -384,9 +384,10 @@ class _Builder:
         transitions = [
             CTransition(
                 ir.FlowTransition(
-                    source="call", target=o.name, to_outcome=True, event=o.event, span=o.span
+                    source="call", target=o.name, to_outcome=True, event=o.event, when=o.when,
+                    span=o.span,
                 ),
-                None,
+                compiled[o.name].when,
             )
             for o in outcomes
         ]

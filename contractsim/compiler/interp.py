@@ -174,10 +174,11 @@ class Interpreter:
         if isinstance(s, ir.Assign):
             value = self.eval(s.value, env)
             if isinstance(s.value, ir.Collection) and s.value.type == "empty":
-                value = empty_like(self.eval(s.target, env))
+                value = self._empty_for(s.target, env)
             if s.op != "=":
                 value = lib.safe_arith(s.op[0], self.eval(s.target, env), value)
-            self._update(s.target, lambda _current: value, env)
+            # the old value is not read: `m[k] = v` may add a new key
+            self._update(s.target, lambda _current: value, env, read_current=False)
         elif isinstance(s, ir.MethodCall):
             args = [self.eval(a, env) for a in s.args]
             method = lib.METHODS[s.method]
@@ -217,6 +218,18 @@ class Interpreter:
             for f in s.fields:
                 env.reports[f.name] = self.eval(f.value, env)
 
+    def _empty_for(self, target: ir.Expr, env: Env) -> Any:
+        """``x = {}``: a state variable gets the empty value of its declared type; anything else
+        the empty value like its current one (unknown when that is unknown)."""
+        if isinstance(target, ir.Name):
+            var = next((v for v in self.contract.state if v.name == target.name), None)
+            if var is not None:
+                from .compile import empty_of
+
+                return empty_of(var.type, {t.name: t.type for t in self.contract.types})
+        current = self.eval(target, env)
+        return U if current is U else empty_like(current)
+
     def _block(self, body: Iterable[ir.Stmt], env: Env, **extra: Any) -> None:
         inner = env.with_locals(**extra)
         inner.state = env.state
@@ -226,7 +239,8 @@ class Interpreter:
             self._stmt(s, inner)
         env.havoc = env.havoc or inner.havoc
 
-    def _update(self, target: ir.Expr, make: Callable[[Any], Any], env: Env) -> None:
+    def _update(self, target: ir.Expr, make: Callable[[Any], Any], env: Env,
+                read_current: bool = True) -> None:
         path: list[ir.Expr] = []
         node = target
         while isinstance(node, (ir.Attr, ir.Index)):
@@ -244,7 +258,7 @@ class Interpreter:
         if not keys:
             env.state[node.name] = make(containers[0])
             return
-        value = make(lib.index(containers[-1], keys[-1]))
+        value = make(lib.index(containers[-1], keys[-1]) if read_current else None)
         for container, k in zip(reversed(containers), reversed(keys)):
             value = lib.coll_set(container, k, value)
         env.state[node.name] = value

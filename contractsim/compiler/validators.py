@@ -427,7 +427,7 @@ def problems_from(exc: ValidationError, root: str = "") -> list[ArgProblem]:
         path = ".".join([root, *loc]) if root else ".".join(loc) or "value"
         kind = err["type"]
         ctx = err.get("ctx") or {}
-        given = err.get("input")
+        given = None if kind == "missing" else err.get("input")
         message, hint = _explain(kind, ctx, given, err["msg"], loc[-1] if loc else root)
         out.append(ArgProblem(path=path, rule=kind, message=message, value=given, hint=hint))
     return out

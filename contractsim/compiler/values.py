@@ -30,6 +30,10 @@ class Unknown:
 UNKNOWN = Unknown()
 
 
+UNKNOWN_JSON = "$unknown"
+"""How an unknown value is written in JSON (reports, state files)."""
+
+
 class Fresh:
     """A value a call creates (an id, a token): distinct from every other value, its text unknown
     until a real call returns it."""
@@ -110,8 +114,10 @@ def thaw(value: Any) -> Any:
         return [thaw(v) for v in sorted(value, key=order)]
     if isinstance(value, tuple) or isinstance(value, list):
         return [thaw(v) for v in value]
-    if isinstance(value, (Unknown, Fresh)):
-        return repr(value)
+    if isinstance(value, Unknown):
+        return UNKNOWN_JSON
+    if isinstance(value, Fresh):
+        return f"$fresh:{value.label}#{value.serial}"
     if isinstance(value, float) and value != value:
         return "nan"
     return value
@@ -175,7 +181,7 @@ def _show(value: Any) -> str:
         return "{" + ", ".join(f"{_show(k)}: {_show(v)}" for k, v in items) + "}"
     if isinstance(value, (frozenset, set)):
         return "{" + ", ".join(_show(v) for v in sorted(value, key=order)) + "}"
-    if isinstance(value, tuple):
+    if isinstance(value, (tuple, list)):
         return "[" + ", ".join(_show(v) for v in value) + "]"
     return repr(value)
 

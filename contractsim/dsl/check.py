@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import ir
 from . import types as T
@@ -127,7 +128,7 @@ BUILTINS: dict[str, Builtin] = {
     "join": Builtin(2, 2, lambda a: T.STR, ("coll", "str"), "join strings with a separator"),
     "replace": Builtin(3, 3, lambda a: T.STR, ("str", "str", "str"), "replace every occurrence"),
     "zfill": Builtin(2, 2, lambda a: T.STR, ("any", "num"), 'zero-pad: zfill(7, 3) = "007"'),
-    "matches": Builtin(2, 2, lambda a: T.BOOL, ("str", "pattern"), "whole-string regex match"),
+    "matches": Builtin(2, 2, lambda a: T.BOOL, ("str", "pattern"), "regex search (JSON Schema semantics); anchor with ^…$"),
     "str": Builtin(1, 1, lambda a: T.STR, ("any",), "text form of a value"),
     "int": Builtin(1, 1, lambda a: T.UnionT((T.INT, T.NULL)), ("any",), "integer or null"),
     "float": Builtin(1, 1, lambda a: T.UnionT((T.FLOAT, T.NULL)), ("any",), "float or null"),
@@ -267,6 +268,7 @@ class Checker:
         self.tools = {t.name: t for t in contract.tools}
         self.events = {e.name: e for e in contract.events}
         self.pred_types: dict[str, T.Ty] = {}
+        self.validators: Any = None  # one ValidatorBuilder per check, made on first use
 
     def err(self, code: str, msg: str, span: Span, hint: str | None = None) -> None:
         self.diags.append(error(code, msg, span, hint))
@@ -1132,10 +1134,16 @@ def _conforms(ck: Checker, value: ir.Expr, type_expr: ir.TypeExpr, what: str) ->
     """A default or initial value must satisfy its own type's constraints."""
     from ..compiler.validators import ValidatorBuilder, constant_value
 
+    if not _constrained(type_expr, ck.type_decls, 0):
+        return  # the type check already said all there is to say
+    if not _well_formed(type_expr, ck.type_decls, 0):
+        return  # an ill-formed type is reported where it is written
     const = constant_value(value, ck.c)
     if const is None:
         return
-    problem = ValidatorBuilder(ck.c).conformance_problem(const.value, type_expr)
+    if ck.validators is None:
+        ck.validators = ValidatorBuilder(ck.c)
+    problem = ck.validators.conformance_problem(const.value, type_expr)
     if problem is not None:
         ck.err(
             "E0404",
@@ -1143,6 +1151,34 @@ def _conforms(ck: Checker, value: ir.Expr, type_expr: ir.TypeExpr, what: str) ->
             value.span,
             hint="change the value or relax the constraint",
         )
+
+
+def _well_formed(t: ir.TypeExpr, decls: dict[str, ir.TypeDecl], depth: int) -> bool:
+    """Whether every type name resolves and every generic has the right number of arguments."""
+    if depth > 16:
+        return True  # a recursive alias: its other uses are checked on their own
+    if isinstance(t, ir.NamedType):
+        if T.resolve_simple(t.name) is not None:
+            return True
+        decl = decls.get(t.name)
+        return decl is not None and _well_formed(decl.type, decls, depth + 1)
+    if isinstance(t, ir.GenericType):
+        arity = T.GENERIC_ARITY.get(t.name)
+        if t.name != "tuple" and (arity is None or len(t.args) != arity):
+            return False
+    return all(_well_formed(sub, decls, depth + 1) for sub in _child_types(t))
+
+
+def _constrained(t: ir.TypeExpr, decls: dict[str, ir.TypeDecl], depth: int) -> bool:
+    """Whether a type carries constraints anywhere (through aliases, fields and items)."""
+    if depth > 16 or t.constraints:
+        return depth <= 16 or bool(t.constraints)
+    if isinstance(t, ir.NamedType):
+        decl = decls.get(t.name)
+        return decl is not None and _constrained(decl.type, decls, depth + 1)
+    if isinstance(t, ir.RecordType):
+        return True  # required fields and defaults are checked by validation
+    return any(_constrained(sub, decls, depth + 1) for sub in _child_types(t))
 
 
 def check_state(ck: Checker) -> None:

@@ -162,14 +162,19 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
 def _edit_distance(a: str, b: str, limit: int) -> int | None:
     if abs(len(a) - len(b)) > limit:
         return None
+    # optimal string alignment: like Levenshtein, and a swap of two neighbours costs one
+    before: list[int] = []
     prev = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
         cur = [i]
         for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+            best = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                best = min(best, before[j - 2] + 1)
+            cur.append(best)
         if min(cur) > limit:
             return None
-        prev = cur
+        before, prev = prev, cur
     return prev[-1] if prev[-1] <= limit else None
 
 

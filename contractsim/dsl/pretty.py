@@ -25,6 +25,17 @@ _PRECEDENCE = {
 }
 
 
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _escape_char(ch: str) -> str:
+    if ch in _ESCAPES:
+        return _ESCAPES[ch]
+    if not ch.isprintable():
+        return f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}"
+    return ch
+
+
 def literal_text(value: object, raw: bool = False) -> str:
     if value is None:
         return "null"
@@ -35,10 +46,7 @@ def literal_text(value: object, raw: bool = False) -> str:
     if isinstance(value, str):
         if raw:
             return f'r"{value}"'
-        escaped = (
-            value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
-        )
-        return f'"{escaped}"'
+        return '"' + "".join(_escape_char(ch) for ch in value) + '"'
     return repr(value)
 
 

@@ -73,7 +73,7 @@ def parser() -> Lark:
 
 def parse(text: str, filename: str = "<string>", start: str = "start") -> Tree[Token]:
     """Parse contract text into a lark tree, or raise :class:`ContractError` with one diagnostic."""
-    if start == "start" and not text.strip():
+    if start == "start" and _blank(text):
         raise ContractError(
             [
                 error(
@@ -92,6 +92,11 @@ def parse(text: str, filename: str = "<string>", start: str = "start") -> Tree[T
         return parser().parse(text, start=start)
     except UnexpectedInput as exc:
         raise ContractError([_syntax_diagnostic(exc, text, filename)], {filename: text}) from None
+
+
+def _blank(text: str) -> bool:
+    """Whether the text holds nothing but white space and comments."""
+    return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
 
 
 def _nesting_problem(text: str, filename: str) -> Diagnostic | None:
@@ -185,6 +190,13 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, filename: str) -> Diagno
         )
     assert isinstance(exc, UnexpectedToken)
     tok = exc.token
+    if tok.type == "NAME" and str(tok) == "r" and _unterminated_raw(text, tok.end_pos):
+        return error(
+            "E0102",
+            "unterminated raw string literal",
+            span,
+            hint='close the raw string with `"` on the same line',
+        )
     end_col = (tok.end_column or col + 1) if tok.end_line == tok.line else col + len(str(tok))
     span = Span(file=filename, line=line, col=col, end_line=line, end_col=max(end_col, col + 1))
     if tok.type in ("RBRACE", "RPAR", "RSQB"):
@@ -203,6 +215,14 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, filename: str) -> Diagno
     if expected == {"__ANON_0"} or "__ANON_0" in expected and len(expected) <= 2:
         message += "; a transition needs `->` between its two states"
     return error("E0101", message, span, hint=_expected_hint(expected))
+
+
+def _unterminated_raw(text: str, pos: int | None) -> bool:
+    """Whether ``r`` at ``pos - 1`` starts a raw string with no closing quote on its line."""
+    if pos is None or not text.startswith('"', pos):
+        return False
+    end = text.find("\n", pos + 1)
+    return '"' not in text[pos + 1 : end if end >= 0 else len(text)]
 
 
 def _expected_hint(expected: set[str]) -> str | None:

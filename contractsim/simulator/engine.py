@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from pydantic import ValidationError
 
@@ -170,6 +170,7 @@ class Simulator:
         self.today = self.now[:10]
         self.layout = self.compiled.slots
         self._env_base = dict(self.compiled.consts)
+        self._null_ctx = _NullCtx(self.today, self.now)
 
     # ------------------------------------------------------------------ states
     def initial_state(self, overrides: Mapping[str, Any] | None = None) -> State:
@@ -261,7 +262,8 @@ class Simulator:
                 violations.append(self._not_bool(cond, result))
         if violations:
             return StepResult(ctool.name, raw_args,
-                              [Branch(None, "fails", state, violations=violations)])
+                              [Branch(None, "fails", state, violations=violations)],
+                              self._cost(ctool, state, values, safe))
         branches: list[Branch] = []
         if uncertain:
             branches.append(Branch(None, "fails", state, probability=None,
@@ -287,11 +289,14 @@ class Simulator:
         # protocol machines move on non-failure outcomes (or on the outcome they name)
         if machine_moves:
             branches = self._move_machines(branches, machine_moves)
-        cost: float | None = None
-        if ctool.cost is not None:
-            c = self._eval(ctool.cost, state, values, safe, ctool)
-            cost = c if isinstance(c, (int, float)) and not isinstance(c, bool) else None
-        return StepResult(ctool.name, raw_args, branches, cost)
+        return StepResult(ctool.name, raw_args, branches, self._cost(ctool, state, values, safe))
+
+    def _cost(self, ctool: CTool, state: State, values: dict[str, Any], safe: bool) -> float | None:
+        """A call's cost (also when it fails: the call was made). None when not declared."""
+        if ctool.cost is None:
+            return None
+        c = self._eval(ctool.cost, state, values, safe, ctool)
+        return c if isinstance(c, (int, float)) and not isinstance(c, bool) else None
 
     # ------------------------------------------------------------------ outcomes and flows
     def _outcome_branches(self, state: State, ctool: CTool, values: dict[str, Any],
@@ -299,13 +304,14 @@ class Simulator:
         """Walk the tool's flow: every environment event forks, unknown guards fork."""
         flow = ctool.flow
         finished: list[Branch] = []
-        # (step, working state values, probability, assumptions, flow path, ctx warnings)
+        # (step, working state values, probability, assumptions, flow path, ctx warnings, havoc,
+        # the event met on the way)
         Pending = tuple[str, tuple[Any, ...], "float | None", tuple[str, ...], tuple[str, ...],
-                        tuple[tuple[str, str, tuple[Any, ...]], ...], bool]
-        todo: list[Pending] = [(flow.initial, state.data, 1.0, (), (), (), False)]
+                        tuple[tuple[str, str, tuple[Any, ...]], ...], bool, "str | None"]
+        todo: list[Pending] = [(flow.initial, state.data, 1.0, (), (), (), False, None)]
         budget = MAX_FLOW_STEPS
         while todo:
-            step, vals, prob, assumed, path, emitted, approx = todo.pop(0)
+            step, vals, prob, assumed, path, emitted, approx, event = todo.pop(0)
             budget -= 1
             if budget < 0:
                 finished.append(self._eval_failure(
@@ -370,7 +376,8 @@ class Simulator:
                 if ok is False:
                     continue
                 extra = (f"{_when_text(t)}",) if ok is UNKNOWN else ()
-                nxt = self._advance((t.ir.target, t.ir.to_outcome, None), vals,
+                # an event met in an earlier step of the flow stays this branch's event
+                nxt = self._advance((t.ir.target, t.ir.to_outcome, event), vals,
                                     None if ok is UNKNOWN else rest, assumed + extra, path,
                                     emitted, approx, ctool, values, state, safe)
                 if isinstance(nxt, Branch):
@@ -395,7 +402,7 @@ class Simulator:
                  ctool: CTool, values: dict[str, Any], state: State, safe: bool) -> Any:
         name, to_outcome, event = target
         if not to_outcome:
-            return (name, vals, prob, assumed, path, emitted, approx)
+            return (name, vals, prob, assumed, path, emitted, approx, event)
         out = ctool.outcomes[name]
         return self._finish(out, vals, prob, assumed, path, emitted, approx, event, ctool, values,
                             state, safe)
@@ -408,9 +415,12 @@ class Simulator:
         """Apply an outcome's effects atomically and build its branch."""
         ctx = make_context(self.today, self.now)
         work = list(vals)
-        result = self._fresh_result(ctool, work)
         bodies = [] if out.kind == "fails" else [ctool.effects]
         bodies.append(out.body)
+        # a result that no effect stores must not bump the fresh-id counter: the state would
+        # differ from an identical one only by that counter and could not be merged
+        stored = self._stores_result(ctool.name, out.name, bodies)
+        result = self._fresh_result(ctool, work if stored else [work[-1]])
         result_unknown = lib.contains_unknown(result)
         use_safe = safe or result_unknown or State(vals, self.layout).has_unknown
         for body in bodies:
@@ -453,6 +463,18 @@ class Simulator:
         return Branch(out.name, kind, new_state, probability=prob, event=event, assumptions=assumed,
                       violations=violations, warnings=warnings, report=dict(ctx.reports),
                       flow_path=path, approximate=approx or ctx.havoc, guess=bool(assumed))
+
+    def _stores_result(self, tool: str, outcome: str, bodies: list[Any]) -> bool:
+        key = (tool, outcome)
+        cache: dict[tuple[str, str], bool] = self.__dict__.setdefault("_result_use", {})
+        if key not in cache:
+            from ..compiler.codegen import used_names
+            from ..dsl.check import stmt_exprs, walk_stmts
+
+            exprs = [e for b in bodies if b is not None for s in walk_stmts(b.ir)
+                     for e in stmt_exprs(s)]
+            cache[key] = "result" in used_names(exprs)
+        return cache[key]
 
     def _fresh_result(self, ctool: CTool, work: list[Any]) -> Any:
         returns = ctool.ir.returns
@@ -500,7 +522,8 @@ class Simulator:
     def _eval(self, fn: Any, state: State, values: dict[str, Any], safe: bool,
               ctool: CTool | None, result: Any = None) -> Any:
         try:
-            return (fn.safe if safe else fn.fast)(state.data, values, result, state.data, None)
+            return (fn.safe if safe else fn.fast)(state.data, values, result, state.data,
+                                                  self._null_ctx)
         except Exception as exc:  # noqa: BLE001 - generated code failing is a contract error
             precise = self._interpreted_expr_error(fn, state, values)
             return Violation("EVAL_ERROR", f"the contract cannot evaluate this: {precise or _error_text(exc)}",
@@ -565,7 +588,7 @@ class Simulator:
             return t.render(())
         try:
             vals = (t.values.safe if state.has_unknown or safe else t.values.fast)(
-                state.data, values, result, state.data, None)
+                state.data, values, result, state.data, self._null_ctx)
         except Exception:  # noqa: BLE001 - a message hole that fails still renders
             vals = tuple("<error>" for _ in t.template.parts if _ is not None)
         return t.render(vals)
@@ -704,8 +727,7 @@ class BoundCall:
     fast: Any  # a _FastTool, or None when the tool needs the full step semantics
 
 
-@dataclass(frozen=True)
-class PlanCheck:
+class PlanCheck(NamedTuple):
     """A plan's verdict from :meth:`Simulator.check_plan`: no report, just the answer."""
 
     verdict: Verdict
@@ -807,7 +829,7 @@ def _check_plan(self: Simulator, calls: Sequence[BoundCall], state: State | None
     if state.has_unknown:
         return _slow_check(self, calls, state, 0)
     S = state.data
-    ctx = _NullCtx(self.today, self.now)
+    ctx = self._null_ctx
     for i, call in enumerate(calls):
         fast = call.fast
         if fast is None:
@@ -832,8 +854,6 @@ def _check_plan(self: Simulator, calls: Sequence[BoundCall], state: State | None
         except Exception:  # noqa: BLE001 - let the full semantics explain it
             return _slow_check(self, calls, State(S, self.layout), i)
         S = tuple(W)
-        if ctx.havoc:
-            return _slow_check(self, calls, State(S, self.layout), i + 1)
     return PlanCheck("ok", None, State(S, self.layout))
 
 

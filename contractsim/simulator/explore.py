@@ -40,12 +40,23 @@ class StepReport:
     verdict: Verdict
     violations: list[Violation] = field(default_factory=list)
     warnings: list[Warning_] = field(default_factory=list)
+    warning_branches: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    branch_labels: set[str] = field(default_factory=set)
     outcomes: dict[str, dict[str, Any]] = field(default_factory=dict)
     changes: list[tuple[str, Any, Any]] = field(default_factory=list)
     reports: list[dict[str, Any]] = field(default_factory=list)
     cost: float | None = None
     failure_probability: float | None = 0.0
     skipped: bool = False
+
+    def on_every_branch(self, w: Warning_) -> bool:
+        return self.warning_branches.get((w.code, w.message), set()) >= self.branch_labels
+
+    def warning_where(self, w: Warning_) -> str | None:
+        """The branches a warning is limited to, when it is not emitted on all of them."""
+        if self.on_every_branch(w):
+            return None
+        return ", ".join(sorted(self.warning_branches.get((w.code, w.message), set())))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -54,7 +65,8 @@ class StepReport:
             "args": thaw(dict(self.args)),
             "verdict": self.verdict,
             "violations": [v.to_json() for v in self.violations],
-            "warnings": [w.to_json() for w in self.warnings],
+            "warnings": [{**w.to_json(), "on_every_branch": self.on_every_branch(w)}
+                         for w in self.warnings],
             "outcomes": [{"name": k, **v} for k, v in self.outcomes.items()],
             "changes": [{"var": n, "before": thaw(b), "after": thaw(a)} for n, b, a in self.changes],
         }
@@ -144,7 +156,9 @@ def explore(sim: Simulator, plan: Sequence[Any] | Iterable[Any], initial: State,
             result = sim.step(path.state, tool, args)
             explored += len(result.branches)
             for b in result.branches:
-                certain = b.certain and not path.guessed
+                # a failure on a path that already failed only under unknowns is itself uncertain
+                certain = b.certain and not path.guessed and (
+                    path.failed_at is None or path.certain)
                 _record(report, b, path, certain)
                 failed = b.failed
                 prob = None if path.probability is None or b.probability is None else (
@@ -155,6 +169,8 @@ def explore(sim: Simulator, plan: Sequence[Any] | Iterable[Any], initial: State,
                     else:
                         step_fail_p += prob
                 choice = b.outcome or (b.violations[0].code if b.violations else "fails")
+                if b.event is not None:
+                    choice += f"@{b.event}"
                 new = Path(
                     state=b.state,
                     probability=prob,
@@ -237,10 +253,14 @@ def _record(report: StepReport, b: Branch, path: Path, certain: bool) -> None:
     for v in b.violations:
         if all((v.code, v.message) != (x.code, x.message) for x in report.violations):
             report.violations.append(v)
+    name = b.outcome or "rejected"
+    if b.event is not None:
+        name += f"@{b.event}"
+    report.branch_labels.add(name)
     for w in b.warnings:
         if all((w.code, w.message) != (x.code, x.message) for x in report.warnings):
             report.warnings.append(w)
-    name = b.outcome or "rejected"
+        report.warning_branches.setdefault((w.code, w.message), set()).add(name)
     entry = report.outcomes.setdefault(name, {"kind": b.kind, "probability": 0.0, "paths": 0,
                                               "event": b.event,
                                               "certain": certain})

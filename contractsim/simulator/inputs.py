@@ -47,9 +47,10 @@ class Plan:
     text: str = ""
 
 
-def _diag(code: str, message: str, file: str, line: int = 1, hint: str | None = None) -> Diagnostic:
-    return error(code, message, Span(file=file, line=line, col=1, end_line=line, end_col=2),
-                 hint=hint)
+def _diag(code: str, message: str, file: str, line: int = 1, hint: str | None = None,
+          col: int = 1) -> Diagnostic:
+    return error(code, message, Span(file=file, line=line, col=col, end_line=line,
+                                     end_col=col + 1), hint=hint)
 
 
 def read_text(path: str | os.PathLike[str], what: str) -> str:
@@ -79,22 +80,43 @@ def parse_data(text: str, name: str, what: str) -> Any:
     if stripped.startswith(("{", "[")):
         try:
             return json.loads(text)
+        except RecursionError:
+            raise ContractError([_diag("E0701", f"the {what} nests too deeply", name)]) from None
         except json.JSONDecodeError as exc:
+            # YAML's flow style ([{tool: t}]) looks like JSON; accept it when it parses as YAML
+            try:
+                return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506
+            except (yaml.YAMLError, RecursionError):
+                pass
             raise ContractError([_diag("E0701", f"the {what} is not valid JSON: {exc.msg}", name,
-                                       exc.lineno, hint="check brackets, commas and quotes")],
+                                       exc.lineno, hint="check brackets, commas and quotes",
+                                       col=exc.colno)],
                                 {name: text}) from None
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
-        line = 1
+        line, col = 1, 1
         mark = getattr(exc, "problem_mark", None)
         if mark is not None:
-            line = mark.line + 1
+            line, col = mark.line + 1, mark.column + 1
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ContractError([_diag("E0701", f"the {what} is not valid YAML: {problem}", name, line,
-                                   hint="check indentation and quoting")], {name: text}) from None
+                                   hint="check indentation and quoting", col=col)],
+                            {name: text}) from None
     except RecursionError:
         raise ContractError([_diag("E0701", f"the {what} nests too deeply", name)]) from None
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """YAML without aliases: ``*ref`` lets a few lines expand into billions of nodes."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None, None, "YAML aliases (*name) are not allowed in plans and states",
+                event.start_mark)
+        return super().compose_node(parent, index)
 
 
 def _line_of(text: str, needle: str, nth: int = 0) -> int:
@@ -251,9 +273,16 @@ def _tool_name(compiled: CompiledContract, name: str) -> str:
     return name
 
 
-def _member(compiled: CompiledContract, tool: ir.Tool, param: str, value: str) -> str:
+def _member(compiled: CompiledContract, tool: ir.Tool, param: str, value: str) -> Any:
+    """An IPC argument as the parameter's type: enum members match case-insensitively, numbers
+    are read as numbers."""
     for p in tool.params:
         if p.name == param and isinstance(p.type, ir.NamedType):
+            if p.type.name in ("int", "float"):
+                try:
+                    return int(value) if p.type.name == "int" else float(value)
+                except ValueError:
+                    return value
             for t in compiled.ir.types:
                 if t.name == p.type.name and isinstance(t.type, ir.EnumType):
                     for m in t.type.members:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..compiler.values import show
+from ..compiler.values import FMap, order, show
 from .explore import PlanReport, StepReport
 
 MARKS = {"ok": "✓", "fails": "✗", "may_fail": "?"}
@@ -80,14 +80,18 @@ def _step_lines(step: StepReport, colour: bool) -> list[str]:
         if v.hint:
             out.append(f"           hint: {v.hint}")
     for w in step.warnings:
-        out.append(f"       ! {w.code}: {w.message}" + ("" if w.certain else " (possibly)"))
+        where = step.warning_where(w)
+        suffix = "" if w.certain else " (possibly)"
+        if where:
+            suffix += f" (on branch {where})"
+        out.append(f"       ! {w.code}: {w.message}{suffix}")
     if len(step.outcomes) > 1 or any(k != "ok" for k in step.outcomes):
         parts = []
         for name, info in step.outcomes.items():
             if name == "rejected":
                 continue
             prob = info.get("probability")
-            label = f"{name} ({info['kind']}"
+            label = f"{name.split('@')[0]} ({info['kind']}"
             if prob is not None and prob < 1.0 - 1e-12:
                 label += f", p={_pct(prob)}"
             if info.get("event"):
@@ -100,8 +104,39 @@ def _step_lines(step: StepReport, colour: bool) -> list[str]:
     for r in step.reports:
         out.append("       report: " + ", ".join(f"{k}={show(v)}" for k, v in r.items()))
     for name, before, after in step.changes:
-        out.append(f"       {name}: {show(before, 60)} → {show(after, 60)}")
+        out.append(f"       {name}: {change_text(before, after)}")
     return out
+
+
+MAX_CHANGES = 6
+
+
+def change_text(before: Any, after: Any) -> str:
+    """What changed in a variable: added and removed items of collections, else old → new."""
+    text = _change_parts(before, after)
+    if isinstance(text, str):
+        return text
+    if len(text) > MAX_CHANGES:
+        return ", ".join(text[:MAX_CHANGES]) + f", … (+{len(text) - MAX_CHANGES} more)"
+    return ", ".join(text)
+
+
+def _change_parts(before: Any, after: Any) -> list[str] | str:
+    if isinstance(before, frozenset) and isinstance(after, frozenset):
+        parts = [f"+{show(v, 60)}" for v in sorted(after - before, key=order)]
+        parts += [f"-{show(v, 60)}" for v in sorted(before - after, key=order)]
+        return parts
+    if isinstance(before, FMap) and isinstance(after, FMap):
+        parts = []
+        for k in sorted(set(before) | set(after), key=order):
+            if k not in before:
+                parts.append(f"+{show(k, 40)}: {show(after[k], 60)}")
+            elif k not in after:
+                parts.append(f"-{show(k, 40)}")
+            elif before[k] != after[k]:
+                parts.append(f"{show(k, 40)}: {show(before[k], 40)} → {show(after[k], 40)}")
+        return parts
+    return f"{show(before, 60)} → {show(after, 60)}"
 
 
 def _args(args: Any) -> str:
