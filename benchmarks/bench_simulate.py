@@ -38,28 +38,39 @@ def blocksworld(plans: int, length: int, seed: int) -> dict[str, float]:
         for y in BLOCKS:
             if x != y:
                 actions += [("stack", {"x": x, "y": y}), ("unstack", {"x": x, "y": y})]
+
     # grounded STRIPS: (pre, delete, add) over facts
     def strips(tool: str, a: dict[str, str]) -> tuple[frozenset, frozenset, frozenset]:
         x, y = a["x"], a.get("y")
         if tool == "pick_up":
-            return (frozenset({("clear", x), ("ontable", x), ("handempty",)}),
-                    frozenset({("ontable", x), ("clear", x), ("handempty",)}),
-                    frozenset({("holding", x)}))
+            return (
+                frozenset({("clear", x), ("ontable", x), ("handempty",)}),
+                frozenset({("ontable", x), ("clear", x), ("handempty",)}),
+                frozenset({("holding", x)}),
+            )
         if tool == "put_down":
-            return (frozenset({("holding", x)}), frozenset({("holding", x)}),
-                    frozenset({("clear", x), ("handempty",), ("ontable", x)}))
+            return (
+                frozenset({("holding", x)}),
+                frozenset({("holding", x)}),
+                frozenset({("clear", x), ("handempty",), ("ontable", x)}),
+            )
         if tool == "stack":
-            return (frozenset({("holding", x), ("clear", y)}),
-                    frozenset({("holding", x), ("clear", y)}),
-                    frozenset({("clear", x), ("handempty",), ("on", x, y)}))
-        return (frozenset({("on", x, y), ("clear", x), ("handempty",)}),
+            return (
+                frozenset({("holding", x), ("clear", y)}),
+                frozenset({("holding", x), ("clear", y)}),
                 frozenset({("clear", x), ("handempty",), ("on", x, y)}),
-                frozenset({("holding", x), ("clear", y)}))
+            )
+        return (
+            frozenset({("on", x, y), ("clear", x), ("handempty",)}),
+            frozenset({("clear", x), ("handempty",), ("on", x, y)}),
+            frozenset({("holding", x), ("clear", y)}),
+        )
 
     grounded = [strips(t, a) for t, a in actions]
     bound = [sim.bind(t, a) for t, a in actions]
-    init = frozenset({("handempty",)} | {("clear", b) for b in BLOCKS} |
-                     {("ontable", b) for b in BLOCKS})
+    init = frozenset(
+        {("handempty",)} | {("clear", b) for b in BLOCKS} | {("ontable", b) for b in BLOCKS}
+    )
     rng = random.Random(seed)
 
     def walk() -> list[int]:
@@ -75,8 +86,9 @@ def blocksworld(plans: int, length: int, seed: int) -> dict[str, float]:
         return plan
 
     mixes = {
-        "uniform random": [[rng.randrange(len(actions)) for _ in range(length)]
-                           for _ in range(plans)],
+        "uniform random": [
+            [rng.randrange(len(actions)) for _ in range(length)] for _ in range(plans)
+        ],
         "noisy walks": [walk() for _ in range(plans)],
     }
     out: dict[str, float] = {}
@@ -146,11 +158,22 @@ def protocol(calls: int, seed: int) -> dict[str, float]:
     transitions = []
     for i in range(MACHINE_STATES):
         for tool, jump in JUMPS.items():
-            transitions.append({"trigger": tool, "source": f"s{i}",
-                                "dest": f"s{(i + jump) % MACHINE_STATES}",
-                                "conditions": lambda event: event.kwargs["x"] >= 0})
-    Machine(model=model, states=[f"s{i}" for i in range(MACHINE_STATES)],
-            transitions=transitions, initial="s0", send_event=True, auto_transitions=False)
+            transitions.append(
+                {
+                    "trigger": tool,
+                    "source": f"s{i}",
+                    "dest": f"s{(i + jump) % MACHINE_STATES}",
+                    "conditions": lambda event: event.kwargs["x"] >= 0,
+                }
+            )
+    Machine(
+        model=model,
+        states=[f"s{i}" for i in range(MACHINE_STATES)],
+        transitions=transitions,
+        initial="s0",
+        send_event=True,
+        auto_transitions=False,
+    )
     t0 = time.perf_counter()
     for tool, x in sequence:
         model.trigger(tool, x=x)  # type: ignore[attr-defined]

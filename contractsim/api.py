@@ -25,8 +25,9 @@ class Contract:
     Build one with :func:`load` or :func:`loads`; it is never constructed from unchecked IR.
     """
 
-    def __init__(self, contract_ir: ir.Contract, source: str, filename: str,
-                 diagnostics: list[Diagnostic]) -> None:
+    def __init__(
+        self, contract_ir: ir.Contract, source: str, filename: str, diagnostics: list[Diagnostic]
+    ) -> None:
         self.ir = contract_ir
         self.source = source
         self.filename = filename
@@ -67,51 +68,99 @@ def read_source(path: str | os.PathLike[str]) -> str:
     p = Path(path)
     where = Span(file=str(path))
     if not p.exists():
-        raise ContractError([error("E0100", f"no such file: {path}", where,
-                                   hint="check the path and the current directory")])
+        raise ContractError(
+            [
+                error(
+                    "E0100",
+                    f"no such file: {path}",
+                    where,
+                    hint="check the path and the current directory",
+                )
+            ]
+        )
     if p.is_dir():
-        raise ContractError([error("E0100", f"{path} is a directory, not a file", where,
-                                   hint="pass the .contract file inside it")])
+        raise ContractError(
+            [
+                error(
+                    "E0100",
+                    f"{path} is a directory, not a file",
+                    where,
+                    hint="pass the .contract file inside it",
+                )
+            ]
+        )
     try:
         size = p.stat().st_size
         if size > MAX_SOURCE_BYTES:
-            raise ContractError([error(
-                "E0106", f"{path} is {size:,} bytes; the limit is {MAX_SOURCE_BYTES:,}", where,
-                hint="split the contract into smaller files")])
+            raise ContractError(
+                [
+                    error(
+                        "E0106",
+                        f"{path} is {size:,} bytes; the limit is {MAX_SOURCE_BYTES:,}",
+                        where,
+                        hint="split the contract into smaller files",
+                    )
+                ]
+            )
         data = p.read_bytes()
     except OSError as exc:
-        raise ContractError([error("E0100", f"cannot read {path}: {exc.strerror or exc}", where)]) from None
+        raise ContractError(
+            [error("E0100", f"cannot read {path}: {exc.strerror or exc}", where)]
+        ) from None
     return decode_source(data, str(path))
 
 
 def decode_source(data: bytes, filename: str) -> str:
     if b"\0" in data[:8192]:
-        raise ContractError([error("E0100", f"{filename} is a binary file, not a contract",
-                                   Span(file=filename),
-                                   hint="contracts are UTF-8 text files")])
+        raise ContractError(
+            [
+                error(
+                    "E0100",
+                    f"{filename} is a binary file, not a contract",
+                    Span(file=filename),
+                    hint="contracts are UTF-8 text files",
+                )
+            ]
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise ContractError([error(
-            "E0100", f"{filename} is not valid UTF-8 (byte 0x{data[exc.start]:02x})",
-            Span(file=filename, line=line, col=col, end_line=line, end_col=col + 1),
-            hint="save the file as UTF-8")]) from None
+        raise ContractError(
+            [
+                error(
+                    "E0100",
+                    f"{filename} is not valid UTF-8 (byte 0x{data[exc.start]:02x})",
+                    Span(file=filename, line=line, col=col, end_line=line, end_col=col + 1),
+                    hint="save the file as UTF-8",
+                )
+            ]
+        ) from None
     return text.removeprefix("\ufeff")
 
 
 def _front_end(text: str, filename: str) -> tuple[ir.Contract | None, list[Diagnostic]]:
     if len(text.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
-        return None, [error("E0106", f"the contract is larger than {MAX_SOURCE_BYTES:,} bytes",
-                            Span(file=filename))]
+        return None, [
+            error(
+                "E0106",
+                f"the contract is larger than {MAX_SOURCE_BYTES:,} bytes",
+                Span(file=filename),
+            )
+        ]
     if "\0" in text:
         at = text.index("\0")
         line = text.count("\n", 0, at) + 1
         col = at - (text.rfind("\n", 0, at) + 1) + 1
-        return None, [error("E0100", "the contract contains a NUL character",
-                            Span(file=filename, line=line, col=col, end_line=line, end_col=col + 1),
-                            hint="contracts are UTF-8 text")]
+        return None, [
+            error(
+                "E0100",
+                "the contract contains a NUL character",
+                Span(file=filename, line=line, col=col, end_line=line, end_col=col + 1),
+                hint="contracts are UTF-8 text",
+            )
+        ]
     try:
         tree = parse(text, filename)
     except ContractError as exc:

@@ -14,17 +14,19 @@ import click
 
 from . import __version__
 from .api import Contract, check_text, load, read_source
-from .dsl.diagnostics import ContractError, Diagnostic, render_all
+from .dsl.diagnostics import ContractError, Diagnostic, Span, render_all
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_MAY_FAIL = 0, 1, 2, 3
 INPUT_CODES = ("E0100", "E0106")
 
 
-def _emit_diagnostics(diags: list[Diagnostic], sources: dict[str, str], fmt: str,
-                      limit: int) -> None:
+def _emit_diagnostics(
+    diags: list[Diagnostic], sources: dict[str, str], fmt: str, limit: int
+) -> None:
     if fmt == "json":
-        click.echo(json.dumps({"diagnostics": [d.to_json() for d in diags]}, indent=2,
-                              ensure_ascii=False))
+        click.echo(
+            json.dumps({"diagnostics": [d.to_json() for d in diags]}, indent=2, ensure_ascii=False)
+        )
         return
     if diags:
         click.echo(render_all(diags, sources, limit=limit), err=False)
@@ -51,12 +53,23 @@ def main() -> None:
 
 @main.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=True))
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="json prints code, severity, message, file, line, col, "
-              "end_line, end_col and hint for each diagnostic.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json prints code, severity, message, file, line, col, "
+    "end_line, end_col and hint for each diagnostic.",
+)
 @click.option("--strict", is_flag=True, help="Warnings fail the check too.")
-@click.option("--max-errors", default=50, show_default=True, type=click.IntRange(1),
-              help="Show at most this many diagnostics in text output.")
+@click.option(
+    "--max-errors",
+    default=50,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Show at most this many diagnostics in text output.",
+)
 def check(files: tuple[str, ...], fmt: str, strict: bool, max_errors: int) -> None:
     """Check contract FILES: syntax, names, types, machines, lints.
 
@@ -89,25 +102,54 @@ def check(files: tuple[str, ...], fmt: str, strict: bool, max_errors: int) -> No
 @main.command()
 @click.argument("contract", type=click.Path(dir_okay=True))
 @click.argument("plan", type=click.Path(dir_okay=True))
-@click.option("--state", "state_file", type=click.Path(dir_okay=True),
-              help="JSON or YAML overrides of the initial state ($unknown marks a value unknown).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
-@click.option("--now", help="The simulation's time (RFC 3339). Default: the plan's `now`, else "
-              "the wall clock.")
+@click.option(
+    "--state",
+    "state_file",
+    type=click.Path(dir_okay=True),
+    help="JSON or YAML overrides of the initial state ($unknown marks a value unknown).",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option(
+    "--now",
+    help="The simulation's time (RFC 3339). Default: the plan's `now`, else the wall clock.",
+)
 @click.option("--goal", help="A goal declared in the contract, checked on every final branch.")
 @click.option("--max-depth", type=click.IntRange(1), help="Simulate at most this many steps.")
-@click.option("--max-states", type=click.IntRange(1), default=100_000, show_default=True,
-              help="Stop after exploring this many states.")
-@click.option("--max-branches", type=click.IntRange(1), default=256, show_default=True,
-              help="Keep at most this many distinct branches after each step.")
-@click.option("--stop-at-first", is_flag=True, help="Do not simulate steps after the first "
-              "failing one.")
-@click.option("--color/--no-color", default=None, help="Colour the text report (default: only "
-              "on a terminal).")
-def simulate(contract: str, plan: str, state_file: str | None, fmt: str, now: str | None,
-             goal: str | None, max_depth: int | None, max_states: int, max_branches: int,
-             stop_at_first: bool, color: bool | None) -> None:
+@click.option(
+    "--max-states",
+    type=click.IntRange(1),
+    default=100_000,
+    show_default=True,
+    help="Stop after exploring this many states.",
+)
+@click.option(
+    "--max-branches",
+    type=click.IntRange(1),
+    default=256,
+    show_default=True,
+    help="Keep at most this many distinct branches after each step.",
+)
+@click.option(
+    "--stop-at-first", is_flag=True, help="Do not simulate steps after the first failing one."
+)
+@click.option(
+    "--color/--no-color", default=None, help="Colour the text report (default: only on a terminal)."
+)
+def simulate(
+    contract: str,
+    plan: str,
+    state_file: str | None,
+    fmt: str,
+    now: str | None,
+    goal: str | None,
+    max_depth: int | None,
+    max_states: int,
+    max_branches: int,
+    stop_at_first: bool,
+    color: bool | None,
+) -> None:
     """Dry-run PLAN against CONTRACT and predict, per step, ok / fails / may fail.
 
     Exit 0 when the plan succeeds on every branch, 1 when it fails on some branch, 3 when it may
@@ -127,14 +169,23 @@ def simulate(contract: str, plan: str, state_file: str | None, fmt: str, now: st
             state_text = read_text(state_file, "state")
             overrides.update(load_state_file(state_file))
         sim = c.simulator(now=now or p.now)
-        validated = validate_state_overrides(c.compiled, overrides,
-                                             state_file or plan, state_text or p.text)
+        validated = validate_state_overrides(
+            c.compiled, overrides, state_file or plan, state_text or p.text
+        )
         goal = goal or p.goal
         if goal is not None and goal not in c.compiled.goals:
             from .dsl.diagnostics import error, suggestion_hint
 
-            raise ContractError([error("E0703", f"the contract declares no goal `{goal}`",
-                                       hint=suggestion_hint(goal, c.compiled.goals, "goal"))])
+            raise ContractError(
+                [
+                    error(
+                        "E0703",
+                        f"the contract declares no goal `{goal}`",
+                        Span(file=contract),
+                        hint=suggestion_hint(goal, c.compiled.goals, "goal"),
+                    )
+                ]
+            )
     except ContractError as exc:
         _fail_input(exc, fmt)
         return
@@ -150,8 +201,15 @@ def simulate(contract: str, plan: str, state_file: str | None, fmt: str, now: st
             values[c.compiled.slots[name]] = value
         state = State(tuple(values), state.layout)
     calls = [resolve_step(c.compiled, s) for s in p.steps]
-    report = sim.run(calls, state, max_depth=max_depth, max_states=max_states,
-                     max_branches=max_branches, stop_at_first=stop_at_first, goal=goal)
+    report = sim.run(
+        calls,
+        state,
+        max_depth=max_depth,
+        max_states=max_states,
+        max_branches=max_branches,
+        stop_at_first=stop_at_first,
+        goal=goal,
+    )
     if fmt == "json":
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False, sort_keys=False))
     else:
@@ -166,8 +224,13 @@ def simulate(contract: str, plan: str, state_file: str | None, fmt: str, now: st
 
 @main.command(name="compile")
 @click.argument("contract", type=click.Path(dir_okay=True))
-@click.option("--emit", type=click.Choice(["python", "ir"]), default="python", show_default=True,
-              help="python: the generated code (both flavours); ir: the typed IR as JSON.")
+@click.option(
+    "--emit",
+    type=click.Choice(["python", "ir"]),
+    default="python",
+    show_default=True,
+    help="python: the generated code (both flavours); ir: the typed IR as JSON.",
+)
 def compile_cmd(contract: str, emit: str) -> None:
     """Print what CONTRACT compiles to."""
     c = _load(contract)

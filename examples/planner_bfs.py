@@ -72,8 +72,9 @@ def candidate_actions(contract: contractsim.Contract) -> list[Action]:
     return actions
 
 
-def successors(sim: Any, state: Any,
-               actions: list[Action]) -> Iterator[tuple[str, dict[str, Any], Any]]:
+def successors(
+    sim: Any, state: Any, actions: list[Action]
+) -> Iterator[tuple[str, dict[str, Any], Any]]:
     for tool, args in actions:
         result = sim.step(state, tool, args)
         if result.verdict != "ok" or len(result.branches) != 1:
@@ -118,8 +119,16 @@ def main() -> int:
         print(f"no plan reaches goal `{goal}` within {opts.max_depth} steps", file=sys.stderr)
         return 1
     if opts.json:
-        print(json.dumps({"state": ASSUMED_STATE, "goal": goal,
-                          "steps": [{"tool": t, "args": a} for t, a in steps]}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "state": ASSUMED_STATE,
+                    "goal": goal,
+                    "steps": [{"tool": t, "args": a} for t, a in steps],
+                },
+                indent=2,
+            )
+        )
         return 0
     print(f"plan for goal `{goal}` ({len(steps)} step(s), assuming {ASSUMED_STATE}):")
     for i, (tool, args) in enumerate(steps, 1):

@@ -1,9 +1,9 @@
 """IR → Python source. Every generated function is compiled once per contract and run with an
 explicit environment and no builtins.
 
-Nothing from the contract reaches the source unescaped: names are identifiers the grammar already
-restricts to ``[A-Za-z_][A-Za-z0-9_]*`` and are always prefixed (``p_``, ``l_``, ``P_`` …), and every
-literal goes through :func:`repr`.
+Nothing from the contract reaches the source unescaped: names are identifiers the grammar
+already restricts to ``[A-Za-z_][A-Za-z0-9_]*`` and are always prefixed (``p_``, ``l_``, ``P_``
+…), and every literal goes through :func:`repr`.
 
 Two flavours of every function are generated: *fast* (plain Python operators, for states with no
 unknown value) and *safe* (three-valued helpers). The engine picks one per state.
@@ -114,7 +114,11 @@ class CodeGen:
     def _e_call(self, e: ir.Call, ctx: Ctx) -> str:
         args = [self.expr(a, ctx) for a in e.args]
         if e.func in self.predicates:
-            return f"P_{e.func}({ctx.state}, {', '.join(args)})" if args else f"P_{e.func}({ctx.state})"
+            return (
+                f"P_{e.func}({ctx.state}, {', '.join(args)})"
+                if args
+                else f"P_{e.func}({ctx.state})"
+            )
         if e.func in self.type_names:
             return self.construct(e, ctx)
         if e.func == "old":
@@ -252,7 +256,11 @@ class CodeGen:
         src.emit("", 0)
 
     def effect_function(
-        self, src: Source, name: str, body: tuple[ir.Stmt, ...], params: Iterable[ir.Param],
+        self,
+        src: Source,
+        name: str,
+        body: tuple[ir.Stmt, ...],
+        params: Iterable[ir.Param],
         span: Span,
     ) -> None:
         """``def name(S, A, R, O, C)``: apply statements to the working state list ``S``."""
@@ -275,10 +283,13 @@ class CodeGen:
             value = self.expr(s.value, ctx)
             if isinstance(s.value, ir.Collection) and s.value.type == "empty":
                 value = self._declared_empty(s.target) or (
-                    f"H_empty_like({self.expr(s.target, ctx)})")
+                    f"H_empty_like({self.expr(s.target, ctx)})"
+                )
             if s.op == "+=":
-                value = f"H_plus({self.expr(s.target, ctx)}, {value})" if not self.safe else (
-                    f"H_arith('+', {self.expr(s.target, ctx)}, {value})"
+                value = (
+                    f"H_plus({self.expr(s.target, ctx)}, {value})"
+                    if not self.safe
+                    else (f"H_arith('+', {self.expr(s.target, ctx)}, {value})")
                 )
             elif s.op == "-=":
                 value = f"H_arith('-', {self.expr(s.target, ctx)}, {value})"
@@ -286,9 +297,13 @@ class CodeGen:
         elif isinstance(s, ir.MethodCall):
             args = "".join(", " + self.expr(a, ctx) for a in s.args)
             root = s.target.name if isinstance(s.target, ir.Name) else None
-            if (not self.safe and root is not None and self._loop_depth == 0
-                    and self.collection_kind.get(root) == "set" and s.method in ("add", "remove",
-                                                                                 "discard")):
+            if (
+                not self.safe
+                and root is not None
+                and self._loop_depth == 0
+                and self.collection_kind.get(root) == "set"
+                and s.method in ("add", "remove", "discard")
+            ):
                 # one element per statement outside loops: growth is bounded by the plan length
                 slot = f"S[{self.slots[root]}]"
                 op = "|" if s.method == "add" else "-"
@@ -364,11 +379,17 @@ class CodeGen:
         from .compile import empty_of
 
         value = empty_of(var.type, {t.name: t.type for t in self.contract.types})
-        return "FMap()" if isinstance(value, dict) else "()" if isinstance(value, tuple) else (
-            "H_EMPTY")
+        return (
+            "FMap()"
+            if isinstance(value, dict)
+            else "()"
+            if isinstance(value, tuple)
+            else ("H_EMPTY")
+        )
 
-    def update(self, src: Source, target: ir.Expr, make: Any, ctx: Ctx, indent: int,
-               span: Span) -> None:
+    def update(
+        self, src: Source, target: ir.Expr, make: Any, ctx: Ctx, indent: int, span: Span
+    ) -> None:
         """Write ``make(current)`` into the location ``target`` of the working state."""
         path: list[ir.Expr] = []
         node = target

@@ -257,8 +257,10 @@ class _Builder:
         self.fresh_slot = len(self.slots)
         self.interpreter = Interpreter(contract)
         self.consts = self._consts()
-        self.gen = {False: CodeGen(contract, self.slots, safe=False),
-                    True: CodeGen(contract, self.slots, safe=True)}
+        self.gen = {
+            False: CodeGen(contract, self.slots, safe=False),
+            True: CodeGen(contract, self.slots, safe=True),
+        }
         self.src = {False: Source(), True: Source()}
         self._n = 0
         for flavour in (False, True):
@@ -276,7 +278,9 @@ class _Builder:
             if isinstance(t.type, ir.RecordType):
                 for f in t.type.fields:
                     if f.default is not None:
-                        values[f"__default_{t.name}_{f.name}"] = self.interpreter.eval(f.default, env)
+                        values[f"__default_{t.name}_{f.name}"] = self.interpreter.eval(
+                            f.default, env
+                        )
         return values
 
     def name(self, base: str) -> str:
@@ -287,18 +291,21 @@ class _Builder:
         name = self.name("expr")
         for flavour in (False, True):
             self.gen[flavour].expr_function(self.src[flavour], name, e, params, e.span)
-        return Compiled(fast=_Lazy(self, name, False), safe=_Lazy(self, name, True), span=e.span,
-                        ir=e)
+        return Compiled(
+            fast=_Lazy(self, name, False), safe=_Lazy(self, name, True), span=e.span, ir=e
+        )
 
-    def effect_fn(self, body: tuple[ir.Stmt, ...], params: tuple[ir.Param, ...],
-                  span: Span) -> Compiled | None:
+    def effect_fn(
+        self, body: tuple[ir.Stmt, ...], params: tuple[ir.Param, ...], span: Span
+    ) -> Compiled | None:
         if not body:
             return None
         name = self.name("effect")
         for flavour in (False, True):
             self.gen[flavour].effect_function(self.src[flavour], name, body, params, span)
-        return Compiled(fast=_Lazy(self, name, False), safe=_Lazy(self, name, True), span=span,
-                        ir=body)
+        return Compiled(
+            fast=_Lazy(self, name, False), safe=_Lazy(self, name, True), span=span, ir=body
+        )
 
     def template_fn(self, t: ir.Template | None, params: tuple[ir.Param, ...]) -> TemplateFn | None:
         if t is None:
@@ -309,8 +316,9 @@ class _Builder:
         name = self.name("template")
         for flavour in (False, True):
             self.gen[flavour].tuple_function(self.src[flavour], name, holes, params, t.span)
-        return TemplateFn(t, Compiled(fast=_Lazy(self, name, False), safe=_Lazy(self, name, True),
-                                      span=t.span))
+        return TemplateFn(
+            t, Compiled(fast=_Lazy(self, name, False), safe=_Lazy(self, name, True), span=t.span)
+        )
 
     def condition(self, cond: ir.Condition, params: tuple[ir.Param, ...]) -> CCondition:
         return CCondition(
@@ -365,8 +373,13 @@ class _Builder:
             ctool.fast_pre = _Lazy(self, pre_name, False)
         return ctool
 
-    def flow(self, tool: ir.Tool, outcomes: tuple[ir.Outcome, ...],
-             params: tuple[ir.Param, ...], compiled: dict[str, COutcome]) -> CFlow:
+    def flow(
+        self,
+        tool: ir.Tool,
+        outcomes: tuple[ir.Outcome, ...],
+        params: tuple[ir.Param, ...],
+        compiled: dict[str, COutcome],
+    ) -> CFlow:
         if tool.flow is not None:
             assert tool.flow.initial is not None
             steps = {}
@@ -384,7 +397,11 @@ class _Builder:
         transitions = [
             CTransition(
                 ir.FlowTransition(
-                    source="call", target=o.name, to_outcome=True, event=o.event, when=o.when,
+                    source="call",
+                    target=o.name,
+                    to_outcome=True,
+                    event=o.event,
+                    when=o.when,
                     span=o.span,
                 ),
                 compiled[o.name].when,
@@ -414,8 +431,11 @@ class _Builder:
         modules: dict[bool, dict[str, Any]] = {}
         for flavour in (False, True):
             env = runtime_env(self.consts, self.c, flavour)
-            code = compile(self.src[flavour].text(), f"<contract {self.c.header.name}"
-                           f"{' (safe)' if flavour else ''}>", "exec")
+            code = compile(
+                self.src[flavour].text(),
+                f"<contract {self.c.header.name}{' (safe)' if flavour else ''}>",
+                "exec",
+            )
             exec(code, env)  # noqa: S102 - generated from checked IR with every literal escaped
             modules[flavour] = env
         return modules
@@ -461,8 +481,9 @@ def _resolve(obj: Any, modules: dict[bool, dict[str, Any]]) -> Any:
     return obj
 
 
-def initial_state(contract: ir.Contract, slots: dict[str, int], consts: dict[str, Any],
-                  interpreter: Interpreter) -> tuple[Any, ...]:
+def initial_state(
+    contract: ir.Contract, slots: dict[str, int], consts: dict[str, Any], interpreter: Interpreter
+) -> tuple[Any, ...]:
     values: list[Any] = [None] * (len(slots) + 1)
     env = Env(contract, state={}, consts=consts)
     decls = {t.name: t.type for t in contract.types}
@@ -530,7 +551,8 @@ def compile_contract(contract: ir.Contract, source_text: str = "") -> CompiledCo
         goals=goals,
         warn_templates=warn_templates,
         validators=validators,
-        python_source=b.src[False].text() + "\n# ---- three-valued flavour ----\n"
+        python_source=b.src[False].text()
+        + "\n# ---- three-valued flavour ----\n"
         + b.src[True].text(),
         source_map=b.src[False].spans,
         interpreter=b.interpreter,

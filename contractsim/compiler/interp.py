@@ -47,9 +47,7 @@ class Interpreter:
         self.contract = contract
         self.predicates = {p.name: p for p in contract.predicates}
         self.enums = {t.name for t in contract.types if isinstance(t.type, ir.EnumType)}
-        self.records = {
-            t.name: t.type for t in contract.types if isinstance(t.type, ir.RecordType)
-        }
+        self.records = {t.name: t.type for t in contract.types if isinstance(t.type, ir.RecordType)}
 
     # ------------------------------------------------------------------ expressions
     def eval(self, e: ir.Expr, env: Env) -> Any:
@@ -115,7 +113,9 @@ class Interpreter:
 
     def _quantifier(self, e: ir.Quantifier, env: Env) -> Any:
         coll = self.eval(e.coll, env)
-        return quantify(e.op, coll, lambda item: self.eval(e.body, env.with_locals(**{e.var: item})))
+        return quantify(
+            e.op, coll, lambda item: self.eval(e.body, env.with_locals(**{e.var: item}))
+        )
 
     def _unary(self, e: ir.Unary, env: Env) -> Any:
         value = self.eval(e.operand, env)
@@ -137,8 +137,10 @@ class Interpreter:
             if right is not U:
                 right = lib.truth(right, f"the right side of `{op}`")
             if left is U:
-                return (False if right is False else U) if op == "and" else (
-                    True if right is True else U
+                return (
+                    (False if right is False else U)
+                    if op == "and"
+                    else (True if right is True else U)
                 )
             return right
         left = self.eval(e.left, env)
@@ -211,7 +213,9 @@ class Interpreter:
         elif isinstance(s, ir.Warn):
             values: tuple[Any, ...] = ()
             if s.message is not None:
-                values = tuple(self.eval(p.expr, env) for p in s.message.parts if p.expr is not None)
+                values = tuple(
+                    self.eval(p.expr, env) for p in s.message.parts if p.expr is not None
+                )
             env.warnings.append((s.code, f"{s.span.line}:{s.span.col}", values))
         else:
             assert isinstance(s, ir.Report)
@@ -239,8 +243,9 @@ class Interpreter:
             self._stmt(s, inner)
         env.havoc = env.havoc or inner.havoc
 
-    def _update(self, target: ir.Expr, make: Callable[[Any], Any], env: Env,
-                read_current: bool = True) -> None:
+    def _update(
+        self, target: ir.Expr, make: Callable[[Any], Any], env: Env, read_current: bool = True
+    ) -> None:
         path: list[ir.Expr] = []
         node = target
         while isinstance(node, (ir.Attr, ir.Index)):

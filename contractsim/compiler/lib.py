@@ -333,8 +333,15 @@ def safe_contains(item: Any, coll: Any) -> Any:
         return U
     if contains(item, coll):
         return True
-    if isinstance(coll, (frozenset, FMap, tuple)) and U in coll:
-        return U
+    if isinstance(coll, (frozenset, FMap, tuple)):
+        if U in coll:
+            return U
+        # a fresh value's text is not known: it may equal any text, but only itself among fresh
+        if isinstance(item, Fresh):
+            if any(x is not None and not isinstance(x, Fresh) for x in coll):
+                return U
+        elif item is not None and any(isinstance(x, Fresh) for x in coll):
+            return U
     return False
 
 
@@ -528,7 +535,12 @@ def now_text(now: datetime) -> str:
 
 def plus(a: Any, b: Any) -> Any:
     """``a + b`` in compiled fast code: plain addition with the growth bounds of :func:`arith`."""
-    if type(a) is int and type(b) is int and -(1 << 62) < a < (1 << 62) and -(1 << 62) < b < (1 << 62):
+    if (
+        type(a) is int
+        and type(b) is int
+        and -(1 << 62) < a < (1 << 62)
+        and -(1 << 62) < b < (1 << 62)
+    ):
         return a + b
     return arith("+", a, b)
 

@@ -35,7 +35,9 @@ from .values import FMap, freeze, show
 
 # ----------------------------------------------------------------------------------------- formats
 
-_EMAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$")
+_EMAIL = re.compile(
+    r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$"
+)
 _DATETIME = re.compile(
     r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$"
 )
@@ -259,6 +261,7 @@ class ValidatorBuilder:
         self._recursive: set[str] = set()
         self._models: list[type[BaseModel]] = []
         self._counter = 0
+        self._adapters: dict[ir.TypeExpr, TypeAdapter[Any]] = {}
 
     # ---- annotation for a type expression
     def annotation(self, t: ir.TypeExpr, name: str | None = None) -> Any:
@@ -376,9 +379,12 @@ class ValidatorBuilder:
         self._models.append(model)
         return model
 
-    @functools.lru_cache(maxsize=None)  # noqa: B019 - one builder per compiled contract
     def adapter_for(self, t: ir.TypeExpr) -> TypeAdapter[Any]:
-        return TypeAdapter(self.annotation(t))
+        """A validator for a type expression, built once per builder."""
+        adapter = self._adapters.get(t)
+        if adapter is None:
+            adapter = self._adapters[t] = TypeAdapter(self.annotation(t))
+        return adapter
 
     def args_model(self, tool: ir.Tool) -> type[BaseModel]:
         """The pydantic model of a tool's arguments (unknown names forbidden)."""
@@ -392,9 +398,7 @@ class ValidatorBuilder:
                 fields[p.name] = (Union[ann, None], None)
             else:
                 fields[p.name] = (ann, ...)
-        return create_model(
-            _model_name(f"{tool.name}_args"), __config__=_CONFIG, **fields
-        )
+        return create_model(_model_name(f"{tool.name}_args"), __config__=_CONFIG, **fields)
 
     def conformance_problem(self, value: Any, t: ir.TypeExpr) -> str | None:
         """Why a plain value does not satisfy a type (with its constraints), or None."""
@@ -435,45 +439,73 @@ def problems_from(exc: ValidationError, root: str = "") -> list[ArgProblem]:
 
 def _is_internal_loc(part: Any) -> bool:
     text = str(part)
-    return text.startswith(("function-after[", "tagged-union[", "lax-or-strict[")) or text in (
-        "str",
-        "int",
-        "float",
-        "bool",
-        "none",
-        "tuple[str, ...]",
-    ) or "[" in text and "]" in text and not text.isdigit() and "," in text
+    return (
+        text.startswith(("function-after[", "tagged-union[", "lax-or-strict["))
+        or text
+        in (
+            "str",
+            "int",
+            "float",
+            "bool",
+            "none",
+            "tuple[str, ...]",
+        )
+        or "[" in text
+        and "]" in text
+        and not text.isdigit()
+        and "," in text
+    )
 
 
-def _explain(kind: str, ctx: dict[str, Any], given: Any, default: str, field: str) -> tuple[str, str]:
+def _explain(
+    kind: str, ctx: dict[str, Any], given: Any, default: str, field: str
+) -> tuple[str, str]:
     got = f" (got {show(freeze(given))})" if kind != "missing" else ""
     if kind == "missing":
         return "is required but missing", f"add `{field}` to the arguments"
     if kind == "extra_forbidden":
-        return "is not a parameter", "remove it, or check the spelling against the tool's parameters"
+        return (
+            "is not a parameter",
+            "remove it, or check the spelling against the tool's parameters",
+        )
     if kind == "string_pattern_mismatch":
         pattern = ctx.get("pattern", "")
-        return (f"does not match the pattern r\"{pattern}\"{got}", f"give a value matching r\"{pattern}\"")
+        return (
+            f'does not match the pattern r"{pattern}"{got}',
+            f'give a value matching r"{pattern}"',
+        )
     if kind == "format":
         fmt = ctx.get("format", "")
         return (f"is not a valid {fmt}{got}", f"for example {FORMAT_EXAMPLES.get(str(fmt), '')}")
     if kind in ("string_too_long", "too_long"):
         limit = ctx.get("max_length")
         unit = "characters" if kind.startswith("string") else "items"
-        return (f"is too long: at most {limit} {unit}{got}", f"shorten it to at most {limit} {unit}")
+        return (
+            f"is too long: at most {limit} {unit}{got}",
+            f"shorten it to at most {limit} {unit}",
+        )
     if kind in ("string_too_short", "too_short"):
         limit = ctx.get("min_length")
         unit = "characters" if kind.startswith("string") else "items"
         return (f"is too short: at least {limit} {unit}{got}", f"give at least {limit} {unit}")
     if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
         bound = ctx.get("ge", ctx.get("le", ctx.get("gt", ctx.get("lt"))))
-        word = {"greater_than_equal": "at least", "less_than_equal": "at most", "greater_than": "more than", "less_than": "less than"}[kind]
+        word = {
+            "greater_than_equal": "at least",
+            "less_than_equal": "at most",
+            "greater_than": "more than",
+            "less_than": "less than",
+        }[kind]
         return (f"must be {word} {bound}{got}", f"give a value {word} {bound}")
     if kind == "literal_error":
         expected = ctx.get("expected", "")
         return (f"must be one of {expected}{got}", f"use one of {expected}")
     if kind == "union_tag_invalid":
-        return (f"has an unknown tag{got}", f"the tag `{ctx.get('discriminator', '')}` must be one of {ctx.get('expected_tags', '')}")
+        return (
+            f"has an unknown tag{got}",
+            f"the tag `{ctx.get('discriminator', '')}` must be one of "
+            f"{ctx.get('expected_tags', '')}",
+        )
     if kind == "union_tag_not_found":
         return ("has no tag field", f"add the field {ctx.get('discriminator', '')}")
     noun = kind.replace("_type", "").replace("_parsing", "").replace("_", " ")

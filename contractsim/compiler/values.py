@@ -35,8 +35,10 @@ UNKNOWN_JSON = "$unknown"
 
 
 class Fresh:
-    """A value a call creates (an id, a token): distinct from every other value, its text unknown
-    until a real call returns it."""
+    """A value a call creates (an id, a token), its text unknown until a real call returns it.
+
+    It equals itself, differs from every other fresh value and from null; whether it equals some
+    known text is unknown."""
 
     __slots__ = ("label", "serial")
 
@@ -184,4 +186,3 @@ def _show(value: Any) -> str:
     if isinstance(value, (tuple, list)):
         return "[" + ", ".join(_show(v) for v in value) + "]"
     return repr(value)
-

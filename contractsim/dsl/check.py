@@ -45,8 +45,9 @@ class Scope:
     def child(self, **extra: Symbol) -> Scope:
         shadowed = {n for n in extra}
         non_null = frozenset(t for t in self.non_null if t.split(".")[0] not in shadowed)
-        return Scope({**self.names, **extra}, self.allow_old, self.allow_fresh, self.where,
-                     non_null)
+        return Scope(
+            {**self.names, **extra}, self.allow_old, self.allow_fresh, self.where, non_null
+        )
 
     def narrowed(self, cond: ir.Expr, positive: bool = True) -> Scope:
         """The scope inside ``if cond`` (or its else when ``positive`` is false)."""
@@ -66,8 +67,10 @@ def _non_null_facts(cond: ir.Expr, positive: bool) -> frozenset[str]:
     if isinstance(cond, ir.Binary):
         if cond.op in ("!=", "==") and (cond.op == "!=") == positive:
             for a, b in ((cond.left, cond.right), (cond.right, cond.left)):
-                if isinstance(b, ir.Literal_) and b.value is None and isinstance(
-                    a, (ir.Name, ir.Attr)
+                if (
+                    isinstance(b, ir.Literal_)
+                    and b.value is None
+                    and isinstance(a, (ir.Name, ir.Attr))
                 ):
                     return frozenset({expr_text(a)})
         if (cond.op == "and" and positive) or (cond.op == "or" and not positive):
@@ -89,7 +92,9 @@ def _same(i: int) -> Callable[[list[T.Ty]], T.Ty]:
 
 
 def _numeric_join(args: list[T.Ty]) -> T.Ty:
-    return T.FLOAT if T.FLOAT in args else (T.INT if args and all(a == T.INT for a in args) else T.ANY)
+    return (
+        T.FLOAT if T.FLOAT in args else (T.INT if args and all(a == T.INT for a in args) else T.ANY)
+    )
 
 
 def _keys(args: list[T.Ty]) -> T.Ty:
@@ -116,7 +121,9 @@ def _get(args: list[T.Ty]) -> T.Ty:
 
 BUILTINS: dict[str, Builtin] = {
     "len": Builtin(1, 1, lambda a: T.INT, ("sized",), "number of items or characters"),
-    "parent": Builtin(1, 1, lambda a: T.STR, ("str",), 'the parent of a path: parent("/a/b") = "/a"'),
+    "parent": Builtin(
+        1, 1, lambda a: T.STR, ("str",), 'the parent of a path: parent("/a/b") = "/a"'
+    ),
     "basename": Builtin(1, 1, lambda a: T.STR, ("str",), 'last path component: "b" for "/a/b"'),
     "join_path": Builtin(2, 2, lambda a: T.STR, ("str", "str"), 'join_path("/a", "b") = "/a/b"'),
     "startswith": Builtin(2, 2, lambda a: T.BOOL, ("str", "str"), "prefix test"),
@@ -128,7 +135,13 @@ BUILTINS: dict[str, Builtin] = {
     "join": Builtin(2, 2, lambda a: T.STR, ("coll", "str"), "join strings with a separator"),
     "replace": Builtin(3, 3, lambda a: T.STR, ("str", "str", "str"), "replace every occurrence"),
     "zfill": Builtin(2, 2, lambda a: T.STR, ("any", "num"), 'zero-pad: zfill(7, 3) = "007"'),
-    "matches": Builtin(2, 2, lambda a: T.BOOL, ("str", "pattern"), "regex search (JSON Schema semantics); anchor with ^…$"),
+    "matches": Builtin(
+        2,
+        2,
+        lambda a: T.BOOL,
+        ("str", "pattern"),
+        "regex search (JSON Schema semantics); anchor with ^…$",
+    ),
     "str": Builtin(1, 1, lambda a: T.STR, ("any",), "text form of a value"),
     "int": Builtin(1, 1, lambda a: T.UnionT((T.INT, T.NULL)), ("any",), "integer or null"),
     "float": Builtin(1, 1, lambda a: T.UnionT((T.FLOAT, T.NULL)), ("any",), "float or null"),
@@ -336,8 +349,10 @@ class Checker:
                 seen.add(m.value)
             if not t.members:
                 self.err("E0405", "an enum needs at least one member", t.span)
-            return T.EnumT(name or "enum {" + ", ".join(m.value for m in t.members) + "}",
-                           tuple(m.value for m in t.members))
+            return T.EnumT(
+                name or "enum {" + ", ".join(m.value for m in t.members) + "}",
+                tuple(m.value for m in t.members),
+            )
         if isinstance(t, ir.NullType):
             return T.NULL
         if isinstance(t, ir.RecordType):
@@ -408,7 +423,7 @@ class Checker:
                             code,
                             message,
                             c.span,
-                            hint="write patterns as raw strings r\"…\"; backreferences and "
+                            hint='write patterns as raw strings r"…"; backreferences and '
                             "look-around are not allowed (matching must take linear time)",
                         )
                 elif c.value not in FORMATS:
@@ -878,7 +893,9 @@ class Checker:
             given.add(kw.name)
             self.enum_literal(f.type, kw.value)
             self.expect(vt, f.type, kw.value.span, f"field `{kw.name}`")
-        missing = [n for n, f in ty.fields if n not in given and not f.optional and not f.has_default]
+        missing = [
+            n for n, f in ty.fields if n not in given and not f.optional and not f.has_default
+        ]
         if missing:
             self.err(
                 "E0305",
@@ -1226,7 +1243,9 @@ def check_predicates(ck: Checker) -> None:
         ck.expect(ck.expr(p.body, scope), T.BOOL, p.body.span, f"the body of predicate `{p.name}`")
     # recursion: predicates must terminate
     calls = {
-        p.name: {e.func for e in _walk_expr(p.body) if isinstance(e, ir.Call) and e.func in ck.predicates}
+        p.name: {
+            e.func for e in _walk_expr(p.body) if isinstance(e, ir.Call) and e.func in ck.predicates
+        }
         for p in ck.c.predicates
     }
     for p in ck.c.predicates:
@@ -1395,7 +1414,7 @@ def check_event_ref(ck: Checker, ref: ir.EventRef) -> None:
             f"unknown event `{ref.name}`",
             ref.span,
             hint=suggestion_hint(ref.name, ck.events, "event")
-            or f"declare it: event {ref.name} \"what happens\"",
+            or f'declare it: event {ref.name} "what happens"',
         )
     if ref.probability is not None and not 0.0 < ref.probability <= 1.0:
         ck.err(
@@ -1498,7 +1517,7 @@ def check_flow(
                 reachable.add(t.target)
                 frontier.append(t.target)
     for name in sorted(known - reachable):
-        span = steps[name].span if name in steps else flow.span
+        span = steps[name].span if name in steps else outgoing[name][0].span
         ck.err(
             "E0502",
             f"flow step `{name}` can never be reached from `{flow.initial}`",
@@ -1523,7 +1542,12 @@ def check_machines(ck: Checker) -> None:
             )
             continue
 
-        def known(name: str, span: Span, m: ir.Machine = m) -> bool:
+        def known(
+            name: str,
+            span: Span,
+            m: ir.Machine = m,
+            states: dict[str, ir.MachineState] = states,
+        ) -> bool:
             if name in states:
                 return True
             ck.err(

@@ -276,9 +276,7 @@ class Report(Node):
     fields: tuple[ReportField, ...]
 
 
-Stmt = Annotated[
-    Union[Assign, MethodCall, If, For, Let, Warn, Report], Field(discriminator="kind")
-]
+Stmt = Annotated[Union[Assign, MethodCall, If, For, Let, Warn, Report], Field(discriminator="kind")]
 
 
 # ------------------------------------------------------------------------------------ declarations

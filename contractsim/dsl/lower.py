@@ -15,7 +15,21 @@ from ..grammar.parse import parse
 from . import ir
 from .diagnostics import ContractError, Diagnostic, Span, error
 
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "0": "\0", "{": "\\{", "}": "\\}"}
+# ``\{`` and ``\}`` stay literal braces in message templates; until the template is read they are
+# held as two private-use characters, so that ``\\{`` (a backslash, then a hole) stays a hole
+_OPEN, _CLOSE = "\ue000", "\ue001"
+
+_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "\\": "\\",
+    '"': '"',
+    "'": "'",
+    "0": "\0",
+    "{": _OPEN,
+    "}": _CLOSE,
+}
 
 
 class _Lowerer:
@@ -61,7 +75,8 @@ class _Lowerer:
     # ------------------------------------------------------------------ strings
     def _string(self, tree: Tree[Token]) -> ir.Literal_:
         tok = cast(Token, tree.children[0])
-        return ir.Literal_(span=self.span(tree), value=self.unescape(tok))
+        text = self.unescape(tok).replace(_OPEN, "{").replace(_CLOSE, "}")
+        return ir.Literal_(span=self.span(tree), value=text)
 
     def value(self, node: Tree[Token] | Token) -> Any:
         """A literal in a declaration position (a version, a description, a probability)."""
@@ -117,9 +132,9 @@ class _Lowerer:
         buf: list[str] = []
         while i < n:
             ch = text[i]
-            if ch == "\\" and i + 1 < n and text[i + 1] in "{}":
-                buf.append(text[i + 1])
-                i += 2
+            if ch in (_OPEN, _CLOSE):
+                buf.append("{" if ch == _OPEN else "}")
+                i += 1
                 continue
             if ch == "{":
                 if i + 1 < n and text[i + 1] == "{":
@@ -153,7 +168,8 @@ class _Lowerer:
             i += 1
         if buf:
             parts.append(ir.TemplatePart(span=span, text="".join(buf)))
-        return ir.Template(span=span, source=text, parts=tuple(parts))
+        source = text.replace(_OPEN, "{").replace(_CLOSE, "}")
+        return ir.Template(span=span, source=source, parts=tuple(parts))
 
     def hole(self, source: str, tok: Token, offset: int) -> ir.Expr:
         line = (tok.line or 1) - 1 + self.line_shift
@@ -362,7 +378,9 @@ class _Lowerer:
         lowered = self.lower(value)
         if isinstance(lowered, ir.Literal_):
             lowered = lowered.value
-        return ir.Constraint(span=self.span(tree), key=cast(ir.ConstraintKey, str(key)), value=lowered)
+        return ir.Constraint(
+            span=self.span(tree), key=cast(ir.ConstraintKey, str(key)), value=lowered
+        )
 
     # ------------------------------------------------------------------ tools
     def _tool_decl(self, tree: Tree[Token]) -> ir.Tool:
@@ -496,9 +514,9 @@ class _Lowerer:
             outcome=cast(ir.OutcomeKind, str(kind)),
             code=None if code is None else str(code),
             message=self.template(cast("Tree[Token] | None", message)),
-            hint=None if hint is None else self.template(
-                cast(Tree[Token], cast(Tree[Token], hint).children[0])
-            ),
+            hint=None
+            if hint is None
+            else self.template(cast(Tree[Token], cast(Tree[Token], hint).children[0])),
             event=None if event is None else self.lower(event),
             when=None if when is None else self.lower(when),
             body=() if body is None else self.lower(body),
@@ -694,7 +712,9 @@ class _Lowerer:
         children = tree.children
         fields = [
             ir.ReportField(
-                span=self.span(children[i]), name=str(children[i]), value=self.lower(children[i + 1])
+                span=self.span(children[i]),
+                name=str(children[i]),
+                value=self.lower(children[i + 1]),
             )
             for i in range(0, len(children), 2)
         ]
@@ -863,6 +883,7 @@ _BUCKET: dict[type, str] = {
     ir.Tool: "tools",
     ir.Machine: "machines",
 }
+
 
 def _is_hex(text: str) -> bool:
     return len(text) == 4 and all(c in "0123456789abcdefABCDEF" for c in text)

@@ -11,11 +11,14 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from ..dsl.diagnostics import ContractError, Diagnostic, Span, error
 
 MAX_NESTING = 64
-"""Deepest bracket nesting accepted; deeper input is refused before parsing (it cannot be useful)."""
+"""Deepest bracket nesting accepted; deeper input is refused before parsing."""
 
 MAX_SOURCE_BYTES = 16 * 1024 * 1024
 
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
+_TOP_LEVEL = frozenset(
+    ("type", "state", "const", "predicate", "event", "goal", "tool", "machine", "contract")
+)
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
 
 # How the parser's terminal names read in a message.
@@ -175,7 +178,9 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, filename: str) -> Diagno
         opened = _unclosed_bracket(text)
         end_line = text.count("\n") + 1
         end_col = len(text) - (text.rfind("\n") + 1) + 1
-        eof_span = Span(file=filename, line=end_line, col=end_col, end_line=end_line, end_col=end_col)
+        eof_span = Span(
+            file=filename, line=end_line, col=end_col, end_line=end_line, end_col=end_col
+        )
         if opened is not None:
             ch, oline, ocol = opened
             return error(
@@ -209,12 +214,22 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, filename: str) -> Diagno
                 Span(file=filename, line=uline, col=ucol, end_line=uline, end_col=ucol + 1),
                 hint=f"there is no `{_CLOSERS[ch]}` before it to close; remove it or add one",
             )
-    found = f"`{tok}`" if tok.type not in ("STRING", "LONG_STRING") else "a string"
-    message = f"unexpected {found}"
+    if tok.type in ("STRING", "LONG_STRING"):
+        message = "unexpected string"
+    else:
+        message = f"unexpected `{tok}`"
     expected = set(exc.expected)
     if expected == {"__ANON_0"} or "__ANON_0" in expected and len(expected) <= 2:
         message += "; a transition needs `->` between its two states"
-    return error("E0101", message, span, hint=_expected_hint(expected))
+    hint: str | None = _expected_hint(expected)
+    start: int | None = tok.start_pos if isinstance(tok.start_pos, int) else None
+    if start is not None and str(tok) in _TOP_LEVEL and "RBRACE" in expected:
+        still_open, _ = _scan_brackets(text[:start])
+        if still_open and still_open[-1][0] == "{":
+            _, oline, ocol = still_open[-1]
+            message += f" inside the `{{` opened at line {oline}"
+            hint = f"close the `{{` at line {oline}, column {ocol} with `}}` before this"
+    return error("E0101", message, span, hint=hint)
 
 
 def _unterminated_raw(text: str, pos: int | None) -> bool:

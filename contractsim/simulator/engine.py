@@ -47,6 +47,7 @@ class Violation:
     hint: str | None = None
     location: str | None = None  # contract file:line
     field: str | None = None  # argument path, for argument errors
+    rule: str | None = None  # the validation rule, for argument errors
     value: Any = None
     values: tuple[tuple[str, str], ...] = ()  # sub-expression text → shown value
     certain: bool = True
@@ -66,6 +67,8 @@ class Violation:
             out["location"] = self.location
         if self.field:
             out["field"] = self.field
+        if self.rule:
+            out["rule"] = self.rule
         if self.values:
             out["values"] = {k: v for k, v in self.values}
         if self.allowed_states:
@@ -192,26 +195,38 @@ class Simulator:
         ctool = self.compiled.tools.get(tool)
         if ctool is None:
             guess = did_you_mean(tool, self.compiled.tools)
-            hint = f"did you mean `{guess}`?" if guess else (
-                "the contract declares: " + ", ".join(self.compiled.tools)
+            hint = (
+                f"did you mean `{guess}`?"
+                if guess
+                else ("the contract declares: " + ", ".join(self.compiled.tools))
             )
-            v = Violation("UNKNOWN_TOOL", f"the contract declares no tool `{tool}`",
-                          "unknown_tool", hint=hint)
+            v = Violation(
+                "UNKNOWN_TOOL", f"the contract declares no tool `{tool}`", "unknown_tool", hint=hint
+            )
             return StepResult(tool, args, [Branch(None, "fails", state, violations=[v])])
         try:
             model = ctool.args_model.model_validate(args)
         except ValidationError as exc:
             violations = [
-                Violation("INVALID_ARGUMENT", f"{tool}: {p.text()}", "argument", hint=p.hint,
-                          location=self._loc(ctool.ir.span), field=p.path, value=p.value)
+                Violation(
+                    "INVALID_ARGUMENT",
+                    f"{tool}: {p.text()}",
+                    "argument",
+                    hint=p.hint,
+                    location=self._loc(ctool.ir.span),
+                    field=p.path,
+                    rule=p.rule,
+                    value=p.value,
+                )
                 for p in problems_from(exc, "args")
             ]
             return StepResult(tool, args, [Branch(None, "fails", state, violations=violations)])
         values = {name: getattr(model, name) for name in type(model).model_fields}
         return self._step_validated(state, ctool, values, args)
 
-    def _step_validated(self, state: State, ctool: CTool, values: dict[str, Any],
-                        raw_args: Mapping[str, Any]) -> StepResult:
+    def _step_validated(
+        self, state: State, ctool: CTool, values: dict[str, Any], raw_args: Mapping[str, Any]
+    ) -> StepResult:
         safe = state.has_unknown
         S = state.data
         violations: list[Violation] = []
@@ -233,15 +248,23 @@ class Simulator:
             if not admitted:
                 allowed = tuple(sorted(m.by_tool[ctool.name]))
                 path = self._path_to(m, current, set(allowed))
-                hint = f"call {' → '.join(path)} first" if path else (
-                    "no sequence of calls reaches a state that allows it"
+                hint = (
+                    f"call {' → '.join(path)} first"
+                    if path
+                    else ("no sequence of calls reaches a state that allows it")
                 )
-                violations.append(Violation(
-                    "PROTOCOL_VIOLATION",
-                    f"`{ctool.name}` is not allowed while {mname} is `{current}`; it is allowed in "
-                    + ", ".join(f"`{s}`" for s in allowed),
-                    "protocol", hint=hint, location=self._loc(m.ir.span),
-                    allowed_states=allowed, path_to_allowed=tuple(path)))
+                violations.append(
+                    Violation(
+                        "PROTOCOL_VIOLATION",
+                        f"`{ctool.name}` is not allowed while {mname} is `{current}`; "
+                        "it is allowed in " + ", ".join(f"`{s}`" for s in allowed),
+                        "protocol",
+                        hint=hint,
+                        location=self._loc(m.ir.span),
+                        allowed_states=allowed,
+                        path_to_allowed=tuple(path),
+                    )
+                )
             else:
                 machine_moves.append((m.slot, admitted))
         # hard preconditions: every one is checked, so every violated rule is reported
@@ -261,14 +284,24 @@ class Simulator:
             else:
                 violations.append(self._not_bool(cond, result))
         if violations:
-            return StepResult(ctool.name, raw_args,
-                              [Branch(None, "fails", state, violations=violations)],
-                              self._cost(ctool, state, values, safe))
+            return StepResult(
+                ctool.name,
+                raw_args,
+                [Branch(None, "fails", state, violations=violations)],
+                self._cost(ctool, state, values, safe),
+            )
         branches: list[Branch] = []
         if uncertain:
-            branches.append(Branch(None, "fails", state, probability=None,
-                                   assumptions=tuple(f"{c} is false" for c in assumptions),
-                                   violations=uncertain))
+            branches.append(
+                Branch(
+                    None,
+                    "fails",
+                    state,
+                    probability=None,
+                    assumptions=tuple(f"{c} is false" for c in assumptions),
+                    violations=uncertain,
+                )
+            )
         warnings: list[Warning_] = []
         for cond in ctool.shoulds:
             result = self._eval(cond.test, state, values, safe, ctool)
@@ -299,25 +332,38 @@ class Simulator:
         return c if isinstance(c, (int, float)) and not isinstance(c, bool) else None
 
     # ------------------------------------------------------------------ outcomes and flows
-    def _outcome_branches(self, state: State, ctool: CTool, values: dict[str, Any],
-                          safe: bool) -> list[Branch]:
+    def _outcome_branches(
+        self, state: State, ctool: CTool, values: dict[str, Any], safe: bool
+    ) -> list[Branch]:
         """Walk the tool's flow: every environment event forks, unknown guards fork."""
         flow = ctool.flow
         finished: list[Branch] = []
         # (step, working state values, probability, assumptions, flow path, ctx warnings, havoc,
         # the event met on the way)
-        Pending = tuple[str, tuple[Any, ...], "float | None", tuple[str, ...], tuple[str, ...],
-                        tuple[tuple[str, str, tuple[Any, ...]], ...], bool, "str | None"]
+        Pending = tuple[
+            str,
+            tuple[Any, ...],
+            "float | None",
+            tuple[str, ...],
+            tuple[str, ...],
+            tuple[tuple[str, str, tuple[Any, ...]], ...],
+            bool,
+            "str | None",
+        ]
         todo: list[Pending] = [(flow.initial, state.data, 1.0, (), (), (), False, None)]
         budget = MAX_FLOW_STEPS
         while todo:
             step, vals, prob, assumed, path, emitted, approx, event = todo.pop(0)
             budget -= 1
             if budget < 0:
-                finished.append(self._eval_failure(
-                    state, "FLOW_TOO_LONG",
-                    f"the flow of `{ctool.name}` ran more than {MAX_FLOW_STEPS} steps",
-                    ctool.ir.span))
+                finished.append(
+                    self._eval_failure(
+                        state,
+                        "FLOW_TOO_LONG",
+                        f"the flow of `{ctool.name}` ran more than {MAX_FLOW_STEPS} steps",
+                        ctool.ir.span,
+                    )
+                )
                 break
             path = path + (step,)
             body = flow.steps.get(step)
@@ -327,8 +373,9 @@ class Simulator:
                 try:
                     (body.safe if safe else body.fast)(work, values, None, state.data, ctx)
                 except Exception as exc:  # noqa: BLE001 - any failure of generated code is reported
-                    finished.append(self._eval_failure(state, "EVAL_ERROR",
-                                                       _error_text(exc), body.span))
+                    finished.append(
+                        self._eval_failure(state, "EVAL_ERROR", _error_text(exc), body.span)
+                    )
                     continue
                 vals = tuple(work)
                 emitted = emitted + tuple(ctx.warnings)
@@ -344,6 +391,9 @@ class Simulator:
                 ok: Any = True
                 if t.when is not None:
                     ok = self._eval(t.when, sub_state, values, sub_safe, ctool)
+                if isinstance(ok, Violation):  # the guard cannot be evaluated: not "it holds"
+                    finished.append(Branch(None, "fails", state, violations=[ok]))
+                    continue
                 if ok is False:
                     continue
                 p = t.ir.event.probability if t.ir.event else None
@@ -354,14 +404,26 @@ class Simulator:
                 branch_prob = None if prob is None or p is None else prob * p
                 extra = (f"{_when_text(t)} (unknown)",) if ok is UNKNOWN else ()
                 target = (t.ir.target, t.ir.to_outcome, t.ir.event.name)  # type: ignore[union-attr]
-                todo_or_finish = self._advance(target, vals, branch_prob, assumed + extra, path,
-                                               emitted, approx, ctool, values, state, safe)
+                todo_or_finish = self._advance(
+                    target,
+                    vals,
+                    branch_prob,
+                    assumed + extra,
+                    path,
+                    emitted,
+                    approx,
+                    ctool,
+                    values,
+                    state,
+                    safe,
+                )
                 if isinstance(todo_or_finish, Branch):
                     finished.append(todo_or_finish)
                 else:
                     todo.append(todo_or_finish)
-            rest: float | None = None if prob is None or not event_known else prob * max(
-                0.0, 1.0 - event_total)
+            rest: float | None = (
+                None if prob is None or not event_known else prob * max(0.0, 1.0 - event_total)
+            )
             if rest == 0.0:
                 continue
             chosen = False
@@ -377,9 +439,19 @@ class Simulator:
                     continue
                 extra = (f"{_when_text(t)}",) if ok is UNKNOWN else ()
                 # an event met in an earlier step of the flow stays this branch's event
-                nxt = self._advance((t.ir.target, t.ir.to_outcome, event), vals,
-                                    None if ok is UNKNOWN else rest, assumed + extra, path,
-                                    emitted, approx, ctool, values, state, safe)
+                nxt = self._advance(
+                    (t.ir.target, t.ir.to_outcome, event),
+                    vals,
+                    None if ok is UNKNOWN else rest,
+                    assumed + extra,
+                    path,
+                    emitted,
+                    approx,
+                    ctool,
+                    values,
+                    state,
+                    safe,
+                )
                 if isinstance(nxt, Branch):
                     finished.append(nxt)
                 else:
@@ -390,28 +462,54 @@ class Simulator:
                 # unknown: the next transitions are the branch where this guard is false
                 assumed = assumed + (f"not ({_when_text(t)})",)
             if not chosen and not events:
-                finished.append(self._eval_failure(
-                    state, "FLOW_STUCK",
-                    f"the flow of `{ctool.name}` is stuck at step `{step}`: no transition applies",
-                    ctool.ir.span))
+                finished.append(
+                    self._eval_failure(
+                        state,
+                        "FLOW_STUCK",
+                        f"the flow of `{ctool.name}` is stuck at step `{step}`: "
+                        "no transition applies",
+                        ctool.ir.span,
+                    )
+                )
         return finished
 
-    def _advance(self, target: tuple[str, bool, str | None], vals: tuple[Any, ...],
-                 prob: float | None, assumed: tuple[str, ...], path: tuple[str, ...],
-                 emitted: tuple[tuple[str, str, tuple[Any, ...]], ...], approx: bool,
-                 ctool: CTool, values: dict[str, Any], state: State, safe: bool) -> Any:
+    def _advance(
+        self,
+        target: tuple[str, bool, str | None],
+        vals: tuple[Any, ...],
+        prob: float | None,
+        assumed: tuple[str, ...],
+        path: tuple[str, ...],
+        emitted: tuple[tuple[str, str, tuple[Any, ...]], ...],
+        approx: bool,
+        ctool: CTool,
+        values: dict[str, Any],
+        state: State,
+        safe: bool,
+    ) -> Any:
         name, to_outcome, event = target
         if not to_outcome:
             return (name, vals, prob, assumed, path, emitted, approx, event)
         out = ctool.outcomes[name]
-        return self._finish(out, vals, prob, assumed, path, emitted, approx, event, ctool, values,
-                            state, safe)
+        return self._finish(
+            out, vals, prob, assumed, path, emitted, approx, event, ctool, values, state, safe
+        )
 
-    def _finish(self, out: COutcome, vals: tuple[Any, ...], prob: float | None,
-                assumed: tuple[str, ...], path: tuple[str, ...],
-                emitted: tuple[tuple[str, str, tuple[Any, ...]], ...], approx: bool,
-                event: str | None, ctool: CTool, values: dict[str, Any], state: State,
-                safe: bool) -> Branch:
+    def _finish(
+        self,
+        out: COutcome,
+        vals: tuple[Any, ...],
+        prob: float | None,
+        assumed: tuple[str, ...],
+        path: tuple[str, ...],
+        emitted: tuple[tuple[str, str, tuple[Any, ...]], ...],
+        approx: bool,
+        event: str | None,
+        ctool: CTool,
+        values: dict[str, Any],
+        state: State,
+        safe: bool,
+    ) -> Branch:
         """Apply an outcome's effects atomically and build its branch."""
         ctx = make_context(self.today, self.now)
         work = list(vals)
@@ -429,8 +527,13 @@ class Simulator:
             try:
                 (body.safe if use_safe else body.fast)(work, values, result, state.data, ctx)
             except Exception as exc:  # noqa: BLE001
-                return self._eval_failure(state, "EVAL_ERROR", _error_text(exc), body.span,
-                                          self._interpreted_error(body, state, values))
+                return self._eval_failure(
+                    state,
+                    "EVAL_ERROR",
+                    _error_text(exc),
+                    body.span,
+                    self._interpreted_error(body, state, values),
+                )
         new_state = State(tuple(work), self.layout)
         warnings = [self._warning(code, key, vals_) for code, key, vals_ in emitted]
         warnings += [self._warning(code, key, vals_) for code, key, vals_ in ctx.warnings]
@@ -438,11 +541,19 @@ class Simulator:
         kind: Literal["success", "partial", "fails"] = out.ir.outcome
         if out.kind == "fails":
             message = self._render(out.message, state, values, ctool, use_safe, result) or (
-                f"{ctool.name} failed ({out.name})")
+                f"{ctool.name} failed ({out.name})"
+            )
             hint = self._render(out.hint, state, values, ctool, use_safe, result)
-            violations.append(Violation(
-                out.ir.code or out.name.upper(), message, "outcome", hint=hint,
-                location=self._loc(out.ir.span), certain=not assumed))
+            violations.append(
+                Violation(
+                    out.ir.code or out.name.upper(),
+                    message,
+                    "outcome",
+                    hint=hint,
+                    location=self._loc(out.ir.span),
+                    certain=not assumed,
+                )
+            )
         else:
             for cond in ctool.ensures:
                 test = cond.test.safe if new_state.has_unknown or result_unknown else cond.test.fast
@@ -452,17 +563,34 @@ class Simulator:
                     ok = _error_text(exc)
                 if ok is True or ok is UNKNOWN:
                     continue
-                ensure_message = self._render(cond.message, new_state, values, ctool, use_safe,
-                                              result)
-                violations.append(Violation(
-                    cond.ir.code or "ENSURE_FAILED",
-                    ensure_message or f"postcondition `{_cond_text(cond)}` does not hold after the call",
-                    "postcondition", location=self._loc(cond.ir.span),
-                    hint="the contract's effects do not establish its own postcondition"))
+                ensure_message = self._render(
+                    cond.message, new_state, values, ctool, use_safe, result
+                )
+                violations.append(
+                    Violation(
+                        cond.ir.code or "ENSURE_FAILED",
+                        ensure_message
+                        or f"postcondition `{_cond_text(cond)}` does not hold after the call",
+                        "postcondition",
+                        location=self._loc(cond.ir.span),
+                        hint="the contract's effects do not establish its own postcondition",
+                    )
+                )
                 kind = "fails"
-        return Branch(out.name, kind, new_state, probability=prob, event=event, assumptions=assumed,
-                      violations=violations, warnings=warnings, report=dict(ctx.reports),
-                      flow_path=path, approximate=approx or ctx.havoc, guess=bool(assumed))
+        return Branch(
+            out.name,
+            kind,
+            new_state,
+            probability=prob,
+            event=event,
+            assumptions=assumed,
+            violations=violations,
+            warnings=warnings,
+            report=dict(ctx.reports),
+            flow_path=path,
+            approximate=approx or ctx.havoc,
+            guess=bool(assumed),
+        )
 
     def _stores_result(self, tool: str, outcome: str, bodies: list[Any]) -> bool:
         key = (tool, outcome)
@@ -471,8 +599,9 @@ class Simulator:
             from ..compiler.codegen import used_names
             from ..dsl.check import stmt_exprs, walk_stmts
 
-            exprs = [e for b in bodies if b is not None for s in walk_stmts(b.ir)
-                     for e in stmt_exprs(s)]
+            exprs = [
+                e for b in bodies if b is not None for s in walk_stmts(b.ir) for e in stmt_exprs(s)
+            ]
             cache[key] = "result" in used_names(exprs)
         return cache[key]
 
@@ -484,8 +613,9 @@ class Simulator:
 
         return fresh_value(returns, self.compiled, work, ctool.name)
 
-    def _move_machines(self, branches: list[Branch],
-                       moves: list[tuple[int, list[tuple[str, Any, str | None]]]]) -> list[Branch]:
+    def _move_machines(
+        self, branches: list[Branch], moves: list[tuple[int, list[tuple[str, Any, str | None]]]]
+    ) -> list[Branch]:
         out: list[Branch] = []
         for b in branches:
             if b.outcome is None:
@@ -496,7 +626,8 @@ class Simulator:
                 nxt: list[Branch] = []
                 for v in variants:
                     applicable = [
-                        (target, ok) for target, ok, only in admitted
+                        (target, ok)
+                        for target, ok, only in admitted
                         if (only is None and v.kind != "fails") or only == v.outcome
                     ]
                     if not applicable:
@@ -519,16 +650,28 @@ class Simulator:
         return out
 
     # ------------------------------------------------------------------ evaluation helpers
-    def _eval(self, fn: Any, state: State, values: dict[str, Any], safe: bool,
-              ctool: CTool | None, result: Any = None) -> Any:
+    def _eval(
+        self,
+        fn: Any,
+        state: State,
+        values: dict[str, Any],
+        safe: bool,
+        ctool: CTool | None,
+        result: Any = None,
+    ) -> Any:
         try:
-            return (fn.safe if safe else fn.fast)(state.data, values, result, state.data,
-                                                  self._null_ctx)
+            return (fn.safe if safe else fn.fast)(
+                state.data, values, result, state.data, self._null_ctx
+            )
         except Exception as exc:  # noqa: BLE001 - generated code failing is a contract error
             precise = self._interpreted_expr_error(fn, state, values)
-            return Violation("EVAL_ERROR", f"the contract cannot evaluate this: {precise or _error_text(exc)}",
-                             "evaluation", location=self._loc(fn.span),
-                             hint="guard the expression (e.g. `k in m and m[k] …`) in the contract")
+            return Violation(
+                "EVAL_ERROR",
+                f"the contract cannot evaluate this: {precise or _error_text(exc)}",
+                "evaluation",
+                location=self._loc(fn.span),
+                hint="guard the expression (e.g. `k in m and m[k] …`) in the contract",
+            )
 
     def _interpreted_expr_error(self, fn: Any, state: State, values: dict[str, Any]) -> str | None:
         """Re-run a failed expression in the reference interpreter for a precise message."""
@@ -554,41 +697,71 @@ class Simulator:
         return None
 
     def _env(self, state: State, values: Mapping[str, Any], result: Any = None) -> Env:
-        return Env(self.compiled.ir, state={n: state[n] for n in self.compiled.state_names},
-                   args=dict(values), consts=self._env_base, result=result, today=self.today,
-                   now=self.now, safe=True)
+        return Env(
+            self.compiled.ir,
+            state={n: state[n] for n in self.compiled.state_names},
+            args=dict(values),
+            consts=self._env_base,
+            result=result,
+            today=self.today,
+            now=self.now,
+            safe=True,
+        )
 
-    def _condition_violation(self, cond: CCondition, state: State, values: dict[str, Any],
-                             ctool: CTool, certain: bool) -> Violation:
+    def _condition_violation(
+        self, cond: CCondition, state: State, values: dict[str, Any], ctool: CTool, certain: bool
+    ) -> Violation:
         safe = state.has_unknown
         message = self._render(cond.message, state, values, ctool, safe)
         hint = self._render(cond.hint, state, values, ctool, safe)
         explained = self.compiled.interpreter.explain(cond.ir.cond, self._env(state, values))
-        shown = tuple((text, v if isinstance(v, str) and v.startswith("<error") else show(v))
-                      for text, v in explained)
-        code = cond.ir.code or ("PRECONDITION_FAILED" if cond.ir.strength == "require"
-                                else "SOFT_PRECONDITION")
+        shown = tuple(
+            (text, v if isinstance(v, str) and v.startswith("<error") else show(v))
+            for text, v in explained
+        )
+        code = cond.ir.code or (
+            "PRECONDITION_FAILED" if cond.ir.strength == "require" else "SOFT_PRECONDITION"
+        )
         text = _cond_text(cond)
         if message is None:
             message = f"`{text}` is {'false' if certain else 'unknown'}"
         elif not certain:
             message = f"{message} (unknown: `{text}` cannot be decided)"
-        return Violation(code, message, "precondition", hint=hint,
-                         location=self._loc(cond.ir.span), values=shown, certain=certain)
+        return Violation(
+            code,
+            message,
+            "precondition",
+            hint=hint,
+            location=self._loc(cond.ir.span),
+            values=shown,
+            certain=certain,
+        )
 
     def _not_bool(self, cond: CCondition, result: Any) -> Violation:
-        return Violation("EVAL_ERROR", f"`{_cond_text(cond)}` is {show(result)}, not true or false",
-                         "evaluation", location=self._loc(cond.ir.span))
+        return Violation(
+            "EVAL_ERROR",
+            f"`{_cond_text(cond)}` is {show(result)}, not true or false",
+            "evaluation",
+            location=self._loc(cond.ir.span),
+        )
 
-    def _render(self, t: TemplateFn | None, state: State, values: dict[str, Any], ctool: CTool,
-                safe: bool, result: Any = None) -> str | None:
+    def _render(
+        self,
+        t: TemplateFn | None,
+        state: State,
+        values: dict[str, Any],
+        ctool: CTool,
+        safe: bool,
+        result: Any = None,
+    ) -> str | None:
         if t is None:
             return None
         if t.values is None:
             return t.render(())
         try:
             vals = (t.values.safe if state.has_unknown or safe else t.values.fast)(
-                state.data, values, result, state.data, self._null_ctx)
+                state.data, values, result, state.data, self._null_ctx
+            )
         except Exception:  # noqa: BLE001 - a message hole that fails still renders
             vals = tuple("<error>" for _ in t.template.parts if _ is not None)
         return t.render(vals)
@@ -597,11 +770,17 @@ class Simulator:
         t = self.compiled.warn_templates.get(key)
         return Warning_(code, t.render(vals) if t is not None else code)
 
-    def _eval_failure(self, state: State, code: str, message: str, span: Any,
-                      precise: str | None = None) -> Branch:
-        v = Violation(code, f"the contract cannot evaluate this: {precise or message}"
-                      if code == "EVAL_ERROR" else message, "evaluation",
-                      location=self._loc(span))
+    def _eval_failure(
+        self, state: State, code: str, message: str, span: Any, precise: str | None = None
+    ) -> Branch:
+        v = Violation(
+            code,
+            f"the contract cannot evaluate this: {precise or message}"
+            if code == "EVAL_ERROR"
+            else message,
+            "evaluation",
+            location=self._loc(span),
+        )
         return Branch(None, "fails", state, violations=[v])
 
     def _loc(self, span: Any) -> str | None:
@@ -647,11 +826,16 @@ class Simulator:
                 if current not in m.by_tool[ctool.name]:
                     allowed = tuple(sorted(m.by_tool[ctool.name]))
                     path = self._path_to(m, current, set(allowed))
-                    reasons.append(Violation(
-                        "PROTOCOL_VIOLATION",
-                        f"`{ctool.name}` is not allowed while {mname} is `{current}`",
-                        "protocol", hint=f"call {' → '.join(path)} first" if path else None,
-                        allowed_states=allowed, path_to_allowed=tuple(path)))
+                    reasons.append(
+                        Violation(
+                            "PROTOCOL_VIOLATION",
+                            f"`{ctool.name}` is not allowed while {mname} is `{current}`",
+                            "protocol",
+                            hint=f"call {' → '.join(path)} first" if path else None,
+                            allowed_states=allowed,
+                            path_to_allowed=tuple(path),
+                        )
+                    )
             for cond in ctool.requires:
                 if used_names([cond.ir.cond]) & ctool.params:
                     continue
@@ -661,8 +845,9 @@ class Simulator:
                 elif result is UNKNOWN:
                     unknown = True
                     reasons.append(self._condition_violation(cond, state, {}, ctool, False))
-            verdict: Verdict = "fails" if any(r.certain for r in reasons) else (
-                "may_fail" if unknown else "ok")
+            verdict: Verdict = (
+                "fails" if any(r.certain for r in reasons) else ("may_fail" if unknown else "ok")
+            )
             out.append(Enabled(ctool.name, verdict, tuple(reasons)))
         return out
 
@@ -680,8 +865,12 @@ class Simulator:
         fn = self.compiled.goals[name]
         return self._eval(fn, state, {}, state.has_unknown, None)
 
-    def run(self, plan: Sequence[Mapping[str, Any]] | Iterable[tuple[str, Mapping[str, Any]]],
-            state: State | None = None, **bounds: Any) -> Any:
+    def run(
+        self,
+        plan: Sequence[Mapping[str, Any]] | Iterable[tuple[str, Mapping[str, Any]]],
+        state: State | None = None,
+        **bounds: Any,
+    ) -> Any:
         """Simulate a whole plan across every branch; returns a :class:`PlanReport`."""
         from .explore import explore
 
@@ -740,8 +929,12 @@ class _FastTool:
 
     __slots__ = ("machines", "pre", "effects", "today", "now")
 
-    def __init__(self, machines: list[tuple[int, dict[str, list[tuple[str, Any]]]]],
-                 pre: Any, effects: list[Any]) -> None:
+    def __init__(
+        self,
+        machines: list[tuple[int, dict[str, list[tuple[str, Any]]]]],
+        pre: Any,
+        effects: list[Any],
+    ) -> None:
         self.machines = machines
         self.pre = pre
         self.effects = effects
@@ -769,8 +962,12 @@ def _fast_tool(sim: Simulator, ctool: CTool) -> _FastTool | None:
     if tool.flow is not None or ctool.ensures or tool.returns is not None:
         return None
     outcomes = list(ctool.outcomes.values())
-    if len(outcomes) != 1 or outcomes[0].kind == "fails" or outcomes[0].ir.event is not None \
-            or outcomes[0].ir.when is not None:
+    if (
+        len(outcomes) != 1
+        or outcomes[0].kind == "fails"
+        or outcomes[0].ir.event is not None
+        or outcomes[0].ir.when is not None
+    ):
         return None
     exprs: list[Any] = []
     from ..dsl.check import stmt_exprs, walk_stmts
@@ -806,13 +1003,24 @@ def _bind(self: Simulator, tool: str, args: Mapping[str, Any] | None = None) -> 
     ctool = self.compiled.tools.get(tool)
     if ctool is None:
         guess = did_you_mean(tool, self.compiled.tools)
-        raise ContractError([error("UNKNOWN_TOOL", f"the contract declares no tool `{tool}`",
-                                   hint=f"did you mean `{guess}`?" if guess else None)])
+        raise ContractError(
+            [
+                error(
+                    "UNKNOWN_TOOL",
+                    f"the contract declares no tool `{tool}`",
+                    hint=f"did you mean `{guess}`?" if guess else None,
+                )
+            ]
+        )
     try:
         model = ctool.args_model.model_validate(args)
     except ValidationError as exc:
-        raise ContractError([error("INVALID_ARGUMENT", f"{tool}: {p.text()}", hint=p.hint)
-                             for p in problems_from(exc, "args")]) from None
+        raise ContractError(
+            [
+                error("INVALID_ARGUMENT", f"{tool}: {p.text()}", hint=p.hint)
+                for p in problems_from(exc, "args")
+            ]
+        ) from None
     values = {name: getattr(model, name) for name in type(model).model_fields}
     cache = self.__dict__.setdefault("_fast_tools", {})
     if tool not in cache:
@@ -820,7 +1028,9 @@ def _bind(self: Simulator, tool: str, args: Mapping[str, Any] | None = None) -> 
     return BoundCall(tool, args, values, cache[tool])
 
 
-def _check_plan(self: Simulator, calls: Sequence[BoundCall], state: State | None = None) -> PlanCheck:
+def _check_plan(
+    self: Simulator, calls: Sequence[BoundCall], state: State | None = None
+) -> PlanCheck:
     """The verdict of a linear plan of bound calls, as fast as the contract allows.
 
     Deterministic tools on fully known states run on a fast path (one precondition test and one
@@ -857,10 +1067,10 @@ def _check_plan(self: Simulator, calls: Sequence[BoundCall], state: State | None
     return PlanCheck("ok", None, State(S, self.layout))
 
 
-def _slow_check(self: Simulator, calls: Sequence[BoundCall], state: State, offset: int) -> PlanCheck:
+def _slow_check(
+    self: Simulator, calls: Sequence[BoundCall], state: State, offset: int
+) -> PlanCheck:
     report = self.run([(c.tool, c.args) for c in calls[offset:]], state, stop_at_first=True)
     failed = next((s.index for s in report.steps if s.verdict != "ok" and not s.skipped), None)
     final = report.paths[0].state if len(report.paths) == 1 else None
     return PlanCheck(report.verdict, None if failed is None else failed + offset, final)
-
-

@@ -65,10 +65,13 @@ class StepReport:
             "args": thaw(dict(self.args)),
             "verdict": self.verdict,
             "violations": [v.to_json() for v in self.violations],
-            "warnings": [{**w.to_json(), "on_every_branch": self.on_every_branch(w)}
-                         for w in self.warnings],
+            "warnings": [
+                {**w.to_json(), "on_every_branch": self.on_every_branch(w)} for w in self.warnings
+            ],
             "outcomes": [{"name": k, **v} for k, v in self.outcomes.items()],
-            "changes": [{"var": n, "before": thaw(b), "after": thaw(a)} for n, b, a in self.changes],
+            "changes": [
+                {"var": n, "before": thaw(b), "after": thaw(a)} for n, b, a in self.changes
+            ],
         }
         if self.reports:
             out["reports"] = [thaw(r) for r in self.reports]
@@ -110,8 +113,9 @@ class PlanReport:
                 {
                     "choices": list(p.choices),
                     "probability": None if p.probability is None else round(p.probability, 12),
-                    "verdict": "ok" if p.failed_at is None else (
-                        "fails" if p.certain else "may_fail"),
+                    "verdict": "ok"
+                    if p.failed_at is None
+                    else ("fails" if p.certain else "may_fail"),
                     "failed_at": p.failed_at,
                     "cost": p.cost if p.cost_known else None,
                     "final_state": p.state.to_json(),
@@ -128,10 +132,16 @@ class PlanReport:
         return out
 
 
-def explore(sim: Simulator, plan: Sequence[Any] | Iterable[Any], initial: State,
-            max_depth: int | None = None, max_states: int = DEFAULT_MAX_STATES,
-            max_branches: int = DEFAULT_MAX_BRANCHES, stop_at_first: bool = False,
-            goal: str | None = None) -> PlanReport:
+def explore(
+    sim: Simulator,
+    plan: Sequence[Any] | Iterable[Any],
+    initial: State,
+    max_depth: int | None = None,
+    max_states: int = DEFAULT_MAX_STATES,
+    max_branches: int = DEFAULT_MAX_BRANCHES,
+    stop_at_first: bool = False,
+    goal: str | None = None,
+) -> PlanReport:
     calls = [_as_call(c) for c in plan]
     frontier: list[Path] = [Path(initial, 1.0)]
     steps: list[StepReport] = []
@@ -141,7 +151,7 @@ def explore(sim: Simulator, plan: Sequence[Any] | Iterable[Any], initial: State,
     for index, (tool, args) in enumerate(calls, 1):
         if max_depth is not None and index > max_depth:
             notes.append(f"--max-depth {max_depth} stopped the simulation before step {index}")
-            for later, (t, a) in enumerate(calls[index - 1:], index):
+            for later, (t, a) in enumerate(calls[index - 1 :], index):
                 steps.append(StepReport(later, t, a, "ok", skipped=True))
             break
         if stop_at_first and any(p.failed_at is not None for p in frontier + finished):
@@ -157,12 +167,16 @@ def explore(sim: Simulator, plan: Sequence[Any] | Iterable[Any], initial: State,
             explored += len(result.branches)
             for b in result.branches:
                 # a failure on a path that already failed only under unknowns is itself uncertain
-                certain = b.certain and not path.guessed and (
-                    path.failed_at is None or path.certain)
+                certain = (
+                    b.certain and not path.guessed and (path.failed_at is None or path.certain)
+                )
                 _record(report, b, path, certain)
                 failed = b.failed
-                prob = None if path.probability is None or b.probability is None else (
-                    path.probability * b.probability)
+                prob = (
+                    None
+                    if path.probability is None or b.probability is None
+                    else (path.probability * b.probability)
+                )
                 if failed and certain and path.failed_at is None:
                     if prob is None:
                         fail_p_known = False
@@ -175,15 +189,20 @@ def explore(sim: Simulator, plan: Sequence[Any] | Iterable[Any], initial: State,
                     state=b.state,
                     probability=prob,
                     choices=path.choices + (f"{tool}:{choice}",),
-                    failed_at=path.failed_at if path.failed_at is not None else (
-                        index if failed else None),
-                    certain=path.certain if path.failed_at is not None else (
-                        certain if failed else True),
+                    failed_at=path.failed_at
+                    if path.failed_at is not None
+                    else (index if failed else None),
+                    certain=path.certain
+                    if path.failed_at is not None
+                    else (certain if failed else True),
                     guessed=path.guessed or b.guess,
                     cost=path.cost + (result.cost or 0.0),
-                    cost_known=path.cost_known and (result.cost is not None or
-                                                    sim.compiled.tools.get(tool) is None or
-                                                    sim.compiled.tools[tool].cost is None),
+                    cost_known=path.cost_known
+                    and (
+                        result.cost is not None
+                        or sim.compiled.tools.get(tool) is None
+                        or sim.compiled.tools[tool].cost is None
+                    ),
                 )
                 key = (new.state, new.failed_at is None, new.certain, new.guessed)
                 if key in next_frontier:
@@ -205,8 +224,10 @@ def explore(sim: Simulator, plan: Sequence[Any] | Iterable[Any], initial: State,
         steps.append(report)
         ordered = sorted(next_frontier.values(), key=_path_order)
         if len(ordered) > max_branches:
-            notes.append(f"--max-branches {max_branches} cut {len(ordered) - max_branches} "
-                         f"branch(es) after step {index}; the verdict covers the rest only")
+            notes.append(
+                f"--max-branches {max_branches} cut {len(ordered) - max_branches} "
+                f"branch(es) after step {index}; the verdict covers the rest only"
+            )
             ordered = ordered[:max_branches]
         frontier = ordered
         if explored > max_states:
@@ -223,9 +244,16 @@ def explore(sim: Simulator, plan: Sequence[Any] | Iterable[Any], initial: State,
                 fail_p = None
             else:
                 fail_p += p.probability
-    report_ = PlanReport(verdict=verdict, steps=steps, paths=paths, initial=initial, notes=notes,
-                         failure_probability=fail_p if verdict == "fails" else None,
-                         states_explored=explored, contract=sim.contract.name)
+    report_ = PlanReport(
+        verdict=verdict,
+        steps=steps,
+        paths=paths,
+        initial=initial,
+        notes=notes,
+        failure_probability=fail_p if verdict == "fails" else None,
+        states_explored=explored,
+        contract=sim.contract.name,
+    )
     if goal is not None:
         results = [sim.goal(p.state, goal) for p in paths if p.failed_at is None]
         report_.goal = goal
@@ -261,16 +289,17 @@ def _record(report: StepReport, b: Branch, path: Path, certain: bool) -> None:
         if all((w.code, w.message) != (x.code, x.message) for x in report.warnings):
             report.warnings.append(w)
         report.warning_branches.setdefault((w.code, w.message), set()).add(name)
-    entry = report.outcomes.setdefault(name, {"kind": b.kind, "probability": 0.0, "paths": 0,
-                                              "event": b.event,
-                                              "certain": certain})
+    entry = report.outcomes.setdefault(
+        name, {"kind": b.kind, "probability": 0.0, "paths": 0, "event": b.event, "certain": certain}
+    )
     entry["paths"] += 1
     if entry["probability"] is not None:
         if b.probability is None or path.probability is None:
             entry["probability"] = None
         else:
-            entry["probability"] = round(entry["probability"] + b.probability * path.probability,
-                                         12)
+            entry["probability"] = round(
+                entry["probability"] + b.probability * path.probability, 12
+            )
     if b.assumptions:
         entry["assumptions"] = sorted(set(entry.get("assumptions", [])) | set(b.assumptions))
     if not certain:

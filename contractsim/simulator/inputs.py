@@ -47,27 +47,36 @@ class Plan:
     text: str = ""
 
 
-def _diag(code: str, message: str, file: str, line: int = 1, hint: str | None = None,
-          col: int = 1) -> Diagnostic:
-    return error(code, message, Span(file=file, line=line, col=col, end_line=line,
-                                     end_col=col + 1), hint=hint)
+def _diag(
+    code: str, message: str, file: str, line: int = 1, hint: str | None = None, col: int = 1
+) -> Diagnostic:
+    return error(
+        code,
+        message,
+        Span(file=file, line=line, col=col, end_line=line, end_col=col + 1),
+        hint=hint,
+    )
 
 
 def read_text(path: str | os.PathLike[str], what: str) -> str:
     p = Path(path)
     name = str(path)
     if not p.exists():
-        raise ContractError([_diag("E0700", f"no such {what} file: {name}", name,
-                                   hint="check the path")])
+        raise ContractError(
+            [_diag("E0700", f"no such {what} file: {name}", name, hint="check the path")]
+        )
     if p.is_dir():
         raise ContractError([_diag("E0700", f"{name} is a directory, not a {what} file", name)])
     try:
         if p.stat().st_size > MAX_PLAN_BYTES:
-            raise ContractError([_diag("E0700", f"{name} is larger than {MAX_PLAN_BYTES:,} bytes",
-                                       name)])
+            raise ContractError(
+                [_diag("E0700", f"{name} is larger than {MAX_PLAN_BYTES:,} bytes", name)]
+            )
         data = p.read_bytes()
     except OSError as exc:
-        raise ContractError([_diag("E0700", f"cannot read {name}: {exc.strerror or exc}", name)]) from None
+        raise ContractError(
+            [_diag("E0700", f"cannot read {name}: {exc.strerror or exc}", name)]
+        ) from None
     try:
         return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError:
@@ -88,10 +97,19 @@ def parse_data(text: str, name: str, what: str) -> Any:
                 return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506
             except (yaml.YAMLError, RecursionError):
                 pass
-            raise ContractError([_diag("E0701", f"the {what} is not valid JSON: {exc.msg}", name,
-                                       exc.lineno, hint="check brackets, commas and quotes",
-                                       col=exc.colno)],
-                                {name: text}) from None
+            raise ContractError(
+                [
+                    _diag(
+                        "E0701",
+                        f"the {what} is not valid JSON: {exc.msg}",
+                        name,
+                        exc.lineno,
+                        hint="check brackets, commas and quotes",
+                        col=exc.colno,
+                    )
+                ],
+                {name: text},
+            ) from None
     try:
         return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
@@ -100,9 +118,19 @@ def parse_data(text: str, name: str, what: str) -> Any:
         if mark is not None:
             line, col = mark.line + 1, mark.column + 1
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ContractError([_diag("E0701", f"the {what} is not valid YAML: {problem}", name, line,
-                                   hint="check indentation and quoting", col=col)],
-                            {name: text}) from None
+        raise ContractError(
+            [
+                _diag(
+                    "E0701",
+                    f"the {what} is not valid YAML: {problem}",
+                    name,
+                    line,
+                    hint="check indentation and quoting",
+                    col=col,
+                )
+            ],
+            {name: text},
+        ) from None
     except RecursionError:
         raise ContractError([_diag("E0701", f"the {what} nests too deeply", name)]) from None
 
@@ -112,10 +140,13 @@ class _NoAliasLoader(yaml.SafeLoader):
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
+            event = self.peek_event()  # type: ignore[no-untyped-call]
             raise yaml.composer.ComposerError(
-                None, None, "YAML aliases (*name) are not allowed in plans and states",
-                event.start_mark)
+                None,
+                None,
+                "YAML aliases (*name) are not allowed in plans and states",
+                event.start_mark,
+            )
         return super().compose_node(parent, index)
 
 
@@ -148,20 +179,38 @@ def parse_plan(text: str, name: str = "<plan>") -> Plan:
         elif "steps" in data:
             calls = data["steps"]
         else:
-            raise ContractError([_diag("E0701", "the plan object has no `steps` (or `tool_calls`)",
-                                       name, hint="write `steps:` followed by a list of "
-                                       "{tool, args}")], {name: text})
+            raise ContractError(
+                [
+                    _diag(
+                        "E0701",
+                        "the plan object has no `steps` (or `tool_calls`)",
+                        name,
+                        hint="write `steps:` followed by a list of {tool, args}",
+                    )
+                ],
+                {name: text},
+            )
         for key in data:
             if key not in ("steps", "tool_calls", "state", "now", "goal", "description"):
-                problems.append(_diag("E0701", f"unknown plan field `{key}`", name,
-                                      _line_of(text, str(key)),
-                                      hint=suggestion_hint(str(key),
-                                                           ["steps", "state", "now", "goal"],
-                                                           "field")))
+                problems.append(
+                    _diag(
+                        "E0701",
+                        f"unknown plan field `{key}`",
+                        name,
+                        _line_of(text, str(key)),
+                        hint=suggestion_hint(str(key), ["steps", "state", "now", "goal"], "field"),
+                    )
+                )
         state = data.get("state") or {}
         if not isinstance(state, dict):
-            problems.append(_diag("E0701", "`state` must be an object of variable: value", name,
-                                  _line_of(text, "state")))
+            problems.append(
+                _diag(
+                    "E0701",
+                    "`state` must be an object of variable: value",
+                    name,
+                    _line_of(text, "state"),
+                )
+            )
         else:
             plan.state = state
         if data.get("now") is not None:
@@ -171,12 +220,27 @@ def parse_plan(text: str, name: str = "<plan>") -> Plan:
     if calls is None:
         calls = []
     if not isinstance(calls, list):
-        raise ContractError([_diag("E0701", "a plan is a list of calls", name,
-                                   hint="write a list of {tool: NAME, args: {...}}")],
-                            {name: text})
+        raise ContractError(
+            [
+                _diag(
+                    "E0701",
+                    "a plan is a list of calls",
+                    name,
+                    hint="write a list of {tool: NAME, args: {...}}",
+                )
+            ],
+            {name: text},
+        )
     if len(calls) > MAX_PLAN_STEPS:
-        raise ContractError([_diag("E0701", f"the plan has {len(calls):,} steps; the limit is "
-                                   f"{MAX_PLAN_STEPS:,}", name)])
+        raise ContractError(
+            [
+                _diag(
+                    "E0701",
+                    f"the plan has {len(calls):,} steps; the limit is {MAX_PLAN_STEPS:,}",
+                    name,
+                )
+            ]
+        )
     for i, call in enumerate(calls):
         step = _plan_step(call, i, name, text, problems)
         if step is not None:
@@ -186,12 +250,19 @@ def parse_plan(text: str, name: str = "<plan>") -> Plan:
     return plan
 
 
-def _plan_step(call: Any, i: int, name: str, text: str,
-               problems: list[Diagnostic]) -> PlanStep | None:
+def _plan_step(
+    call: Any, i: int, name: str, text: str, problems: list[Diagnostic]
+) -> PlanStep | None:
     where = f"step {i + 1}"
     if not isinstance(call, dict):
-        problems.append(_diag("E0701", f"{where} must be an object with `tool` and `args`", name,
-                              hint="e.g. {tool: read_file, args: {path: /a}}"))
+        problems.append(
+            _diag(
+                "E0701",
+                f"{where} must be an object with `tool` and `args`",
+                name,
+                hint="e.g. {tool: read_file, args: {path: /a}}",
+            )
+        )
         return None
     if "function" in call and isinstance(call["function"], dict):
         fn = call["function"]
@@ -201,8 +272,14 @@ def _plan_step(call: Any, i: int, name: str, text: str,
             try:
                 args = json.loads(raw) if raw.strip() else {}
             except json.JSONDecodeError as exc:
-                problems.append(_diag("E0701", f"{where}: `function.arguments` is not valid JSON: "
-                                      f"{exc.msg}", name, _line_of(text, "arguments", i)))
+                problems.append(
+                    _diag(
+                        "E0701",
+                        f"{where}: `function.arguments` is not valid JSON: {exc.msg}",
+                        name,
+                        _line_of(text, "arguments", i),
+                    )
+                )
                 return None
         else:
             args = raw
@@ -211,24 +288,37 @@ def _plan_step(call: Any, i: int, name: str, text: str,
         args = call.get("args", call.get("arguments", {}))
         for key in call:
             if key not in ("tool", "name", "args", "arguments", "id", "type", "comment"):
-                problems.append(_diag("E0701", f"{where}: unknown field `{key}`", name,
-                                      _line_of(text, str(key)),
-                                      hint="a step has `tool` and `args`"))
+                problems.append(
+                    _diag(
+                        "E0701",
+                        f"{where}: unknown field `{key}`",
+                        name,
+                        _line_of(text, str(key)),
+                        hint="a step has `tool` and `args`",
+                    )
+                )
     if not isinstance(tool, str) or not tool:
-        problems.append(_diag("E0701", f"{where} has no tool name", name,
-                              hint="add `tool: NAME`"))
+        problems.append(_diag("E0701", f"{where} has no tool name", name, hint="add `tool: NAME`"))
         return None
     if args is None:
         args = {}
     if not isinstance(args, dict):
-        problems.append(_diag("E0701", f"{where}: `args` must be an object, got "
-                              f"{type(args).__name__}", name, _line_of(text, tool)))
+        problems.append(
+            _diag(
+                "E0701",
+                f"{where}: `args` must be an object, got {type(args).__name__}",
+                name,
+                _line_of(text, tool),
+            )
+        )
         return None
     return PlanStep(tool, args, _line_of(text, tool))
 
 
 def _looks_like_ipc(text: str) -> bool:
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith(";")]
+    lines = [
+        ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith(";")
+    ]
     return bool(lines) and all(ln.startswith("(") and ln.endswith(")") for ln in lines)
 
 
@@ -306,13 +396,15 @@ def load_state_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise ContractError([_diag("E0702", "a state file is an object of variable: value",
-                                   str(path))])
+        raise ContractError(
+            [_diag("E0702", "a state file is an object of variable: value", str(path))]
+        )
     return data
 
 
-def validate_state_overrides(compiled: CompiledContract, overrides: dict[str, Any],
-                             source: str = "<state>", text: str = "") -> dict[str, Any]:
+def validate_state_overrides(
+    compiled: CompiledContract, overrides: dict[str, Any], source: str = "<state>", text: str = ""
+) -> dict[str, Any]:
     """Check names and types of state overrides; returns runtime values."""
     out: dict[str, Any] = {}
     problems: list[Diagnostic] = []
@@ -320,25 +412,45 @@ def validate_state_overrides(compiled: CompiledContract, overrides: dict[str, An
     machines = compiled.machines
     for name, value in overrides.items():
         line = _line_of(text, f"{name}") if text else 1
-        if name == "machines" and isinstance(value, dict):
+        if name in ("$machines", "machines") and name not in decls and isinstance(value, dict):
             for mname, mstate in value.items():
                 m = machines.get(mname)
                 if m is None:
-                    problems.append(_diag("E0702", f"unknown machine `{mname}`", source, line,
-                                          hint=suggestion_hint(mname, machines, "machine")))
+                    problems.append(
+                        _diag(
+                            "E0702",
+                            f"unknown machine `{mname}`",
+                            source,
+                            line,
+                            hint=suggestion_hint(mname, machines, "machine"),
+                        )
+                    )
                     continue
                 states = [s.name for s in m.ir.states]
                 if mstate not in states:
-                    problems.append(_diag("E0702", f"machine `{mname}` has no state `{mstate}`",
-                                          source, line,
-                                          hint=suggestion_hint(str(mstate), states, "state")))
+                    problems.append(
+                        _diag(
+                            "E0702",
+                            f"machine `{mname}` has no state `{mstate}`",
+                            source,
+                            line,
+                            hint=suggestion_hint(str(mstate), states, "state"),
+                        )
+                    )
                     continue
                 out[f"machine:{mname}"] = mstate
             continue
         decl = decls.get(name)
         if decl is None:
-            problems.append(_diag("E0702", f"unknown state variable `{name}`", source, line,
-                                  hint=suggestion_hint(name, decls, "state variable")))
+            problems.append(
+                _diag(
+                    "E0702",
+                    f"unknown state variable `{name}`",
+                    source,
+                    line,
+                    hint=suggestion_hint(name, decls, "state variable"),
+                )
+            )
             continue
         if value is UNKNOWN or value == UNKNOWN_MARK:
             out[name] = UNKNOWN
@@ -347,8 +459,9 @@ def validate_state_overrides(compiled: CompiledContract, overrides: dict[str, An
             validated = compiled.validators.adapter_for(decl.type).validate_python(value)
         except ValidationError as exc:
             for p in problems_from(exc, name):
-                problems.append(_diag("E0702", f"`{p.path}`: {p.message}", source, line,
-                                      hint=p.hint))
+                problems.append(
+                    _diag("E0702", f"`{p.path}`: {p.message}", source, line, hint=p.hint)
+                )
             continue
         out[name] = validated
     if problems:
@@ -367,10 +480,14 @@ def fresh_value(t: ir.TypeExpr, compiled: CompiledContract, work: list[Any], lab
         t = decls[t.name]
         depth += 1
     if isinstance(t, ir.RecordType):
-        return FMap({f.name: fresh_value(f.type, compiled, work, f"{label}.{f.name}")
-                     for f in t.fields})
-    if isinstance(t, ir.NamedType) and t.name == "str" and not t.constraints or (
-        isinstance(t, ir.NamedType) and t.name == "str"
+        return FMap(
+            {f.name: fresh_value(f.type, compiled, work, f"{label}.{f.name}") for f in t.fields}
+        )
+    if (
+        isinstance(t, ir.NamedType)
+        and t.name == "str"
+        and not t.constraints
+        or (isinstance(t, ir.NamedType) and t.name == "str")
     ):
         work[-1] += 1
         return Fresh(label, work[-1])

@@ -37,11 +37,13 @@ def render_text(report: PlanReport, colour: bool = False) -> str:
     if verdict == "fails" and report.failure_probability is not None:
         if report.failure_probability < 1.0 - 1e-12:
             text += f" (probability {_pct(report.failure_probability)})"
-    lines.append(_style(f"verdict: {verdict} — {text}", COLOURS[verdict] if colour else None,
-                        bold=colour))
+    lines.append(
+        _style(f"verdict: {verdict} — {text}", COLOURS[verdict] if colour else None, bold=colour)
+    )
     n = len(report.paths)
-    lines.append(f"{n} final branch{'es' if n != 1 else ''}, {report.states_explored} "
-                 f"state(s) explored")
+    lines.append(
+        f"{n} final branch{'es' if n != 1 else ''}, {report.states_explored} state(s) explored"
+    )
     for p in report.paths[:5]:
         prob = "" if p.probability is None else f" p={_pct(p.probability)}"
         status = "ok" if p.failed_at is None else f"fails at step {p.failed_at}"
@@ -52,8 +54,10 @@ def render_text(report: PlanReport, colour: bool = False) -> str:
         lines.append(f"  … and {len(report.paths) - 5} more")
     if report.goal is not None:
         reached = report.goal_results.get("reached")
-        lines.append(f"goal {report.goal}: {'reached' if reached else 'NOT reached'} "
-                     f"({report.goal_results.get('branches_reaching', 0)} branch(es) reach it)")
+        lines.append(
+            f"goal {report.goal}: {'reached' if reached else 'NOT reached'} "
+            f"({report.goal_results.get('branches_reaching', 0)} branch(es) reach it)"
+        )
     for note in report.notes:
         lines.append(f"note: {note}")
     return "\n".join(lines) + "\n"
@@ -80,10 +84,10 @@ def _step_lines(step: StepReport, colour: bool) -> list[str]:
         if v.hint:
             out.append(f"           hint: {v.hint}")
     for w in step.warnings:
-        where = step.warning_where(w)
+        branches = step.warning_where(w)
         suffix = "" if w.certain else " (possibly)"
-        if where:
-            suffix += f" (on branch {where})"
+        if branches:
+            suffix += f" (on branch {branches})"
         out.append(f"       ! {w.code}: {w.message}{suffix}")
     if len(step.outcomes) > 1 or any(k != "ok" for k in step.outcomes):
         parts = []

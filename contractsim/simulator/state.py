@@ -8,6 +8,9 @@ from typing import Any
 from ..compiler.lib import contains_unknown
 from ..compiler.values import thaw
 
+MACHINES_KEY = "$machines"
+"""Where protocol machine states sit in a state's JSON (never a state variable's name)."""
+
 
 class State(Mapping[str, Any]):
     """A world state: state variables by name, plus each protocol machine's current state.
@@ -62,10 +65,10 @@ class State(Mapping[str, Any]):
         return NotImplemented
 
     def to_json(self) -> dict[str, Any]:
-        """State variables (and machines under ``"machines"``) as JSON-ready data."""
+        """State variables (and machines under ``"$machines"``) as JSON-ready data."""
         out: dict[str, Any] = {name: thaw(self[name]) for name in self}
         if self.machines:
-            out["machines"] = dict(sorted(self.machines.items()))
+            out[MACHINES_KEY] = dict(sorted(self.machines.items()))
         return out
 
     def __repr__(self) -> str:

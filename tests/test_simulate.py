@@ -1,0 +1,544 @@
+"""Exact step and plan semantics of the simulator, on small inline contracts."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import contractsim
+from contractsim import UNKNOWN
+from contractsim.compiler.values import FMap, Fresh, thaw
+
+NOW = "2024-06-01T12:00:00Z"
+
+FS = """contract fs version "1.0.0"
+type Path = str pattern r"^/([^/]+/?)*$" max_length 40
+type Meta = record {
+  owner: str min_length 1
+  size: int min 0 max 100
+  inner: record { tag: str pattern r"^[a-z]+$" }
+}
+state {
+  dirs: set[Path] = {"/", "/home"}
+  files: map[Path, str] = {}
+  network: bool = unknown
+  quota: int = 2
+}
+event disk_full "the disk is full"
+goal has_a = "/home/a" in files
+tool write_file(path: Path, content: str, meta?: Meta, n: int min 1 max 5 = 1)
+    -> record { id: str } {
+  require parent(path) in dirs
+    else PARENT_MISSING "parent directory {parent(path)} does not exist"
+    hint "call make_dir(path={parent(path)}) first"
+  require quota > 0 else QUOTA "no quota left"
+  should len(content) <= 3 else LARGE_WRITE "writing {len(content)} bytes"
+  effect { files[path] = content; quota -= 1 }
+  outcome written success
+  outcome full fails DISK_FULL "disk full writing {path}" on disk_full probability 0.25 {
+    quota = 0
+  }
+}
+tool make_dir(path: Path) {
+  require parent(path) in dirs else PARENT_MISSING "no parent {path}"
+  effect dirs.add(path)
+}
+tool ping() {
+  require network else OFFLINE "network down"
+}
+tool touch(path: Path) {
+  require quota > 0 else QUOTA "no quota left"
+  effect files[path] = ""
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def fs() -> contractsim.Contract:
+    return contractsim.loads(FS)
+
+
+@pytest.fixture
+def sim(fs: contractsim.Contract):  # type: ignore[no-untyped-def]
+    return fs.simulator(now=NOW)
+
+
+# ---------------------------------------------------------------------------------- verdicts
+
+
+def test_ok_step_and_plan(sim) -> None:  # type: ignore[no-untyped-def]
+    s0 = sim.initial_state()
+    r = sim.step(s0, "make_dir", {"path": "/tmp"})
+    assert r.verdict == "ok"
+    (b,) = r.branches
+    assert b.kind == "success" and b.outcome == "ok" and b.probability == 1.0
+    assert b.state["dirs"] == frozenset({"/", "/home", "/tmp"})
+    rep = sim.run([("make_dir", {"path": "/tmp"}), ("touch", {"path": "/tmp/a"})])
+    assert rep.verdict == "ok" and rep.ok
+    assert [s.verdict for s in rep.steps] == ["ok", "ok"]
+    assert rep.failure_probability is None
+
+
+def test_fails_step_and_plan(sim) -> None:  # type: ignore[no-untyped-def]
+    rep = sim.run(
+        [{"tool": "touch", "args": {"path": "/x"}}, {"tool": "make_dir", "args": {"path": "/a/b"}}]
+    )
+    assert rep.verdict == "fails"
+    assert [s.verdict for s in rep.steps] == ["ok", "fails"]
+    assert rep.failure_probability == 1.0
+    assert rep.paths[0].failed_at == 2
+
+
+def test_may_fail_on_unknown_state(sim) -> None:  # type: ignore[no-untyped-def]
+    s0 = sim.initial_state()
+    r = sim.step(s0, "ping", {})
+    assert r.verdict == "may_fail"
+    failing = [b for b in r.branches if b.failed]
+    ok = [b for b in r.branches if not b.failed]
+    assert len(failing) == 1 and len(ok) == 1
+    assert not failing[0].certain and failing[0].probability is None
+    v = failing[0].violations[0]
+    assert v.code == "OFFLINE" and not v.certain
+    assert "network" in v.message and "unknown" in v.message
+    assert dict(v.values) == {"network": "unknown"}
+    rep = sim.run([("ping", {})], s0)
+    assert rep.verdict == "may_fail"
+    assert rep.failure_probability is None
+    # with the network known, the same call is decided
+    assert sim.step(sim.initial_state({"network": True}), "ping", {}).verdict == "ok"
+    assert sim.step(sim.initial_state({"network": False}), "ping", {}).verdict == "fails"
+
+
+def test_unknown_state_variable_via_override(sim) -> None:  # type: ignore[no-untyped-def]
+    s = sim.initial_state({"quota": UNKNOWN, "network": True})
+    assert s["quota"] is UNKNOWN and s.has_unknown
+    assert sim.step(s, "touch", {"path": "/a"}).verdict == "may_fail"
+    s = sim.initial_state({"quota": "$unknown", "network": True})
+    assert s["quota"] is UNKNOWN
+
+
+def test_every_violated_rule_is_reported(sim) -> None:  # type: ignore[no-untyped-def]
+    s = sim.initial_state({"quota": 0})
+    r = sim.step(s, "write_file", {"path": "/nope/x", "content": "a"})
+    assert r.verdict == "fails"
+    assert [v.code for v in r.violations] == ["PARENT_MISSING", "QUOTA"]
+    assert all(v.kind == "precondition" and v.certain for v in r.violations)
+
+
+def test_explanation_values(sim) -> None:  # type: ignore[no-untyped-def]
+    r = sim.step(sim.initial_state(), "write_file", {"path": "/tmp/x/y", "content": "a"})
+    (v,) = r.violations
+    assert v.code == "PARENT_MISSING"
+    assert v.message == "parent directory /tmp/x does not exist"
+    assert v.hint == "call make_dir(path=/tmp/x) first"
+    assert dict(v.values) == {"parent(path)": '"/tmp/x"', "dirs": '{"/", "/home"}'}
+    assert v.location == "<string>:18"
+    j = v.to_json()
+    assert j["values"] == {"parent(path)": '"/tmp/x"', "dirs": '{"/", "/home"}'}
+    assert j["kind"] == "precondition" and j["certain"] is True
+
+
+def test_failed_step_leaves_state_unchanged(sim) -> None:  # type: ignore[no-untyped-def]
+    s = sim.initial_state({"quota": 0})
+    r = sim.step(s, "write_file", {"path": "/home/a", "content": "a"})
+    assert all(b.state == s for b in r.branches)
+    rep = sim.run([("write_file", {"path": "/home/a", "content": "a"})], s)
+    assert rep.steps[0].changes == []
+    assert rep.paths[0].state == s
+
+
+# ----------------------------------------------------------------------------- argument errors
+
+
+def _arg_violations(sim, args):  # type: ignore[no-untyped-def]
+    r = sim.step(sim.initial_state(), "write_file", args)
+    assert r.verdict == "fails"
+    assert all(v.kind == "argument" and v.code == "INVALID_ARGUMENT" for v in r.violations)
+    return {v.field: v for v in r.violations}
+
+
+def test_argument_pattern_and_type(sim) -> None:  # type: ignore[no-untyped-def]
+    vs = _arg_violations(sim, {"path": "rel", "content": 3})
+    assert set(vs) == {"args.path", "args.content"}
+    p = vs["args.path"]
+    assert p.value == "rel"
+    assert 'pattern r"^/([^/]+/?)*$"' in p.message and '(got "rel")' in p.message
+    assert p.message.startswith("write_file: `args.path`")
+    assert p.hint == 'give a value matching r"^/([^/]+/?)*$"'
+    assert "must be a string" in vs["args.content"].message
+    assert vs["args.content"].value == 3
+
+
+def test_argument_nested_record_fields(sim) -> None:  # type: ignore[no-untyped-def]
+    meta = {"owner": "", "size": 101, "inner": {"tag": "A1"}, "extra": 1}
+    vs = _arg_violations(sim, {"path": "/home/a", "content": "x", "meta": meta, "n": 0})
+    assert set(vs) == {
+        "args.meta.owner",
+        "args.meta.size",
+        "args.meta.inner.tag",
+        "args.meta.extra",
+        "args.n",
+    }
+    assert "at least 1 characters" in vs["args.meta.owner"].message
+    assert vs["args.meta.size"].message.endswith("must be at most 100 (got 101)")
+    assert vs["args.meta.size"].hint == "give a value at most 100"
+    assert vs["args.meta.size"].value == 101
+    assert 'pattern r"^[a-z]+$"' in vs["args.meta.inner.tag"].message
+    assert vs["args.meta.inner.tag"].value == "A1"
+    assert "is not a parameter" in vs["args.meta.extra"].message
+    assert vs["args.n"].message.endswith("must be at least 1 (got 0)")
+
+
+def test_argument_missing_and_extra(sim) -> None:  # type: ignore[no-untyped-def]
+    vs = _arg_violations(sim, {"content": "x", "pth": "/a"})
+    assert set(vs) == {"args.path", "args.pth"}
+    assert "is required but missing" in vs["args.path"].message
+    assert vs["args.path"].hint == "add `path` to the arguments"
+    assert vs["args.path"].value is None
+    assert "is not a parameter" in vs["args.pth"].message
+    assert vs["args.pth"].value == "/a"
+
+
+def test_argument_max_length(sim) -> None:  # type: ignore[no-untyped-def]
+    vs = _arg_violations(sim, {"path": "/" + "a" * 50, "content": "x"})
+    assert "at most 40 characters" in vs["args.path"].message
+
+
+def test_unknown_tool_did_you_mean(sim) -> None:  # type: ignore[no-untyped-def]
+    s0 = sim.initial_state()
+    r = sim.step(s0, "wirte_file", {})
+    assert r.verdict == "fails"
+    (v,) = r.violations
+    assert (v.code, v.kind) == ("UNKNOWN_TOOL", "unknown_tool")
+    assert "wirte_file" in v.message
+    assert v.hint == "did you mean `write_file`?"
+    r = sim.step(s0, "zzzzzz", {})
+    assert "write_file" in (r.violations[0].hint or "")
+    assert r.branches[0].state == s0
+
+
+# --------------------------------------------------------------------------------- protocols
+
+PROTO = """contract proto version "1.0.0"
+state { n: int = 0 }
+machine session "life cycle" {
+  states closed, authed, open
+  initial closed
+  final closed
+  closed -> authed on login
+  authed -> open on init
+  open -> open on query
+  open -> closed on close
+}
+tool login() { effect n += 1 }
+tool init() { effect n += 1 }
+tool query() { effect n += 1 }
+tool close() { effect n += 1 }
+"""
+
+
+def test_protocol_violation_names_states_and_path() -> None:
+    c = contractsim.loads(PROTO)
+    sim = c.simulator(now=NOW)
+    s0 = sim.initial_state()
+    assert s0.machine("session") == "closed"
+    r = sim.step(s0, "query", {})
+    assert r.verdict == "fails"
+    (v,) = r.violations
+    assert v.code == "PROTOCOL_VIOLATION" and v.kind == "protocol"
+    assert v.allowed_states == ("open",)
+    assert v.path_to_allowed == ("login", "init")
+    assert "`open`" in v.message and "`closed`" in v.message
+    assert v.hint == "call login → init first"
+    assert v.to_json()["path_to_allowed"] == ["login", "init"]
+    assert r.branches[0].state == s0
+    rep = sim.run([("login", {}), ("init", {}), ("query", {}), ("close", {})])
+    assert rep.verdict == "ok"
+    assert rep.paths[0].state.machine("session") == "closed"
+    assert rep.paths[0].state["n"] == 4
+    assert rep.steps[0].changes == [("n", 0, 1), ("machine session", "closed", "authed")]
+    enabled = {e.tool: e.verdict for e in sim.enabled(s0)}
+    assert enabled == {"login": "ok", "init": "fails", "query": "fails", "close": "fails"}
+    reason = next(e for e in sim.enabled(s0) if e.tool == "query").reasons[0]
+    assert reason.path_to_allowed == ("login", "init")
+
+
+def test_enabled_judges_argument_free_preconditions(sim) -> None:  # type: ignore[no-untyped-def]
+    s0 = sim.initial_state()
+    got = {e.tool: e.verdict for e in sim.enabled(s0)}
+    # write_file's preconditions that need no argument hold; ping depends on the unknown network
+    assert got == {"write_file": "ok", "make_dir": "ok", "ping": "may_fail", "touch": "ok"}
+    got = {e.tool: e.verdict for e in sim.enabled(sim.initial_state({"quota": 0}))}
+    assert got["touch"] == "fails" and got["write_file"] == "fails"
+
+
+# ------------------------------------------------------------------------ events and outcomes
+
+
+def test_event_branches_and_probabilities(sim) -> None:  # type: ignore[no-untyped-def]
+    s0 = sim.initial_state()
+    r = sim.step(s0, "write_file", {"path": "/home/a", "content": "abcd"})
+    assert r.verdict == "fails"
+    by = {b.outcome: b for b in r.branches}
+    assert set(by) == {"written", "full"}
+    assert by["full"].probability == pytest.approx(0.25)
+    assert by["written"].probability == pytest.approx(0.75)
+    assert by["full"].event == "disk_full" and by["written"].event is None
+    # a failure outcome's own body runs (quota = 0) but not the tool's effects
+    assert by["full"].state["quota"] == 0 and by["full"].state["files"] == FMap()
+    assert by["full"].violations[0].code == "DISK_FULL"
+    assert by["full"].violations[0].message == "disk full writing /home/a"
+    assert by["written"].state["quota"] == 1
+    assert by["written"].state["files"] == FMap({"/home/a": "abcd"})
+    # the soft precondition is a warning on every branch
+    assert [(w.code, w.message) for w in r.warnings] == [("LARGE_WRITE", "writing 4 bytes")]
+    rep = sim.run(
+        [
+            ("write_file", {"path": "/home/a", "content": "ab"}),
+            ("write_file", {"path": "/home/b", "content": "ab"}),
+        ]
+    )
+    assert rep.verdict == "fails"
+    # fails at step 1 with 0.25; otherwise at step 2 with 0.75 * 0.25
+    assert rep.failure_probability == pytest.approx(0.25 + 0.75 * 0.25)
+    assert rep.steps[0].failure_probability == pytest.approx(0.25)
+    assert rep.steps[1].failure_probability == pytest.approx(0.75 * 0.25)
+    ok = [p for p in rep.paths if p.failed_at is None]
+    assert len(ok) == 1 and ok[0].probability == pytest.approx(0.75 * 0.75)
+    assert ok[0].choices == ("write_file:written", "write_file:written")
+    assert sum(p.probability for p in rep.paths) == pytest.approx(1.0)
+    j = rep.to_json()
+    assert j["failure_probability"] == pytest.approx(0.4375)
+    (full,) = [o for o in j["steps"][0]["outcomes"] if o["kind"] == "fails"]
+    assert full["name"].startswith("full")
+    assert full["probability"] == pytest.approx(0.25)
+    assert full["event"] == "disk_full"
+
+
+def test_stop_at_first(sim) -> None:  # type: ignore[no-untyped-def]
+    plan = [
+        ("make_dir", {"path": "/a/b"}),
+        ("make_dir", {"path": "/a"}),
+        ("make_dir", {"path": "/c/d"}),
+    ]
+    rep = sim.run(plan, stop_at_first=True)
+    assert rep.verdict == "fails"
+    assert [s.skipped for s in rep.steps] == [False, True, True]
+    assert [s.to_json().get("skipped", False) for s in rep.steps] == [False, True, True]
+    full = sim.run(plan)
+    assert [s.verdict for s in full.steps] == ["fails", "ok", "fails"]
+
+
+def test_max_branches_and_max_depth_notes(sim) -> None:  # type: ignore[no-untyped-def]
+    plan = [
+        ("write_file", {"path": "/home/a", "content": "a"}),
+        ("write_file", {"path": "/home/b", "content": "b"}),
+    ]
+    rep = sim.run(plan, max_branches=1)
+    assert any("--max-branches 1" in n for n in rep.notes)
+    assert len(rep.paths) == 1
+    rep = sim.run(plan, max_depth=1)
+    assert any("--max-depth 1" in n for n in rep.notes)
+    assert [s.skipped for s in rep.steps] == [False, True]
+
+
+def test_identical_states_are_merged() -> None:
+    c = contractsim.loads("""contract m version "1.0.0"
+state { n: int = 0 }
+event hiccup "a retry that changes nothing"
+tool inc() {
+  effect n += 1
+  outcome retried success on hiccup probability 0.5
+  outcome done success
+}
+""")
+    sim = c.simulator(now=NOW)
+    r = sim.step(sim.initial_state(), "inc", {})
+    assert len(r.branches) == 2 and r.branches[0].state == r.branches[1].state
+    rep = sim.run([("inc", {})] * 3)
+    assert rep.verdict == "ok"
+    assert len(rep.paths) == 1
+    (p,) = rep.paths
+    assert p.probability == pytest.approx(1.0) and p.state["n"] == 3
+    assert p.merged == 2
+
+
+# ------------------------------------------------------------------------------------- flows
+
+FLOW = """contract geo version "1.0.0"
+state {
+  calls: int = 0
+  looked_up: int = 0
+}
+event geo_timeout "the geo service did not answer"
+tool enrich(ip?: str, n: int = 1) -> record { id: str } {
+  reports { processed: int, dropped: int }
+  effect { calls += 1 }
+  flow {
+    initial check
+    step check { }
+    check -> geo when ip != null
+    check -> outcome enriched_no_geo
+    step geo { looked_up += 1 }
+    geo -> slow on geo_timeout probability 0.05
+    geo -> outcome enriched
+    step slow { warn GEO_SLOW "geo lookup for {ip} timed out" }
+    slow -> outcome enriched_no_geo
+  }
+  outcome enriched success { report processed = n, dropped = 0 }
+  outcome enriched_no_geo success { report processed = n, dropped = 1 }
+}
+"""
+
+
+def test_flow_with_timeout_warning_and_reports() -> None:
+    c = contractsim.loads(FLOW)
+    sim = c.simulator(now=NOW)
+    s0 = sim.initial_state()
+    r = sim.step(s0, "enrich", {"ip": "1.2.3.4", "n": 3})
+    assert r.verdict == "ok"
+    by = {b.outcome: b for b in r.branches}
+    assert set(by) == {"enriched", "enriched_no_geo"}
+    assert by["enriched"].probability == pytest.approx(0.95)
+    assert by["enriched_no_geo"].probability == pytest.approx(0.05)
+    assert by["enriched_no_geo"].event == "geo_timeout"
+    assert by["enriched_no_geo"].flow_path == ("check", "geo", "slow")
+    assert by["enriched"].flow_path == ("check", "geo")
+    assert [(w.code, w.message) for w in by["enriched_no_geo"].warnings] == [
+        ("GEO_SLOW", "geo lookup for 1.2.3.4 timed out")
+    ]
+    assert by["enriched"].warnings == []
+    assert by["enriched"].report == {"processed": 3, "dropped": 0}
+    assert by["enriched_no_geo"].report == {"processed": 3, "dropped": 1}
+    assert by["enriched"].state["looked_up"] == 1 and by["enriched"].state["calls"] == 1
+    # no ip: no lookup, a single branch
+    r = sim.step(s0, "enrich", {})
+    assert [(b.outcome, b.probability, b.state["looked_up"]) for b in r.branches] == [
+        ("enriched_no_geo", 1.0, 0)
+    ]
+    rep = sim.run([("enrich", {"ip": "1.2.3.4"})])
+    j = rep.to_json()
+    assert j["verdict"] == "ok"
+    assert {"processed": 1, "dropped": 0} in j["steps"][0]["reports"]
+    assert [w["code"] for w in j["steps"][0]["warnings"]] == ["GEO_SLOW"]
+
+
+# ----------------------------------------------------------------------------- fresh results
+
+FRESH = """contract ids version "1.0.0"
+state {
+  ids: set[str] = {}
+  last: str | null = null
+}
+tool create() -> record { id: str } {
+  effect { ids.add(result.id); last = result.id }
+}
+tool use(id: str) {
+  require id in ids else NO_SUCH_ID "no object {id}"
+}
+tool use_last() {
+  require last != null else NOTHING "nothing created"
+}
+"""
+
+
+def test_fresh_results_flow_into_state() -> None:
+    c = contractsim.loads(FRESH)
+    sim = c.simulator(now=NOW)
+    s0 = sim.initial_state()
+    (b,) = sim.step(s0, "create", {}).branches
+    (fresh,) = b.state["ids"]
+    assert isinstance(fresh, Fresh) and b.state["last"] == fresh
+    (b2,) = sim.step(b.state, "create", {}).branches
+    assert len(b2.state["ids"]) == 2  # a second call makes a different id
+    # a fresh id is never null, so `last != null` is decided
+    assert sim.step(b.state, "use_last", {}).verdict == "ok"
+    assert sim.step(s0, "use", {"id": "abc"}).verdict == "fails"
+    rep = sim.run([("create", {}), ("use_last", {})])
+    assert rep.verdict == "ok"
+    final = rep.paths[0].state["last"]
+    assert isinstance(final, Fresh) and final.label == "create.id"
+    assert rep.to_json()["branches"][0]["final_state"]["last"] == thaw(final)
+
+
+# ------------------------------------------------------------------------------ determinism
+
+
+def test_same_plan_twice_gives_identical_json(fs: contractsim.Contract) -> None:
+    plan = [
+        ("make_dir", {"path": "/tmp"}),
+        ("write_file", {"path": "/tmp/a", "content": "abcdef"}),
+        ("write_file", {"path": "/tmp/b", "content": "x"}),
+        ("ping", {}),
+    ]
+    outs = []
+    for _ in range(2):
+        sim = fs.simulator(now=NOW)
+        rep = sim.run(plan)
+        outs.append(json.dumps(rep.to_json(), sort_keys=True))
+    assert outs[0] == outs[1]
+    fresh = contractsim.loads(FS).simulator(now=NOW).run(plan)
+    assert json.dumps(fresh.to_json(), sort_keys=True) == outs[0]
+
+
+def test_goal(sim) -> None:  # type: ignore[no-untyped-def]
+    rep = sim.run([("touch", {"path": "/home/a"})], goal="has_a")
+    assert rep.goal_results["reached"] is True
+    assert rep.to_json()["goal"]["name"] == "has_a"
+    rep = sim.run([("touch", {"path": "/home/b"})], goal="has_a")
+    assert rep.goal_results["reached"] is False
+    assert rep.goal_results["branches_missing"] == 1
+    s = sim.initial_state({"files": UNKNOWN})
+    assert sim.goal(s, "has_a") is UNKNOWN
+
+
+# ------------------------------------------------------------------------------------ states
+
+
+def test_states_are_hashable_and_immutable(sim) -> None:  # type: ignore[no-untyped-def]
+    s0 = sim.initial_state()
+    s1 = sim.initial_state()
+    assert s0 == s1 and hash(s0) == hash(s1) and s0 is not s1
+    assert len({s0, s1}) == 1
+    assert s0["dirs"] == frozenset({"/", "/home"})
+    assert set(s0) == {"dirs", "files", "network", "quota"}
+    with pytest.raises(TypeError):
+        s0["quota"] = 3  # type: ignore[index]
+    with pytest.raises(TypeError):
+        s0["files"]["/x"] = "y"
+    with pytest.raises(AttributeError):
+        s0["dirs"].add("/x")
+    b = sim.step(s0, "make_dir", {"path": "/x"}).branches[0]
+    assert b.state != s0 and s0["dirs"] == frozenset({"/", "/home"})
+    assert hash(b.state) != hash(s0) or b.state != s0
+    assert s0.to_json() == {
+        "dirs": ["/", "/home"],
+        "files": {},
+        "network": thaw(UNKNOWN),
+        "quota": 2,
+    }
+
+
+def test_event_guard_that_cannot_be_evaluated_is_an_error() -> None:
+    c = contractsim.loads("""contract t version "1.0.0"
+state { m: map[str, int] = {} }
+event e "e"
+tool t() {
+  flow {
+    initial a
+    step a { }
+    a -> outcome bad on e probability 0.5 when m["x"] > 0
+    a -> outcome good
+  }
+  outcome good success
+  outcome bad fails BAD "bad"
+}
+""")
+    sim = c.simulator(now=NOW)
+    r = sim.step(sim.initial_state(), "t", {})
+    assert r.verdict == "fails"
+    assert [v.code for v in r.violations] == ["EVAL_ERROR"]
+    assert 'key "x" is not in the map' in r.violations[0].message
+    assert all(b.outcome != "bad" for b in r.branches)
+    assert sim.step(sim.initial_state({"m": {"x": 0}}), "t", {}).verdict == "ok"
