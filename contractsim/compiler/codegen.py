@@ -474,17 +474,17 @@ def _walk(body: Iterable[ir.Stmt]) -> Iterable[ir.Stmt]:
 
 
 def _stmt_exprs(s: ir.Stmt) -> Iterable[ir.Expr]:
-    from ..dsl.check import stmt_exprs
+    from ..dsl.walk import stmt_exprs
 
     return stmt_exprs(s)
 
 
 def used_names(exprs: Iterable[ir.Expr]) -> set[str]:
-    from ..dsl.check import _walk_expr
+    from ..dsl.walk import walk_expr
 
     out: set[str] = set()
     for root in exprs:
-        for e in _walk_expr(root):
+        for e in walk_expr(root):
             if isinstance(e, ir.Name):
                 out.add(e.name)
     return out

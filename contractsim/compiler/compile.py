@@ -524,7 +524,7 @@ def compile_contract(contract: ir.Contract, source_text: str = "") -> CompiledCo
                 tools[tool_name].machines.append(m.name)
     goals = {g.name: b.expr_fn(g.cond, ()) for g in contract.goals}
     warn_templates: dict[str, TemplateFn] = {}
-    from ..dsl.check import walk_stmts
+    from ..dsl.walk import walk_stmts
 
     for tool in contract.tools:
         bodies = [tool.effects, *(o.body for o in tool.outcomes)]

@@ -1,0 +1,901 @@
+"""Name resolution and type checking of types, expressions and statements (the :class:`Checker`).
+
+The passes in :mod:`contractsim.dsl.check` drive it declaration by declaration.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import ir
+from . import types as T
+from .builtins import BUILTINS, _numeric_join
+from .diagnostics import Diagnostic, Span, error, suggestion_hint, warning
+from .walk import template_exprs
+
+SEMVER = re.compile(
+    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$"
+)
+ERROR_CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")
+FORMATS = ("uuid", "uuid4", "date-time", "date", "email", "ipv4", "ipv6", "uri")
+COLLECTION_METHODS = {
+    "set": {"add": 1, "remove": 1, "discard": 1, "clear": 0},
+    "map": {"remove": 1, "discard": 1, "clear": 0},
+    "list": {"append": 1, "remove": 1, "clear": 0},
+}
+
+
+@dataclass(frozen=True)
+class Symbol:
+    type: T.Ty
+    kind: str  # param, state, const, local, result
+    span: Span
+
+
+@dataclass
+class Scope:
+    names: dict[str, Symbol] = field(default_factory=dict)
+    allow_old: bool = False
+    allow_fresh: bool = False
+    where: str = "an expression"
+    non_null: frozenset[str] = frozenset()  # expressions known not to be null here
+
+    def child(self, **extra: Symbol) -> Scope:
+        shadowed = {n for n in extra}
+        non_null = frozenset(t for t in self.non_null if t.split(".")[0] not in shadowed)
+        return Scope(
+            {**self.names, **extra}, self.allow_old, self.allow_fresh, self.where, non_null
+        )
+
+    def narrowed(self, cond: ir.Expr, positive: bool = True) -> Scope:
+        """The scope inside ``if cond`` (or its else when ``positive`` is false)."""
+        facts = _non_null_facts(cond, positive)
+        if not facts:
+            return self
+        new = self.child()
+        new.non_null = new.non_null | facts
+        return new
+
+
+def _non_null_facts(cond: ir.Expr, positive: bool) -> frozenset[str]:
+    from .pretty import expr_text
+
+    if isinstance(cond, ir.Unary) and cond.op == "not":
+        return _non_null_facts(cond.operand, not positive)
+    if isinstance(cond, ir.Binary):
+        if cond.op in ("!=", "==") and (cond.op == "!=") == positive:
+            for a, b in ((cond.left, cond.right), (cond.right, cond.left)):
+                if (
+                    isinstance(b, ir.Literal_)
+                    and b.value is None
+                    and isinstance(a, (ir.Name, ir.Attr))
+                ):
+                    return frozenset({expr_text(a)})
+        if (cond.op == "and" and positive) or (cond.op == "or" and not positive):
+            return _non_null_facts(cond.left, positive) | _non_null_facts(cond.right, positive)
+    return frozenset()
+
+
+class Checker:
+    def __init__(self, contract: ir.Contract) -> None:
+        self.c = contract
+        self.diags: list[Diagnostic] = []
+        self.types: dict[str, T.Ty] = {}
+        self.type_decls = {t.name: t for t in contract.types}
+        self._resolving: set[str] = set()
+        self.state: dict[str, Symbol] = {}
+        self.consts: dict[str, Symbol] = {}
+        self.predicates = {p.name: p for p in contract.predicates}
+        self.tools = {t.name: t for t in contract.tools}
+        self.events = {e.name: e for e in contract.events}
+        self.pred_types: dict[str, T.Ty] = {}
+        self.validators: Any = None  # one ValidatorBuilder per check, made on first use
+
+    def err(self, code: str, msg: str, span: Span, hint: str | None = None) -> None:
+        self.diags.append(error(code, msg, span, hint))
+
+    def warn(self, code: str, msg: str, span: Span, hint: str | None = None) -> None:
+        self.diags.append(warning(code, msg, span, hint))
+
+    # ------------------------------------------------------------------ types
+    def resolve(self, t: ir.TypeExpr, name: str = "") -> T.Ty:
+        if isinstance(t, ir.NamedType):
+            prim = T.resolve_simple(t.name)
+            if prim is not None:
+                return prim
+            if t.name in self.type_decls:
+                return self.named(t.name)
+            if t.name in T.GENERIC_ARITY or t.name == "tuple":
+                self.err(
+                    "E0308",
+                    f"`{t.name}` needs type arguments",
+                    t.span,
+                    hint=f"write {t.name}[…]" if t.name != "map" else "write map[K, V]",
+                )
+                return T.ANY
+            self.err(
+                "E0202",
+                f"unknown type `{t.name}`",
+                t.span,
+                hint=suggestion_hint(
+                    t.name, [*self.type_decls, *T.PRIMITIVE_NAMES, "list", "set", "map"], "type"
+                ),
+            )
+            return T.ANY
+        if isinstance(t, ir.GenericType):
+            args = [self.resolve(a) for a in t.args]
+            if t.name == "tuple":
+                return T.TupleT(tuple(args))
+            arity = T.GENERIC_ARITY.get(t.name)
+            if arity is None:
+                self.err(
+                    "E0308",
+                    f"`{t.name}` takes no type arguments",
+                    t.span,
+                    hint="the generic types are list[T], set[T], map[K, V] and tuple[A, B, …]",
+                )
+                return T.ANY
+            if len(args) != arity:
+                self.err(
+                    "E0308",
+                    f"`{t.name}` takes {arity} type argument{'s' if arity > 1 else ''}, "
+                    f"got {len(args)}",
+                    t.span,
+                    hint="write map[K, V]" if t.name == "map" else f"write {t.name}[T]",
+                )
+                return T.ANY
+            if t.name == "list":
+                return T.ListT(args[0])
+            if t.name == "set":
+                return T.SetT(args[0])
+            return T.MapT(args[0], args[1])
+        if isinstance(t, ir.EnumType):
+            seen: set[str] = set()
+            for m in t.members:
+                if m.value in seen:
+                    self.err("E0406", f"enum member `{m.value}` is listed twice", m.span)
+                seen.add(m.value)
+            if not t.members:
+                self.err("E0405", "an enum needs at least one member", t.span)
+            return T.EnumT(
+                name or "enum {" + ", ".join(m.value for m in t.members) + "}",
+                tuple(m.value for m in t.members),
+            )
+        if isinstance(t, ir.NullType):
+            return T.NULL
+        if isinstance(t, ir.RecordType):
+            fields: list[tuple[str, T.FieldT]] = []
+            seen = set()
+            for f in t.fields:
+                if f.name in seen:
+                    self.err("E0412", f"field `{f.name}` is declared twice", f.span)
+                seen.add(f.name)
+                fields.append(
+                    (f.name, T.FieldT(self.resolve(f.type), f.optional, f.default is not None))
+                )
+            return T.RecordT(name or "record", tuple(fields))
+        if isinstance(t, ir.TaggedUnionType):
+            variants: list[tuple[str, T.Ty]] = []
+            seen = set()
+            for v in t.variants:
+                if v.tag in seen:
+                    self.err("E0412", f"variant `{v.tag}` is declared twice", v.span)
+                seen.add(v.tag)
+                vt = self.resolve(v.type)
+                if not isinstance(vt, (T.RecordT, T.Prim)) or (
+                    isinstance(vt, T.Prim) and vt != T.ANY
+                ):
+                    self.err(
+                        "E0301",
+                        f"variant `{v.tag}` must be a record type, not {vt.show()}",
+                        v.type.span,
+                        hint="a tagged union picks a record by its tag field",
+                    )
+                variants.append((v.tag, vt))
+            return T.TaggedT(name or "union", t.tag_field, tuple(variants))
+        options = tuple(self.resolve(o) for o in t.options)
+        return T.UnionT(options, name)
+
+    def named(self, name: str) -> T.Ty:
+        if name in self.types:
+            return self.types[name]
+        if name in self._resolving:
+            return T.ANY  # a recursive type: its inner uses are not checked structurally
+        self._resolving.add(name)
+        ty = self.resolve(self.type_decls[name].type, name)
+        self._resolving.discard(name)
+        self.types[name] = ty
+        return ty
+
+    def check_constraints(self, t: ir.TypeExpr) -> None:
+        """Constraints must fit their type and each other; patterns must compile in linear time."""
+        from ..compiler.validators import pattern_problem
+
+        base = self.resolve_quiet(t)
+        bounds: dict[str, float] = {}
+        for c in t.constraints:
+            if c.key == "pattern" or c.key == "format":
+                if not T.is_stringy(base):
+                    self.err(
+                        "E0407",
+                        f"`{c.key}` applies to strings, not to {base.show()}",
+                        c.span,
+                    )
+                elif not isinstance(c.value, str):
+                    self.err("E0407", f"`{c.key}` takes a string", c.span)
+                elif c.key == "pattern":
+                    problem = pattern_problem(c.value)
+                    if problem is not None:
+                        code, message = problem
+                        self.err(
+                            code,
+                            message,
+                            c.span,
+                            hint='write patterns as raw strings r"…"; backreferences and '
+                            "look-around are not allowed (matching must take linear time)",
+                        )
+                elif c.value not in FORMATS:
+                    self.err(
+                        "E0408",
+                        f"unknown format `{c.value}`",
+                        c.span,
+                        hint=suggestion_hint(str(c.value), FORMATS, "format"),
+                    )
+                continue
+            if not isinstance(c.value, (int, float)) or isinstance(c.value, bool):
+                self.err("E0407", f"`{c.key}` takes a number", c.span)
+                continue
+            if c.key in ("min", "max"):
+                if not T.is_numeric(base):
+                    self.err(
+                        "E0407",
+                        f"`{c.key}` applies to numbers, not to {base.show()}",
+                        c.span,
+                        hint="use min_length/max_length for strings, min_items/max_items for "
+                        "collections",
+                    )
+            elif c.key in ("min_length", "max_length"):
+                if not T.is_stringy(base):
+                    self.err(
+                        "E0407",
+                        f"`{c.key}` applies to strings, not to {base.show()}",
+                        c.span,
+                        hint="use min_items/max_items for collections",
+                    )
+            elif not isinstance(base, (T.ListT, T.SetT, T.MapT)) and base != T.ANY:
+                self.err(
+                    "E0407",
+                    f"`{c.key}` applies to collections, not to {base.show()}",
+                    c.span,
+                    hint="use min_length/max_length for strings",
+                )
+            if c.key.endswith(("length", "items")) and c.value < 0:
+                self.err("E0401", f"`{c.key}` cannot be negative", c.span)
+            bounds[c.key] = float(c.value)
+        for lo, hi in (("min", "max"), ("min_length", "max_length"), ("min_items", "max_items")):
+            if lo in bounds and hi in bounds and bounds[lo] > bounds[hi]:
+                span = next(c.span for c in t.constraints if c.key == hi)
+                self.err(
+                    "E0401",
+                    f"{lo} ({_num(bounds[lo])}) is greater than {hi} ({_num(bounds[hi])})",
+                    span,
+                    hint="no value can satisfy both; swap them or fix one",
+                )
+        for sub in _child_types(t):
+            self.check_constraints(sub)
+
+    def resolve_quiet(self, t: ir.TypeExpr) -> T.Ty:
+        saved = len(self.diags)
+        ty = self.resolve(t)
+        del self.diags[saved:]
+        return ty
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, e: ir.Expr, scope: Scope) -> T.Ty:
+        if isinstance(e, ir.Literal_):
+            v = e.value
+            if v is None:
+                return T.NULL
+            if isinstance(v, bool):
+                return T.BOOL
+            if isinstance(v, int):
+                return T.INT
+            if isinstance(v, float):
+                return T.FLOAT
+            return T.STR
+        if isinstance(e, ir.Name):
+            ty = self.name_type(e, scope)
+            return T.strip_null(ty) if scope.non_null and e.name in scope.non_null else ty
+        if isinstance(e, ir.Attr):
+            ty = self.attr_type(e, scope)
+            if scope.non_null:
+                from .pretty import expr_text
+
+                if expr_text(e) in scope.non_null:
+                    return T.strip_null(ty)
+            return ty
+        if isinstance(e, ir.Index):
+            obj = T.strip_null(self.expr(e.obj, scope))
+            key = self.expr(e.key, scope)
+            if isinstance(obj, T.MapT):
+                self.expect(key, obj.key, e.key.span, "a key")
+                return obj.value
+            if isinstance(obj, T.ListT):
+                self.expect(key, T.INT, e.key.span, "a list index")
+                return obj.elem
+            if isinstance(obj, T.TupleT):
+                if isinstance(e.key, ir.Literal_) and isinstance(e.key.value, int):
+                    if 0 <= e.key.value < len(obj.items):
+                        return obj.items[e.key.value]
+                    self.err("E0301", f"tuple index {e.key.value} is out of range", e.key.span)
+                    return T.ANY
+                self.err("E0301", "a tuple is indexed by a literal number", e.key.span)
+                return T.ANY
+            if obj == T.STR:
+                self.expect(key, T.INT, e.key.span, "a string index")
+                return T.STR
+            if obj != T.ANY:
+                self.err(
+                    "E0306",
+                    f"{obj.show()} cannot be indexed",
+                    e.span,
+                    hint="only maps, lists, tuples and strings take `[…]`",
+                )
+            return T.ANY
+        if isinstance(e, ir.Call):
+            return self.call_type(e, scope)
+        if isinstance(e, ir.Quantifier):
+            coll = self.expr(e.coll, scope)
+            elem = T.elem_type(T.strip_null(coll))
+            if elem is None:
+                self.err(
+                    "E0306",
+                    f"`{e.op}` needs a collection to range over, got {coll.show()}",
+                    e.coll.span,
+                )
+                elem = T.ANY
+            inner = scope.child(**{e.var: Symbol(elem, "local", e.span)})
+            body = self.expr(e.body, inner)
+            if e.op == "sum":
+                if not T.is_numeric(body):
+                    self.err("E0301", f"`sum` adds numbers, got {body.show()}", e.body.span)
+                return body if body in T.NUMERIC else T.INT
+            self.expect(body, T.BOOL, e.body.span, f"the condition of `{e.op}`")
+            return T.INT if e.op == "count" else T.BOOL
+        if isinstance(e, ir.Unary):
+            operand = self.expr(e.operand, scope)
+            if e.op == "not":
+                self.expect(operand, T.BOOL, e.operand.span, "the operand of `not`")
+                return T.BOOL
+            if not T.is_numeric(operand):
+                self.err("E0301", f"`-` needs a number, got {operand.show()}", e.operand.span)
+                return T.ANY
+            return operand
+        if isinstance(e, ir.Binary):
+            return self.binary_type(e, scope)
+        if isinstance(e, ir.Collection):
+            items = [self.expr(i, scope) for i in e.items]
+            if e.type == "tuple":
+                return T.TupleT(tuple(items))
+            if e.type == "empty":
+                return T.EmptyT()
+            joined: T.Ty = items[0] if items else T.ANY
+            for it in items[1:]:
+                joined = T.join(joined, it)
+            return T.ListT(joined) if e.type == "list" else T.SetT(joined)
+        assert isinstance(e, ir.MapLit)
+        key_t: T.Ty | None = None
+        val_t: T.Ty | None = None
+        for entry in e.entries:
+            kt = self.expr(entry.key, scope)
+            vt = self.expr(entry.value, scope)
+            key_t = kt if key_t is None else T.join(key_t, kt)
+            val_t = vt if val_t is None else T.join(val_t, vt)
+        return T.MapT(key_t or T.ANY, val_t or T.ANY)
+
+    def expect(self, got: T.Ty, want: T.Ty, span: Span, what: str) -> None:
+        if not T.assignable(got, want):
+            self.err(
+                "E0301",
+                f"{what} must be {want.show()}, but this is {got.show()}",
+                span,
+            )
+
+    def name_type(self, e: ir.Name, scope: Scope) -> T.Ty:
+        sym = scope.names.get(e.name)
+        if sym is not None:
+            return sym.type
+        if e.name in self.type_decls:
+            return T.TypeRefT(e.name, self.named(e.name))
+        if e.name == "result":
+            self.err(
+                "E0307",
+                "`result` is not available here",
+                e.span,
+                hint="`result` is what the call returned: use it in effects and outcomes of a "
+                "tool that declares `-> Type`",
+            )
+            return T.ANY
+        if e.name in self.predicates or e.name in BUILTINS:
+            self.err("E0301", f"`{e.name}` is a function: call it as {e.name}(…)", e.span)
+            return T.ANY
+        self.err(
+            "E0201",
+            f"unknown name `{e.name}` in {scope.where}",
+            e.span,
+            hint=suggestion_hint(e.name, scope.names, "name"),
+        )
+        return T.ANY
+
+    def attr_type(self, e: ir.Attr, scope: Scope) -> T.Ty:
+        obj = self.expr(e.obj, scope)
+        if isinstance(obj, T.TypeRefT):
+            target = obj.target
+            if isinstance(target, T.EnumT):
+                if e.name not in target.members:
+                    self.err(
+                        "E0210",
+                        f"`{e.name}` is not a member of enum `{obj.name}`",
+                        e.name_span,
+                        hint=suggestion_hint(e.name, target.members, "member"),
+                    )
+                return target
+            self.err("E0301", f"`{obj.name}` is not an enum; it has no members", e.span)
+            return T.ANY
+        base = T.strip_null(obj)
+        if isinstance(base, T.RecordT):
+            f = base.field(e.name)
+            if f is None:
+                self.err(
+                    "E0209",
+                    f"record `{base.name}` has no field `{e.name}`",
+                    e.name_span,
+                    hint=suggestion_hint(e.name, [n for n, _ in base.fields], "field"),
+                )
+                return T.ANY
+            return T.UnionT((f.type, T.NULL)) if f.optional and not f.has_default else f.type
+        if isinstance(base, T.TaggedT):
+            if e.name == base.tag:
+                return T.EnumT(base.name + "." + base.tag, tuple(t for t, _ in base.variants))
+            found: list[T.Ty] = []
+            for _, vt in base.variants:
+                if isinstance(vt, T.RecordT) and vt.field(e.name) is not None:
+                    ft = vt.field(e.name)
+                    assert ft is not None
+                    found.append(ft.type)
+            if not found:
+                self.err(
+                    "E0209", f"no variant of `{base.name}` has a field `{e.name}`", e.name_span
+                )
+                return T.ANY
+            ty = found[0]
+            for other in found[1:]:
+                ty = T.join(ty, other)
+            return T.UnionT((ty, T.NULL))
+        if base != T.ANY:
+            self.err(
+                "E0209",
+                f"{obj.show()} has no fields (looked up `{e.name}`)",
+                e.name_span,
+                hint="only records have fields; enum members are written Type.member",
+            )
+        return T.ANY
+
+    def binary_type(self, e: ir.Binary, scope: Scope) -> T.Ty:
+        left = self.expr(e.left, scope)
+        right = T.ANY if e.op in ("and", "or") else self.expr(e.right, scope)
+        op = e.op
+        if op in ("and", "or"):
+            right = self.expr(e.right, scope.narrowed(e.left, positive=op == "and"))
+            self.expect(left, T.BOOL, e.left.span, f"the left side of `{op}`")
+            self.expect(right, T.BOOL, e.right.span, f"the right side of `{op}`")
+            return T.BOOL
+        if op in ("==", "!="):
+            self.enum_literal(left, e.right)
+            self.enum_literal(right, e.left)
+            if not T.comparable(left, right):
+                self.err(
+                    "E0301",
+                    f"{left.show()} and {right.show()} can never be equal",
+                    e.span,
+                    hint="compare values of the same type",
+                )
+            return T.BOOL
+        if op in ("<", "<=", ">", ">="):
+            ok = (T.is_numeric(left) and T.is_numeric(right)) or (
+                T.is_stringy(left) and T.is_stringy(right)
+            )
+            if not ok:
+                self.err(
+                    "E0301",
+                    f"`{op}` compares numbers or strings, not {left.show()} and {right.show()}",
+                    e.span,
+                )
+            return T.BOOL
+        if op in ("in", "not in"):
+            base = T.strip_null(right)
+            if T.is_stringy(base):
+                self.expect(left, T.STR, e.left.span, "the left side of a substring test")
+                return T.BOOL
+            elem = T.elem_type(base)
+            if elem is None:
+                self.err(
+                    "E0306",
+                    f"`{op}` needs a collection or a string on its right, got {right.show()}",
+                    e.right.span,
+                )
+                return T.BOOL
+            self.enum_literal(elem, e.left)
+            if not T.comparable(left, elem):
+                self.err(
+                    "E0301",
+                    f"{left.show()} can never be in a collection of {elem.show()}",
+                    e.span,
+                )
+            return T.BOOL
+        # arithmetic
+        if op == "+":
+            if T.is_numeric(left) and T.is_numeric(right):
+                return _numeric_join([left, right])
+            if T.is_stringy(left) and T.is_stringy(right):
+                return T.STR
+            if isinstance(left, T.ListT) and isinstance(right, (T.ListT, T.EmptyT)):
+                return left
+        elif op == "-":
+            if T.is_numeric(left) and T.is_numeric(right):
+                return _numeric_join([left, right])
+            if isinstance(left, T.SetT) and isinstance(right, (T.SetT, T.EmptyT)):
+                return left
+        elif T.is_numeric(left) and T.is_numeric(right):
+            if op == "/":
+                return T.FLOAT
+            return _numeric_join([left, right])
+        if T.ANY in (left, right):
+            return T.ANY
+        self.err(
+            "E0301",
+            f"`{op}` cannot combine {left.show()} and {right.show()}",
+            e.span,
+            hint="+ adds numbers, joins strings and lists; - subtracts numbers and sets",
+        )
+        return T.ANY
+
+    def enum_literal(self, ty: T.Ty, other: ir.Expr) -> None:
+        """A string literal compared with an enum must be one of its members."""
+        if (
+            isinstance(ty, T.EnumT)
+            and isinstance(other, ir.Literal_)
+            and isinstance(other.value, str)
+            and other.value not in ty.members
+        ):
+            self.err(
+                "E0210",
+                f'"{other.value}" is not a member of enum `{ty.show()}`',
+                other.span,
+                hint=suggestion_hint(other.value, ty.members, "member"),
+            )
+
+    def call_type(self, e: ir.Call, scope: Scope) -> T.Ty:
+        args = [self.expr(a, scope) for a in e.args]
+        if e.func in self.type_decls:
+            return self.construct(e, scope)
+        if e.func in self.predicates:
+            pred = self.predicates[e.func]
+            if e.kwargs:
+                self.err("E0305", "predicates take positional arguments", e.kwargs[0].span)
+            if len(args) != len(pred.params):
+                self.err(
+                    "E0305",
+                    f"`{e.func}` takes {len(pred.params)} argument"
+                    f"{'s' if len(pred.params) != 1 else ''}, got {len(args)}",
+                    e.span,
+                    hint=f"{e.func}(" + ", ".join(p.name for p in pred.params) + ")",
+                )
+            for arg, a_expr, p in zip(args, e.args, pred.params):
+                want = self.resolve_quiet(p.type)
+                self.enum_literal(want, a_expr)
+                self.expect(arg, want, a_expr.span, f"argument `{p.name}` of `{e.func}`")
+            return T.BOOL
+        builtin = BUILTINS.get(e.func)
+        if builtin is None:
+            self.err(
+                "E0208",
+                f"unknown function `{e.func}`",
+                e.func_span,
+                hint=suggestion_hint(e.func, [*BUILTINS, *self.predicates], "function"),
+            )
+            return T.ANY
+        if e.kwargs:
+            self.err("E0305", f"`{e.func}` takes no keyword arguments", e.kwargs[0].span)
+        if not builtin.min_args <= len(args) <= builtin.max_args:
+            count = (
+                str(builtin.min_args)
+                if builtin.min_args == builtin.max_args
+                else f"{builtin.min_args} to {builtin.max_args}"
+            )
+            self.err(
+                "E0305",
+                f"`{e.func}` takes {count} argument{'s' if builtin.max_args != 1 else ''}, "
+                f"got {len(args)}",
+                e.span,
+                hint=f"{e.func}: {builtin.doc}",
+            )
+            return builtin.result(args)
+        if e.func == "old" and not scope.allow_old:
+            self.err(
+                "E0304",
+                "`old(…)` is only allowed in `ensure` clauses",
+                e.func_span,
+                hint="old(x) is the value of x before the call; preconditions already see it",
+            )
+        if e.func == "fresh" and not scope.allow_fresh:
+            self.err(
+                "E0304",
+                "`fresh(…)` is only allowed in effects",
+                e.func_span,
+                hint="a fresh id is made when the call changes state",
+            )
+        for kind, ty, a_expr in zip(builtin.arg_kinds, args, e.args):
+            self.builtin_arg(e.func, kind, ty, a_expr)
+        return builtin.result(args)
+
+    def builtin_arg(self, func: str, kind: str, ty: T.Ty, a: ir.Expr) -> None:
+        base = T.strip_null(ty)
+        ok = {
+            "str": T.is_stringy(base),
+            "num": T.is_numeric(base),
+            "any": True,
+            "sized": T.is_stringy(base)
+            or isinstance(base, (T.ListT, T.SetT, T.MapT, T.TupleT, T.EmptyT)),
+            "coll": isinstance(base, (T.ListT, T.SetT, T.EmptyT)) or base == T.ANY,
+            "set": isinstance(base, (T.SetT, T.EmptyT)) or base == T.ANY,
+            "map": isinstance(base, (T.MapT, T.EmptyT)) or base == T.ANY,
+            "pattern": isinstance(a, ir.Literal_) and isinstance(a.value, str),
+        }[kind]
+        if ok and kind == "pattern":
+            from ..compiler.validators import pattern_problem
+
+            assert isinstance(a, ir.Literal_) and isinstance(a.value, str)
+            problem = pattern_problem(a.value)
+            if problem is not None:
+                self.err(problem[0], problem[1], a.span, hint='write patterns as raw strings r"…"')
+            return
+        if not ok:
+            want = {
+                "str": "a string",
+                "num": "a number",
+                "sized": "a string or a collection",
+                "coll": "a list or a set",
+                "set": "a set",
+                "map": "a map",
+                "pattern": 'a literal pattern r"…"',
+            }[kind]
+            self.err("E0301", f"`{func}` needs {want}, got {ty.show()}", a.span)
+
+    def construct(self, e: ir.Call, scope: Scope) -> T.Ty:
+        ty = self.named(e.func)
+        if not isinstance(ty, T.RecordT):
+            self.err("E0301", f"`{e.func}` is not a record type; it cannot be constructed", e.span)
+            return T.ANY
+        if e.args:
+            self.err(
+                "E0305",
+                f"record `{e.func}` is built with named fields",
+                e.args[0].span,
+                hint=f"{e.func}(" + ", ".join(f"{n}=…" for n, _ in ty.fields) + ")",
+            )
+        given: set[str] = set()
+        for kw in e.kwargs:
+            f = ty.field(kw.name)
+            vt = self.expr(kw.value, scope)
+            if f is None:
+                self.err(
+                    "E0209",
+                    f"record `{e.func}` has no field `{kw.name}`",
+                    kw.span,
+                    hint=suggestion_hint(kw.name, [n for n, _ in ty.fields], "field"),
+                )
+                continue
+            if kw.name in given:
+                self.err("E0412", f"field `{kw.name}` is given twice", kw.span)
+            given.add(kw.name)
+            self.enum_literal(f.type, kw.value)
+            self.expect(vt, f.type, kw.value.span, f"field `{kw.name}`")
+        missing = [
+            n for n, f in ty.fields if n not in given and not f.optional and not f.has_default
+        ]
+        if missing:
+            self.err(
+                "E0305",
+                f"record `{e.func}` needs field{'s' if len(missing) > 1 else ''} "
+                + ", ".join(f"`{m}`" for m in missing),
+                e.span,
+            )
+        return ty
+
+    # ------------------------------------------------------------------ statements
+    def stmts(self, body: Iterable[ir.Stmt], scope: Scope, reports: dict[str, T.Ty]) -> None:
+        scope = scope.child()
+        for s in body:
+            self.stmt(s, scope, reports)
+
+    def stmt(self, s: ir.Stmt, scope: Scope, reports: dict[str, T.Ty]) -> None:
+        if isinstance(s, ir.Assign):
+            target = self.lvalue(s.target, scope)
+            value = self.expr(s.value, scope)
+            if s.op == "=":
+                self.enum_literal(target, s.value)
+                if not T.assignable(value, target):
+                    self.err(
+                        "E0301",
+                        f"cannot assign {value.show()} to `{_lv_text(s.target)}` "
+                        f"of type {target.show()}",
+                        s.value.span,
+                    )
+            elif not (T.is_numeric(target) and T.is_numeric(value)) and not (
+                s.op == "+=" and T.is_stringy(target) and T.is_stringy(value)
+            ):
+                self.err(
+                    "E0301",
+                    f"`{s.op}` needs numbers, got {target.show()} and {value.show()}",
+                    s.span,
+                )
+        elif isinstance(s, ir.MethodCall):
+            target = T.strip_null(self.lvalue(s.target, scope))
+            args = [self.expr(a, scope) for a in s.args]
+            kind = (
+                "set"
+                if isinstance(target, T.SetT)
+                else "map"
+                if isinstance(target, T.MapT)
+                else "list"
+                if isinstance(target, T.ListT)
+                else None
+            )
+            if kind is None:
+                if target != T.ANY:
+                    self.err(
+                        "E0310",
+                        f"`{_lv_text(s.target)}` is {target.show()}, which has no method "
+                        f"`{s.method}`",
+                        s.method_span,
+                        hint="collection updates work on sets, maps and lists",
+                    )
+                return
+            methods = COLLECTION_METHODS[kind]
+            if s.method not in methods:
+                self.err(
+                    "E0310",
+                    f"a {kind} has no method `{s.method}`",
+                    s.method_span,
+                    hint=suggestion_hint(s.method, methods, "method")
+                    or f"{kind} methods: " + ", ".join(methods),
+                )
+                return
+            if len(args) != methods[s.method]:
+                self.err(
+                    "E0305",
+                    f"`{s.method}` takes {methods[s.method]} argument(s), got {len(args)}",
+                    s.span,
+                )
+                return
+            if args:
+                want = (
+                    target.key
+                    if isinstance(target, T.MapT)
+                    else target.elem
+                    if isinstance(target, (T.SetT, T.ListT))
+                    else T.ANY
+                )
+                self.enum_literal(want, s.args[0])
+                self.expect(args[0], want, s.args[0].span, f"the argument of `{s.method}`")
+        elif isinstance(s, ir.If):
+            self.expect(self.expr(s.cond, scope), T.BOOL, s.cond.span, "an `if` condition")
+            self.stmts(s.then, scope.narrowed(s.cond), reports)
+            self.stmts(s.orelse, scope.narrowed(s.cond, positive=False), reports)
+        elif isinstance(s, ir.For):
+            coll = self.expr(s.coll, scope)
+            elem = T.elem_type(T.strip_null(coll))
+            if elem is None:
+                self.err("E0306", f"cannot loop over {coll.show()}", s.coll.span)
+                elem = T.ANY
+            self.stmts(s.body, scope.child(**{s.var: Symbol(elem, "local", s.span)}), reports)
+        elif isinstance(s, ir.Let):
+            scope.names[s.name] = Symbol(self.expr(s.value, scope), "local", s.span)
+        elif isinstance(s, ir.Warn):
+            self.error_code(s.code, s.span)
+            for part in template_exprs(s.message):
+                self.expr(part, scope)
+        else:
+            assert isinstance(s, ir.Report)
+            for f in s.fields:
+                value = self.expr(f.value, scope)
+                if reports and f.name not in reports:
+                    self.err(
+                        "E0209",
+                        f"the report has no field `{f.name}`",
+                        f.span,
+                        hint=suggestion_hint(f.name, reports, "report field"),
+                    )
+                elif f.name in reports:
+                    self.expect(value, reports[f.name], f.value.span, f"report field `{f.name}`")
+
+    def lvalue(self, e: ir.Expr, scope: Scope) -> T.Ty:
+        root = e
+        while isinstance(root, (ir.Attr, ir.Index)):
+            root = root.obj
+        if not isinstance(root, ir.Name):
+            self.err("E0303", "only state variables can be assigned", e.span)
+            return T.ANY
+        sym = scope.names.get(root.name)
+        if sym is not None and sym.kind == "param":
+            self.err(
+                "E0302",
+                f"parameter `{root.name}` is read-only",
+                root.span,
+                hint="effects change state variables; declare one in `state { … }`",
+            )
+            return T.ANY
+        if sym is None or sym.kind != "state":
+            if sym is None and root.name not in self.type_decls and root.name != "result":
+                self.err(
+                    "E0201",
+                    f"unknown state variable `{root.name}`",
+                    root.span,
+                    hint=suggestion_hint(root.name, self.state, "state variable"),
+                )
+            else:
+                self.err(
+                    "E0303",
+                    f"`{root.name}` is not a state variable; effects assign only state",
+                    root.span,
+                    hint=suggestion_hint(root.name, self.state, "state variable"),
+                )
+            return T.ANY
+        return self.expr(e, scope)
+
+    def error_code(self, code: str, span: Span) -> None:
+        if not ERROR_CODE.match(code):
+            self.err(
+                "E0413",
+                f"`{code}` is not a valid code",
+                span,
+                hint=f"codes are UPPER_SNAKE_CASE, e.g. `{_upper_snake(code)}`",
+            )
+
+    def template(self, t: ir.Template | None, scope: Scope) -> None:
+        for e in template_exprs(t):
+            self.expr(e, scope)
+
+
+def _upper_snake(text: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", text).upper() if not text.isupper() else text
+
+
+def _lv_text(e: ir.Expr) -> str:
+    if isinstance(e, ir.Name):
+        return e.name
+    if isinstance(e, ir.Attr):
+        return f"{_lv_text(e.obj)}.{e.name}"
+    if isinstance(e, ir.Index):
+        return f"{_lv_text(e.obj)}[…]"
+    return "…"
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if v == int(v) else str(v)
+
+
+def _child_types(t: ir.TypeExpr) -> list[ir.TypeExpr]:
+    if isinstance(t, ir.GenericType):
+        return list(t.args)
+    if isinstance(t, ir.RecordType):
+        return [f.type for f in t.fields]
+    if isinstance(t, ir.TaggedUnionType):
+        return [v.type for v in t.variants]
+    if isinstance(t, ir.UnionType):
+        return list(t.options)
+    return []

@@ -1,0 +1,106 @@
+"""Walking IR: every expression of an expression, a statement or a whole contract."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from . import ir
+
+
+def walk_expr(e: ir.Expr) -> Iterator[ir.Expr]:
+    """``e`` and all its sub-expressions."""
+    stack: list[ir.Expr] = [e]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ir.Attr):
+            stack.append(node.obj)
+        elif isinstance(node, ir.Index):
+            stack.extend((node.obj, node.key))
+        elif isinstance(node, ir.Call):
+            stack.extend(node.args)
+            stack.extend(k.value for k in node.kwargs)
+        elif isinstance(node, ir.Quantifier):
+            stack.extend((node.coll, node.body))
+        elif isinstance(node, ir.Unary):
+            stack.append(node.operand)
+        elif isinstance(node, ir.Binary):
+            stack.extend((node.left, node.right))
+        elif isinstance(node, ir.Collection):
+            stack.extend(node.items)
+        elif isinstance(node, ir.MapLit):
+            for entry in node.entries:
+                stack.extend((entry.key, entry.value))
+
+
+def walk_stmts(stmts: Iterable[ir.Stmt]) -> Iterator[ir.Stmt]:
+    for s in stmts:
+        yield s
+        if isinstance(s, ir.If):
+            yield from walk_stmts(s.then)
+            yield from walk_stmts(s.orelse)
+        elif isinstance(s, ir.For):
+            yield from walk_stmts(s.body)
+
+
+def stmt_exprs(s: ir.Stmt) -> Iterator[ir.Expr]:
+    if isinstance(s, ir.Assign):
+        yield s.target
+        yield s.value
+    elif isinstance(s, ir.MethodCall):
+        yield s.target
+        yield from s.args
+    elif isinstance(s, ir.If):
+        yield s.cond
+    elif isinstance(s, ir.For):
+        yield s.coll
+    elif isinstance(s, ir.Let):
+        yield s.value
+    elif isinstance(s, ir.Warn):
+        if s.message:
+            yield from template_exprs(s.message)
+    elif isinstance(s, ir.Report):
+        for f in s.fields:
+            yield f.value
+
+
+def template_exprs(t: ir.Template | None) -> Iterator[ir.Expr]:
+    if t is not None:
+        for part in t.parts:
+            if part.expr is not None:
+                yield part.expr
+
+
+def all_exprs(contract: ir.Contract) -> Iterator[ir.Expr]:
+    """Every expression of a contract, sub-expressions included."""
+    roots: list[ir.Expr] = []
+    for c in contract.consts:
+        roots.append(c.value)
+    for p in contract.predicates:
+        roots.append(p.body)
+    for g in contract.goals:
+        roots.append(g.cond)
+    for tool in contract.tools:
+        if tool.cost is not None:
+            roots.append(tool.cost)
+        for cond in tool.conditions:
+            roots.append(cond.cond)
+            roots.extend(template_exprs(cond.message))
+            roots.extend(template_exprs(cond.hint))
+        bodies: list[tuple[ir.Stmt, ...]] = [tool.effects]
+        for out in tool.outcomes:
+            bodies.append(out.body)
+            if out.when is not None:
+                roots.append(out.when)
+            roots.extend(template_exprs(out.message))
+            roots.extend(template_exprs(out.hint))
+        if tool.flow is not None:
+            bodies.extend(step.body for step in tool.flow.steps)
+            roots.extend(t.when for t in tool.flow.transitions if t.when is not None)
+        for body in bodies:
+            for s in walk_stmts(body):
+                roots.extend(stmt_exprs(s))
+    for m in contract.machines:
+        roots.extend(t.when for t in m.transitions if t.when is not None)
+    for root in roots:
+        yield from walk_expr(root)
