@@ -99,7 +99,7 @@ _PRELUDE = [
 
 def _restock(i: int) -> list[str]:
     return [
-        f"tool restock_{i}(sku: Sku, qty: int min 1 max 1000, warehouse: Warehouse = \"main\", "
+        f'tool restock_{i}(sku: Sku, qty: int min 1 max 1000, warehouse: Warehouse = "main", '
         "note?: str max_length 200) -> ChangeResult",
         f'    "Adds qty units of an item to a warehouse (variant {i})."',
         "    cost 1 + qty / 100",
@@ -126,7 +126,7 @@ def _restock(i: int) -> list[str]:
 
 def _reserve(i: int) -> list[str]:
     return [
-        f"tool reserve_{i}(sku: Sku, qty: int min 1 max 500, priority: Priority = \"normal\", "
+        f'tool reserve_{i}(sku: Sku, qty: int min 1 max 500, priority: Priority = "normal", '
         "requester: Email) -> ChangeResult",
         f'    "Reserves stock for an order (variant {i})."',
         "    cost 2",
@@ -163,8 +163,8 @@ def _reprice(i: int) -> list[str]:
         "{",
         '  require known(sku) else UNKNOWN_SKU "cannot reprice {sku}: it is not in the catalogue"',
         '    hint "add {sku} to the catalogue first"',
-        '  require len(reason) <= 200 else REASON_TOO_LONG "the reason has {len(reason)} characters; '
-        'at most 200 are allowed"',
+        '  require len(reason) <= 200 else REASON_TOO_LONG "the reason has {len(reason)} '
+        'characters; at most 200 are allowed"',
         '    hint "shorten the reason by {len(reason) - 200} characters"',
         "  effect {",
         '    if price > catalogue[sku].price { audit_log.append("price up " + sku) }',
@@ -194,25 +194,34 @@ def count_lines(text: str) -> int:
 
 # ------------------------------------------------------------------------------------- timing
 
-def time_runs(fn: Callable[[], Any], repeat: int, warmup: int = 1) -> list[float]:
-    """Wall-clock seconds of ``repeat`` calls of ``fn`` after ``warmup`` untimed calls."""
+
+def time_runs(
+    fn: Callable[[], Any], repeat: int, warmup: int = 1
+) -> tuple[list[float], list[float]]:
+    """Wall-clock and process-CPU seconds of ``repeat`` calls of ``fn`` after ``warmup`` untimed
+    calls. (CPU time is reported too because it is less disturbed by other load on the machine.)"""
     for _ in range(warmup):
         fn()
-    times: list[float] = []
+    wall: list[float] = []
+    cpu: list[float] = []
     for _ in range(repeat):
         gc.collect()
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         fn()
-        times.append(time.perf_counter() - t0)
-    return times
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return wall, cpu
 
 
-def summarize(times: list[float], lines: int, nbytes: int) -> dict[str, Any]:
+def summarize(runs: tuple[list[float], list[float]], lines: int, nbytes: int) -> dict[str, Any]:
+    times, cpu = runs
     best, median = min(times), statistics.median(times)
     return {
         "runs": len(times),
         "best_s": best,
         "median_s": median,
+        "cpu_best_s": min(cpu),
+        "cpu_median_s": statistics.median(cpu),
         "lines": lines,
         "bytes": nbytes,
         "lines_per_s_best": lines / best,
@@ -222,6 +231,7 @@ def summarize(times: list[float], lines: int, nbytes: int) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------------ contractsim
+
 
 def bench_contractsim(n_tools: int, repeat: int) -> dict[str, Any]:
     from contractsim.api import check_text, loads
@@ -244,12 +254,13 @@ def bench_contractsim(n_tools: int, repeat: int) -> dict[str, Any]:
         "lines": lines,
         "bytes": nbytes,
         "warnings": warnings,
-        "check_text": summarize(time_runs(lambda: check_text(text, "bench.contract"), repeat),
-                                lines, nbytes),
-        "loads": summarize(time_runs(lambda: loads(text, "bench.contract"), repeat),
-                           lines, nbytes),
+        "check_text": summarize(
+            time_runs(lambda: check_text(text, "bench.contract"), repeat), lines, nbytes
+        ),
+        "loads": summarize(time_runs(lambda: loads(text, "bench.contract"), repeat), lines, nbytes),
     }
     result["phases"] = _phase_split(text, repeat)
+    result["gc"] = _gc_share(text, repeat)
     return result
 
 
@@ -283,7 +294,46 @@ def _phase_split(text: str, repeat: int) -> dict[str, float] | None:
     }
 
 
+def _gc_share(text: str, repeat: int) -> dict[str, Any]:
+    """Time the cyclic garbage collector spends inside ``check_text`` calls (median of
+    ``repeat`` runs). Full (generation 2) collections traverse every live object, so their cost
+    grows with the size of the parse tree and IR and varies with the process's history."""
+    from contractsim.api import check_text
+
+    started = [0.0]
+    spent: dict[int, list[float]] = {}
+
+    def on_gc(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter()
+        else:
+            entry = spent.setdefault(info["generation"], [0, 0.0])
+            entry[0] += 1
+            entry[1] += time.perf_counter() - started[0]
+
+    totals, gc_times, full = [], [], []
+    gc.callbacks.append(on_gc)
+    try:
+        for _ in range(repeat):
+            gc.collect()
+            spent.clear()
+            t0 = time.perf_counter()
+            check_text(text, "bench.contract")
+            totals.append(time.perf_counter() - t0)
+            gc_times.append(sum(v[1] for v in spent.values()))
+            full.append(int(spent.get(2, [0, 0.0])[0]))
+    finally:
+        gc.callbacks.remove(on_gc)
+    return {
+        "check_text_s": statistics.median(totals),
+        "gc_s": statistics.median(gc_times),
+        "gc_max_s": max(gc_times),
+        "full_collections": statistics.median(full),
+    }
+
+
 # ------------------------------------------------------------------------------ unified-planning
+
 
 def find_blocks_dir(pddl_dir: Path) -> Path | None:
     for candidate in (pddl_dir / "blocks", pddl_dir):
@@ -316,6 +366,7 @@ def bench_unified_planning(pddl_dir: Path, repeat: int) -> dict[str, Any]:
 
     try:
         import unified_planning.shortcuts as _sc  # quiet the credits banner, if any
+
         _sc.get_environment().credits_stream = None
     except Exception:  # pragma: no cover - cosmetic only
         pass
@@ -352,42 +403,67 @@ def bench_unified_planning(pddl_dir: Path, repeat: int) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------------------- output
 
+
 def print_report(cs: dict[str, Any], up: dict[str, Any], ratio: float | None) -> None:
-    print(f"contractsim: generated contract, {cs['tools']} tools, {cs['lines']:,} lines, "
-          f"{cs['bytes'] / 1024:,.0f} KiB, {cs['warnings']} warnings, 0 errors")
-    header = f"{'benchmark':<34} {'lines':>7} {'best s':>9} {'median s':>9} {'lines/s':>10} {'KiB/s':>8}"
+    print(
+        f"contractsim: generated contract, {cs['tools']} tools, {cs['lines']:,} lines, "
+        f"{cs['bytes'] / 1024:,.0f} KiB, {cs['warnings']} warnings, 0 errors"
+    )
+    header = (
+        f"{'benchmark':<34} {'lines':>7} {'best s':>9} {'median s':>9} {'lines/s':>10} {'KiB/s':>8}"
+    )
     print()
     print(header)
     print("-" * len(header))
     for label, key in (("contractsim check_text", "check_text"), ("contractsim loads", "loads")):
         r = cs[key]
-        print(f"{label:<34} {r['lines']:>7,} {r['best_s']:>9.4f} {r['median_s']:>9.4f} "
-              f"{r['lines_per_s_median']:>10,.0f} {r['kb_per_s_median']:>8,.0f}")
+        print(
+            f"{label:<34} {r['lines']:>7,} {r['best_s']:>9.4f} {r['median_s']:>9.4f} "
+            f"{r['lines_per_s_median']:>10,.0f} {r['kb_per_s_median']:>8,.0f}"
+        )
     if "skipped" in up:
         print(f"{'unified-planning':<34} skipped: {up['skipped']}")
     else:
         for r in up["problems"]:
             label = f"UP PDDLReader {r['problem'].removesuffix('.pddl')}"
-            print(f"{label:<34} {r['lines']:>7,} {r['best_s']:>9.4f} {r['median_s']:>9.4f} "
-                  f"{r['lines_per_s_median']:>10,.0f} {r['kb_per_s_median']:>8,.0f}")
-        print(f"{'UP PDDLReader (all problems)':<34} {up['lines']:>7,} {'':>9} "
-              f"{up['median_total_s']:>9.4f} {up['lines_per_s_median']:>10,.0f} "
-              f"{up['kb_per_s_median']:>8,.0f}")
+            print(
+                f"{label:<34} {r['lines']:>7,} {r['best_s']:>9.4f} {r['median_s']:>9.4f} "
+                f"{r['lines_per_s_median']:>10,.0f} {r['kb_per_s_median']:>8,.0f}"
+            )
+        print(
+            f"{'UP PDDLReader (all problems)':<34} {up['lines']:>7,} {'':>9} "
+            f"{up['median_total_s']:>9.4f} {up['lines_per_s_median']:>10,.0f} "
+            f"{up['kb_per_s_median']:>8,.0f}"
+        )
     print("(lines/s and KiB/s use the median run)")
 
     phases = cs.get("phases")
     if phases:
         total = sum(phases.values())
         print()
-        print("contractsim phases (median): " + ", ".join(
-            f"{name.removesuffix('_s')} {secs:.3f}s ({100 * secs / total:.0f}%)"
-            for name, secs in phases.items()))
+        print(
+            "contractsim phases (median): "
+            + ", ".join(
+                f"{name.removesuffix('_s')} {secs:.3f}s ({100 * secs / total:.0f}%)"
+                for name, secs in phases.items()
+            )
+            + "  [each phase timed on its own; GC cost lands wherever a collection fires]"
+        )
+    gcs = cs.get("gc")
+    if gcs:
+        print(
+            f"garbage collector inside check_text (median): {gcs['gc_s']:.3f}s of "
+            f"{gcs['check_text_s']:.3f}s ({100 * gcs['gc_s'] / gcs['check_text_s']:.0f}%), "
+            f"{gcs['full_collections']:g} full collections; worst run {gcs['gc_max_s']:.3f}s"
+        )
 
     cs_rate = cs["check_text"]["lines_per_s_median"]
     print()
     verdict = "meets" if cs_rate >= TARGET_LINES_PER_S else "BELOW"
-    print(f"contractsim end to end: {cs_rate:,.0f} lines/s ({verdict} the "
-          f"{TARGET_LINES_PER_S:,} lines/s target)")
+    print(
+        f"contractsim end to end: {cs_rate:,.0f} lines/s ({verdict} the "
+        f"{TARGET_LINES_PER_S:,} lines/s target)"
+    )
     if ratio is not None:
         print(f"ratio contractsim / unified-planning (lines/s): {ratio:.2f}x")
         byte_ratio = cs["check_text"]["kb_per_s_median"] / up["kb_per_s_median"]
@@ -395,34 +471,48 @@ def print_report(cs: dict[str, Any], up: dict[str, Any], ratio: float | None) ->
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--tools", type=int, default=1000, help="tools in the generated contract")
-    ap.add_argument("--repeat", type=int, default=3, help="timed runs per benchmark (after 1 warm-up)")
+    ap.add_argument(
+        "--repeat", type=int, default=3, help="timed runs per benchmark (after 1 warm-up)"
+    )
     ap.add_argument("--json", action="store_true", help="print machine-readable JSON only")
-    ap.add_argument("--pddl-dir", type=Path, default=DEFAULT_PDDL_DIR,
-                    help=f"directory holding blocks/domain.pddl (default: {DEFAULT_PDDL_DIR})")
+    ap.add_argument(
+        "--pddl-dir",
+        type=Path,
+        default=DEFAULT_PDDL_DIR,
+        help=f"directory holding blocks/domain.pddl (default: {DEFAULT_PDDL_DIR})",
+    )
     ap.add_argument("--skip-peer", action="store_true", help="do not run unified-planning")
     args = ap.parse_args(argv)
     if args.tools < 1 or args.repeat < 1:
         ap.error("--tools and --repeat must be at least 1")
 
     cs = bench_contractsim(args.tools, args.repeat)
-    up = ({"skipped": "--skip-peer"} if args.skip_peer
-          else bench_unified_planning(args.pddl_dir, args.repeat))
+    up = (
+        {"skipped": "--skip-peer"}
+        if args.skip_peer
+        else bench_unified_planning(args.pddl_dir, args.repeat)
+    )
     ratio = None
     if "skipped" not in up:
         ratio = cs["check_text"]["lines_per_s_median"] / up["lines_per_s_median"]
 
     if args.json:
-        json.dump({
-            "python": sys.version.split()[0],
-            "target_lines_per_s": TARGET_LINES_PER_S,
-            "contractsim": cs,
-            "unified_planning": up,
-            "ratio_lines_per_s": ratio,
-            "meets_target": cs["check_text"]["lines_per_s_median"] >= TARGET_LINES_PER_S,
-        }, sys.stdout, indent=2)
+        json.dump(
+            {
+                "python": sys.version.split()[0],
+                "target_lines_per_s": TARGET_LINES_PER_S,
+                "contractsim": cs,
+                "unified_planning": up,
+                "ratio_lines_per_s": ratio,
+                "meets_target": cs["check_text"]["lines_per_s_median"] >= TARGET_LINES_PER_S,
+            },
+            sys.stdout,
+            indent=2,
+        )
         print()
     else:
         print_report(cs, up, ratio)

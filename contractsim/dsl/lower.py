@@ -6,6 +6,8 @@ and a test checks that it covers every rule of the grammar.
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -176,9 +178,22 @@ class _Lowerer:
         col = (tok.column or 1) + offset + (3 if str(tok).startswith('"""') else 1) - 1
         if "\n" in str(tok)[: offset + 1]:
             col = 0
+        if _IDENTIFIER.fullmatch(source) and source not in _KEYWORDS:
+            # most holes are a bare name: no need for a parser run
+            start = col + 1 if line == (tok.line or 1) - 1 + self.line_shift else 1
+            return ir.Name(
+                span=Span(
+                    file=self.filename,
+                    line=line + 1,
+                    col=start,
+                    end_line=line + 1,
+                    end_col=start + len(source),
+                ),
+                name=source,
+            )
         sub = _Lowerer(self.filename, line_shift=line, col_shift=col)
         try:
-            tree = parse(source, self.filename, start="expr")
+            tree = _parse_hole(source, self.filename)
         except ContractError as exc:
             for diag in exc.diagnostics:
                 d_span = diag.span
@@ -873,6 +888,8 @@ class _Lowerer:
 
 
 _UNKNOWN = object()
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_KEYWORDS = frozenset(("true", "false", "null", "not", "and", "or", "in"))
 
 _BUCKET: dict[type, str] = {
     ir.TypeDecl: "types",
@@ -883,6 +900,13 @@ _BUCKET: dict[type, str] = {
     ir.Tool: "tools",
     ir.Machine: "machines",
 }
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_hole(source: str, filename: str) -> Tree[Token]:
+    """Message holes repeat a lot (``{path}``, ``{len(items)}``): parse each text once. Trees are
+    only read by the lowering, never changed, so sharing them is safe."""
+    return parse(source, filename, start="expr")
 
 
 def _is_hex(text: str) -> bool:
