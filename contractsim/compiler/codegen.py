@@ -18,6 +18,7 @@ from typing import Any
 from ..dsl import ir
 from ..dsl.diagnostics import Span
 from ..dsl.pretty import expr_text
+from ..dsl.walk import lvalue_path, stmt_exprs, walk_expr, walk_stmts
 
 CONTEXT_FUNCS = ("today", "now", "fresh", "old")
 
@@ -265,7 +266,7 @@ class CodeGen:
     ) -> None:
         """``def name(S, A, R, O, C)``: apply statements to the working state list ``S``."""
         src.emit(f"def {name}(S, A, R, O, C):", 0, span)
-        exprs = [x for s in _walk(body) for x in _stmt_exprs(s)]
+        exprs = [x for s in walk_stmts(body) for x in stmt_exprs(s)]
         local_names = self.bind_params(src, params, used_names(exprs), 1)
         local_names["result"] = "R"
         self.stmts(src, body, Ctx(local_names), 1)
@@ -391,13 +392,7 @@ class CodeGen:
         self, src: Source, target: ir.Expr, make: Any, ctx: Ctx, indent: int, span: Span
     ) -> None:
         """Write ``make(current)`` into the location ``target`` of the working state."""
-        path: list[ir.Expr] = []
-        node = target
-        while isinstance(node, (ir.Attr, ir.Index)):
-            path.append(node)
-            node = node.obj
-        assert isinstance(node, ir.Name)
-        path.reverse()
+        node, path = lvalue_path(target)
         slot = f"S[{self.slots[node.name]}]"
         if not path:
             src.emit(f"{slot} = {make(slot)}", indent, span)
@@ -463,24 +458,7 @@ def _comment(text: str) -> str:
     return "".join(ch if ch.isprintable() else " " for ch in text)[:200]
 
 
-def _walk(body: Iterable[ir.Stmt]) -> Iterable[ir.Stmt]:
-    for s in body:
-        yield s
-        if isinstance(s, ir.If):
-            yield from _walk(s.then)
-            yield from _walk(s.orelse)
-        elif isinstance(s, ir.For):
-            yield from _walk(s.body)
-
-
-def _stmt_exprs(s: ir.Stmt) -> Iterable[ir.Expr]:
-    from ..dsl.walk import stmt_exprs
-
-    return stmt_exprs(s)
-
-
 def used_names(exprs: Iterable[ir.Expr]) -> set[str]:
-    from ..dsl.walk import walk_expr
 
     out: set[str] = set()
     for root in exprs:
@@ -493,7 +471,7 @@ def used_names(exprs: Iterable[ir.Expr]) -> set[str]:
 def assigned_roots(body: Iterable[ir.Stmt]) -> set[str]:
     """State variables a block may change (for havoc when its condition is unknown)."""
     roots: set[str] = set()
-    for s in _walk(body):
+    for s in walk_stmts(body):
         target: ir.Expr | None = None
         if isinstance(s, (ir.Assign, ir.MethodCall)):
             target = s.target

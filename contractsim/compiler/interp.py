@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from ..dsl import ir
 from ..dsl.pretty import expr_text
+from ..dsl.walk import lvalue_path
 from . import lib
 from .values import UNKNOWN, FMap, Fresh
 
@@ -246,17 +247,8 @@ class Interpreter:
     def _update(
         self, target: ir.Expr, make: Callable[[Any], Any], env: Env, read_current: bool = True
     ) -> None:
-        path: list[ir.Expr] = []
-        node = target
-        while isinstance(node, (ir.Attr, ir.Index)):
-            path.append(node)
-            node = node.obj
-        assert isinstance(node, ir.Name)
-        path.reverse()
-        keys = [
-            p.name if isinstance(p, ir.Attr) else self.eval(cast(ir.Index, p).key, env)
-            for p in path
-        ]
+        node, path = lvalue_path(target)
+        keys = [p.name if isinstance(p, ir.Attr) else self.eval(p.key, env) for p in path]
         containers = [env.state[node.name]]
         for k in keys[:-1]:
             containers.append(lib.index(containers[-1], k))

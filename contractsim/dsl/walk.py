@@ -64,6 +64,18 @@ def stmt_exprs(s: ir.Stmt) -> Iterator[ir.Expr]:
             yield f.value
 
 
+def lvalue_path(target: ir.Expr) -> tuple[ir.Name, list[ir.Attr | ir.Index]]:
+    """``a.b[k].c`` as its root name and the steps from it, outermost first."""
+    path: list[ir.Attr | ir.Index] = []
+    node = target
+    while isinstance(node, (ir.Attr, ir.Index)):
+        path.append(node)
+        node = node.obj
+    assert isinstance(node, ir.Name), "the checker only lets names, fields and keys be assigned"
+    path.reverse()
+    return node, path
+
+
 def template_exprs(t: ir.Template | None) -> Iterator[ir.Expr]:
     if t is not None:
         for part in t.parts:
