@@ -18,7 +18,7 @@ from typing import Any
 from ..dsl import ir
 from ..dsl.diagnostics import Span
 from ..dsl.pretty import expr_text
-from ..dsl.walk import lvalue_path, stmt_exprs, walk_expr, walk_stmts
+from ..dsl.walk import assigned_roots, lvalue_path, stmt_exprs, used_names, walk_stmts
 
 CONTEXT_FUNCS = ("today", "now", "fresh", "old")
 
@@ -456,27 +456,3 @@ def _comment(text: str) -> str:
     # a comment must stay one line of source: \r, NUL and other control characters in a string
     # literal would end it (or make the module uncompilable)
     return "".join(ch if ch.isprintable() else " " for ch in text)[:200]
-
-
-def used_names(exprs: Iterable[ir.Expr]) -> set[str]:
-
-    out: set[str] = set()
-    for root in exprs:
-        for e in walk_expr(root):
-            if isinstance(e, ir.Name):
-                out.add(e.name)
-    return out
-
-
-def assigned_roots(body: Iterable[ir.Stmt]) -> set[str]:
-    """State variables a block may change (for havoc when its condition is unknown)."""
-    roots: set[str] = set()
-    for s in walk_stmts(body):
-        target: ir.Expr | None = None
-        if isinstance(s, (ir.Assign, ir.MethodCall)):
-            target = s.target
-        while isinstance(target, (ir.Attr, ir.Index)):
-            target = target.obj
-        if isinstance(target, ir.Name):
-            roots.add(target.name)
-    return roots

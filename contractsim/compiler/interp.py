@@ -189,7 +189,7 @@ class Interpreter:
         elif isinstance(s, ir.If):
             cond = self.eval(s.cond, env)
             if cond is U:
-                from .codegen import assigned_roots
+                from ..dsl.walk import assigned_roots
 
                 for root in assigned_roots([s]):
                     env.state[root] = U
@@ -201,7 +201,7 @@ class Interpreter:
         elif isinstance(s, ir.For):
             coll = self.eval(s.coll, env)
             if coll is U:
-                from .codegen import assigned_roots
+                from ..dsl.walk import assigned_roots
 
                 for root in assigned_roots(s.body):
                     env.state[root] = U

@@ -116,3 +116,27 @@ def all_exprs(contract: ir.Contract) -> Iterator[ir.Expr]:
         roots.extend(t.when for t in m.transitions if t.when is not None)
     for root in roots:
         yield from walk_expr(root)
+
+
+def used_names(exprs: Iterable[ir.Expr]) -> set[str]:
+    """Every name the expressions read (parameters, state variables, locals, `result`)."""
+    out: set[str] = set()
+    for root in exprs:
+        for e in walk_expr(root):
+            if isinstance(e, ir.Name):
+                out.add(e.name)
+    return out
+
+
+def assigned_roots(body: Iterable[ir.Stmt]) -> set[str]:
+    """State variables a block may change (for havoc when its condition is unknown)."""
+    roots: set[str] = set()
+    for s in walk_stmts(body):
+        target: ir.Expr | None = None
+        if isinstance(s, (ir.Assign, ir.MethodCall)):
+            target = s.target
+        while isinstance(target, (ir.Attr, ir.Index)):
+            target = target.obj
+        if isinstance(target, ir.Name):
+            roots.add(target.name)
+    return roots

@@ -599,8 +599,7 @@ class Simulator:
         key = (tool, outcome)
         cache: dict[tuple[str, str], bool] = self.__dict__.setdefault("_result_use", {})
         if key not in cache:
-            from ..compiler.codegen import used_names
-            from ..dsl.walk import stmt_exprs, walk_stmts
+            from ..dsl.walk import stmt_exprs, used_names, walk_stmts
 
             exprs = [
                 e for b in bodies if b is not None for s in walk_stmts(b.ir) for e in stmt_exprs(s)
@@ -817,7 +816,7 @@ class Simulator:
     def enabled(self, state: State) -> list[Enabled]:
         """Each tool with ``ok`` / ``fails`` / ``may_fail`` in this state, judged by its protocol
         machines and by the preconditions that do not depend on its arguments."""
-        from ..compiler.codegen import used_names
+        from ..dsl.walk import used_names
 
         out: list[Enabled] = []
         for ctool in self.compiled.tools.values():

@@ -70,7 +70,7 @@ class NullContext:
 
 
 def _fast_tool(sim: Simulator, ctool: CTool) -> _FastTool | None:
-    from ..compiler.codegen import used_names
+    from ..dsl.walk import used_names
 
     tool = ctool.ir
     if tool.flow is not None or ctool.ensures or tool.returns is not None:
