@@ -8,8 +8,11 @@ Plain functions take known values. ``safe_*`` variants and :func:`lift` add thre
 
 from __future__ import annotations
 
+import contextlib
 import operator
-from collections.abc import Callable, Sized
+import threading
+import time
+from collections.abc import Callable, Iterator, Sized
 from datetime import date as _date
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
@@ -404,10 +407,55 @@ def index(obj: Any, key: Any) -> Any:
         raise EvalError(f"{type_name(obj)} cannot be indexed by {type_name(key)}") from None
 
 
+class _Budget(threading.local):
+    """How much looping the current step may still do (per thread)."""
+
+    iterations = 0
+    deadline = float("inf")
+
+
+BUDGET = _Budget()
+MAX_ITERATIONS = 5_000_000
+"""Items that quantifiers and ``for`` loops may visit in one step, all nested loops together."""
+STEP_SECONDS = 10.0
+"""Wall-clock time one step may take; only pathological contracts come near it."""
+
+
+@contextlib.contextmanager
+def step_budget(seconds: float = STEP_SECONDS) -> Iterator[None]:
+    """Bound the looping of one step (or one fast plan check): a contract from a stranger can nest
+    quantifiers over large collections, and the simulator must still answer."""
+    outer = (BUDGET.iterations, BUDGET.deadline)
+    BUDGET.iterations = 0
+    BUDGET.deadline = time.monotonic() + seconds
+    try:
+        yield
+    finally:
+        BUDGET.iterations, BUDGET.deadline = outer
+
+
+def charge(n: int) -> None:
+    """Account for ``n`` loop iterations against the current step's budget."""
+    budget = BUDGET
+    if budget.deadline == float("inf"):
+        return
+    budget.iterations += n
+    if budget.iterations > MAX_ITERATIONS:
+        raise EvalError(
+            f"the step's loops and quantifiers visited more than {MAX_ITERATIONS:,} items"
+        )
+    if time.monotonic() > budget.deadline:
+        raise EvalError(
+            f"the step ran longer than {STEP_SECONDS:g} s (loops over large collections?)"
+        )
+
+
 def iterate(coll: Any) -> list[Any]:
     """The items of a collection in a deterministic order (sets and maps are sorted)."""
     from .values import order
 
+    if isinstance(coll, (FMap, frozenset, tuple, str)):
+        charge(len(coll))
     if isinstance(coll, FMap):
         return sorted(coll.keys(), key=order)
     if isinstance(coll, frozenset):
@@ -467,6 +515,8 @@ not eat the machine's memory)."""
 
 
 def _bounded(coll: _C) -> _C:
+    if len(coll) > 10_000:
+        charge(0)  # updating a large collection copies it: keep an eye on the clock
     if len(coll) > MAX_ITEMS:
         raise EvalError(f"a collection would grow beyond {MAX_ITEMS:,} items")
     return coll

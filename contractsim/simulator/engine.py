@@ -164,8 +164,14 @@ class Simulator:
     wall clock at creation, so give one when reports must be reproducible.
     """
 
-    def __init__(self, contract: Contract, now: datetime | str | None = None) -> None:
+    def __init__(
+        self,
+        contract: Contract,
+        now: datetime | str | None = None,
+        step_seconds: float = lib.STEP_SECONDS,
+    ) -> None:
         self.contract = contract
+        self.step_seconds = step_seconds
         self.compiled: CompiledContract = contract.compiled
         if isinstance(now, str):
             now = datetime.fromisoformat(now.replace("Z", "+00:00"))
@@ -194,6 +200,10 @@ class Simulator:
     # ------------------------------------------------------------------ one step
     def step(self, state: State, tool: str, args: Mapping[str, Any] | None = None) -> StepResult:
         """Every way calling ``tool(**args)`` in ``state`` can end."""
+        with lib.step_budget(self.step_seconds):
+            return self._step(state, tool, args)
+
+    def _step(self, state: State, tool: str, args: Mapping[str, Any] | None) -> StepResult:
         args = dict(args or {})
         ctool = self.compiled.tools.get(tool)
         if ctool is None:

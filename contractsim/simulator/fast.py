@@ -11,9 +11,12 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
+from ..compiler import lib
 from ..compiler.compile import CTool
 from ..compiler.validators import problems_from
+from ..dsl import ir
 from ..dsl.diagnostics import did_you_mean
+from ..dsl.walk import all_exprs, walk_stmts
 from .engine import Simulator, Verdict
 from .state import State
 
@@ -149,6 +152,29 @@ def check_plan(
 
     Deterministic tools on fully known states run on a fast path (one precondition test and one
     effect function per step); anything else falls back to :meth:`run`."""
+    if _loops(self):
+        with lib.step_budget(self.step_seconds):
+            return _check_plan(self, calls, state)
+    return _check_plan(self, calls, state)
+
+
+def _loops(sim: Simulator) -> bool:
+    """Whether the contract has quantifiers or loops (whose work the step budget bounds)."""
+    cached: bool | None = sim.__dict__.get("_loops")
+    if cached is None:
+        contract = sim.compiled.ir
+        exprs = any(isinstance(e, ir.Quantifier) for e in all_exprs(contract))
+        bodies = [t.effects for t in contract.tools]
+        bodies += [o.body for t in contract.tools for o in t.outcomes]
+        bodies += [s.body for t in contract.tools if t.flow for s in t.flow.steps]
+        stmts = any(isinstance(s, ir.For) for b in bodies for s in walk_stmts(b))
+        cached = sim.__dict__["_loops"] = exprs or stmts
+    return cached
+
+
+def _check_plan(
+    self: Simulator, calls: Sequence[BoundCall], state: State | None = None
+) -> PlanCheck:
     state = state if state is not None else self.initial_state()
     if state.has_unknown:
         return _slow_check(self, calls, state, 0)
