@@ -258,9 +258,12 @@ def test_max_branches_note(d: Path) -> None:
 def test_max_depth_note(d: Path) -> None:
     plan = write(d, "p.yaml", "- tool: make_dir\n  args: {path: /a}\n- tool: ping\n")
     res = run(d, plan, "--format", "json", "--max-depth", "1")
-    assert res.exit_code == 0
+    # the steps the bound left out are not known to succeed
+    assert res.exit_code == 3
     report = json.loads(res.output)
+    assert report["verdict"] == "may_fail"
     assert any("--max-depth 1" in n for n in report["notes"])
+    assert [s.get("skipped", False) for s in report["steps"]] == [False, True]
 
 
 def test_goal(d: Path) -> None:

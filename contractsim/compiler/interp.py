@@ -134,9 +134,17 @@ class Interpreter:
                 return False
             if op == "or" and left is True:
                 return True
-            right = self.eval(e.right, env)
-            if right is not U:
-                right = lib.truth(right, f"the right side of `{op}`")
+            if left is U:
+                try:
+                    right = self.eval(e.right, env)
+                    if right is not U:
+                        right = lib.truth(right, f"the right side of `{op}`")
+                except lib.EVAL_FAILURES:
+                    right = U  # see lib._maybe: only worlds where the left side held get here
+            else:
+                right = self.eval(e.right, env)
+                if right is not U:
+                    right = lib.truth(right, f"the right side of `{op}`")
             if left is U:
                 return (
                     (False if right is False else U)

@@ -147,7 +147,7 @@ def _split(s: str, sep: str) -> tuple[str, ...]:
 
 
 def _join(items: Any, sep: str) -> str:
-    return sep.join(_str(i) for i in items)
+    return sep.join(_str(i) for i in iterate(items))
 
 
 def _replace(s: str, old: str, new: str) -> str:
@@ -172,11 +172,12 @@ def _values(m: FMap) -> tuple[Any, ...]:
 
 
 def take(xs: Any, n: int) -> tuple[Any, ...]:
-    return tuple(xs)[: max(int(n), 0)]
+    """The first ``n`` items (of a set: in the deterministic order of :func:`iterate`)."""
+    return tuple(iterate(xs))[: max(int(n), 0)]
 
 
 def drop(xs: Any, n: int) -> tuple[Any, ...]:
-    return tuple(xs)[max(int(n), 0) :]
+    return tuple(iterate(xs))[max(int(n), 0) :]
 
 
 def _range(n: int) -> tuple[int, ...]:
@@ -235,11 +236,12 @@ handled by the code generator and the interpreter themselves."""
 
 
 def lift(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Make a function three-valued: unknown in, unknown out."""
+    """Make a function three-valued: unknown in, unknown out. A fresh value counts as unknown
+    here: its text (its length, its prefix …) is not known yet."""
 
     def lifted(*args: Any) -> Any:
         for a in args:
-            if a is U:
+            if a is U or type(a) is Fresh:
                 return U
         return fn(*args)
 
@@ -352,22 +354,34 @@ def safe_not(a: Any) -> Any:
     return U if a is U else not a
 
 
+EVAL_FAILURES = (EvalError, KeyError, IndexError, TypeError, ZeroDivisionError, AttributeError)
+"""What evaluating a contract expression can raise (the engine reports each as EVAL_ERROR)."""
+
+
+def _maybe(b: Callable[[], Any]) -> Any:
+    """The right side of ``and``/``or`` when the left is unknown: in the worlds where it is
+    evaluated at all, the guard on the left held, so an error here (``k in m and m[k]``) means
+    only that the value is unknown."""
+    try:
+        return b()
+    except EVAL_FAILURES:
+        return U
+
+
 def safe_and(a: Any, b: Callable[[], Any]) -> Any:
     if a is False:
         return False
-    rb = b()
     if a is True:
-        return rb
-    return False if rb is False else U
+        return b()
+    return False if _maybe(b) is False else U
 
 
 def safe_or(a: Any, b: Callable[[], Any]) -> Any:
     if a is True:
         return True
-    rb = b()
     if a is False:
-        return rb
-    return True if rb is True else U
+        return b()
+    return True if _maybe(b) is True else U
 
 
 def truth(value: Any, what: str = "a condition") -> bool:
@@ -400,6 +414,10 @@ def index(obj: Any, key: Any) -> Any:
     except KeyError:
         from .values import show
 
+        if isinstance(obj, FMap) and (
+            isinstance(key, Fresh) or any(isinstance(k, Fresh) for k in obj)
+        ):
+            return U  # a fresh key's text is unknown: it may be any of the map's keys
         raise EvalError(f"key {show(key)} is not in the map") from None
     except IndexError:
         raise EvalError(f"index {key} is out of range (length {len(obj)})") from None

@@ -128,6 +128,8 @@ def thaw(value: Any) -> Any:
 def _key_text(key: Any) -> str:
     if isinstance(key, str):
         return key
+    if isinstance(key, (Unknown, Fresh)):
+        return str(thaw(key))
     if isinstance(key, tuple):
         return "(" + ", ".join(_key_text(k) for k in key) + ")"
     return show(key)

@@ -104,6 +104,7 @@ class Branch:
     flow_path: tuple[str, ...] = ()
     approximate: bool = False  # an unknown condition made some effects unknown
     guess: bool = False  # taken because an unknown guard (not a precondition) might hold
+    preconditions_assumed: tuple[str, ...] = ()  # unknown preconditions taken to hold
 
     @property
     def certain(self) -> bool:
@@ -245,6 +246,8 @@ class Simulator:
         violations: list[Violation] = []
         assumptions: list[str] = []
         uncertain: list[Violation] = []
+        refine_held: dict[int, Any] = {}  # what the unknown preconditions reveal when they hold
+        refine_failed: dict[int, Any] = {}
         # protocol machines
         machine_moves: list[tuple[int, list[tuple[str, Any, str | None]]]] = []
         for mname in ctool.machines:
@@ -279,6 +282,20 @@ class Simulator:
                     )
                 )
             else:
+                if all(ok is UNKNOWN for _, ok, _ in admitted):
+                    # every transition's guard is unknown: the call may be refused
+                    guards = "; ".join(_when_text(t) for t in options if t.guard is not None)
+                    uncertain.append(
+                        Violation(
+                            "PROTOCOL_VIOLATION",
+                            f"`{ctool.name}` may not be allowed while {mname} is `{current}`: "
+                            f"its guard cannot be decided ({guards})",
+                            "protocol",
+                            location=self._loc(m.ir.span),
+                            certain=False,
+                        )
+                    )
+                    assumptions.append(f"the guard of `{ctool.name}` in {mname}")
                 machine_moves.append((m.slot, admitted))
         # hard preconditions: every one is checked, so every violated rule is reported
         for cond in ctool.requires:
@@ -293,7 +310,10 @@ class Simulator:
                 violations.append(v)
             elif result is UNKNOWN:
                 uncertain.append(v)
-                assumptions.append(v.code)
+                assumptions.append(f"`{_cond_text(cond)}`")
+                for slot, held, failed in self._refinements(cond.ir.cond, state):
+                    refine_held[slot] = held
+                    refine_failed[slot] = failed
             else:
                 violations.append(self._not_bool(cond, result))
         if violations:
@@ -305,11 +325,15 @@ class Simulator:
             )
         branches: list[Branch] = []
         if uncertain:
+            # which precondition failed is only known when a single one was undecided
+            failed_state = state
+            if len(uncertain) == 1 and refine_failed:
+                failed_state = _with(state, refine_failed)
             branches.append(
                 Branch(
                     None,
                     "fails",
-                    state,
+                    failed_state,
                     probability=None,
                     assumptions=tuple(f"{c} is false" for c in assumptions),
                     violations=uncertain,
@@ -325,10 +349,15 @@ class Simulator:
                 continue
             v = self._condition_violation(cond, state, values, ctool, certain=result is False)
             warnings.append(Warning_(v.code, v.message, certain=result is False))
-        base_assumptions = tuple(f"{c} holds" for c in assumptions)
+        # the branches where the unknown preconditions hold: their own failures stay certain,
+        # since the complementary worlds fail already (the branch above)
+        held = tuple(f"{c} holds" for c in assumptions)
+        if refine_held:
+            state = _with(state, refine_held)
+            safe = state.has_unknown
         for b in self._outcome_branches(state, ctool, values, safe):
-            b.assumptions = base_assumptions + b.assumptions
-            if base_assumptions:
+            b.preconditions_assumed = held
+            if held:
                 b.probability = None
             b.warnings = warnings + b.warnings
             branches.append(b)
@@ -336,6 +365,34 @@ class Simulator:
         if machine_moves:
             branches = self._move_machines(branches, machine_moves)
         return StepResult(ctool.name, raw_args, branches, self._cost(ctool, state, values, safe))
+
+    def _refinements(self, cond: Any, state: State) -> list[tuple[int, Any, Any]]:
+        """What an undecided precondition tells about the state once decided: for ``x``,
+        ``not x`` and ``x == literal`` over an unknown state variable, its value when the
+        condition holds and (for booleans) when it fails."""
+        from ..dsl import ir
+
+        out: list[tuple[int, Any, Any]] = []
+        if isinstance(cond, ir.Binary) and cond.op == "and":
+            return self._refinements(cond.left, state) + self._refinements(cond.right, state)
+        negate = isinstance(cond, ir.Unary) and cond.op == "not"
+        target = cond.operand if negate else cond
+        if isinstance(target, ir.Name) and target.name in self.compiled.state_names:
+            slot = self.layout[target.name]
+            if state.data[slot] is UNKNOWN:
+                out.append((slot, not negate, negate))
+        elif (
+            isinstance(cond, ir.Binary)
+            and cond.op == "=="
+            and isinstance(cond.left, ir.Name)
+            and cond.left.name in self.compiled.state_names
+            and isinstance(cond.right, ir.Literal_)
+        ):
+            slot = self.layout[cond.left.name]
+            if state.data[slot] is UNKNOWN:
+                failed = (not cond.right.value) if isinstance(cond.right.value, bool) else UNKNOWN
+                out.append((slot, cond.right.value, failed))
+        return out
 
     def _cost(self, ctool: CTool, state: State, values: dict[str, Any], safe: bool) -> float | None:
         """A call's cost (also when it fails: the call was made). None when not declared."""
@@ -363,10 +420,10 @@ class Simulator:
             bool,
             "str | None",
         ]
-        todo: list[Pending] = [(flow.initial, state.data, 1.0, (), (), (), False, None)]
+        todo: deque[Pending] = deque([(flow.initial, state.data, 1.0, (), (), (), False, None)])
         budget = MAX_FLOW_STEPS
         while todo:
-            step, vals, prob, assumed, path, emitted, approx, event = todo.pop(0)
+            step, vals, prob, assumed, path, emitted, approx, event = todo.popleft()
             budget -= 1
             if budget < 0:
                 finished.append(
@@ -445,7 +502,17 @@ class Simulator:
                 if t.when is not None:
                     ok = self._eval(t.when, sub_state, values, sub_safe, ctool)
                 if isinstance(ok, Violation):
-                    finished.append(Branch(None, "fails", state, violations=[ok]))
+                    finished.append(
+                        Branch(
+                            None,
+                            "fails",
+                            state,
+                            probability=rest,
+                            assumptions=assumed,
+                            violations=[ok],
+                            event=event,
+                        )
+                    )
                     chosen = True
                     break
                 if ok is False:
@@ -474,16 +541,15 @@ class Simulator:
                     break
                 # unknown: the next transitions are the branch where this guard is false
                 assumed = assumed + (f"not ({_when_text(t)})",)
-            if not chosen and not events:
-                finished.append(
-                    self._eval_failure(
-                        state,
-                        "FLOW_STUCK",
-                        f"the flow of `{ctool.name}` is stuck at step `{step}`: "
-                        "no transition applies",
-                        ctool.ir.span,
-                    )
+            if not chosen:
+                stuck = self._eval_failure(
+                    state,
+                    "FLOW_STUCK",
+                    f"the flow of `{ctool.name}` is stuck at step `{step}`: no transition applies",
+                    ctool.ir.span,
                 )
+                stuck.probability, stuck.assumptions, stuck.event = rest, assumed, event
+                finished.append(stuck)
         return finished
 
     def _advance(
@@ -887,6 +953,13 @@ class Simulator:
         from .explore import explore
 
         return explore(self, plan, state if state is not None else self.initial_state(), **bounds)
+
+
+def _with(state: State, updates: dict[int, Any]) -> State:
+    data = list(state.data)
+    for slot, value in updates.items():
+        data[slot] = value
+    return State(tuple(data), state.layout)
 
 
 def _error_text(exc: BaseException) -> str:

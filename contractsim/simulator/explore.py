@@ -41,6 +41,8 @@ class StepReport:
     violations: list[Violation] = field(default_factory=list)
     warnings: list[Warning_] = field(default_factory=list)
     warning_branches: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    on_live_paths: set[tuple[str, str]] = field(default_factory=set)
+    after_failure: dict[tuple[str, str], int] = field(default_factory=dict)
     branch_labels: set[str] = field(default_factory=set)
     outcomes: dict[str, dict[str, Any]] = field(default_factory=dict)
     changes: list[tuple[str, Any, Any]] = field(default_factory=list)
@@ -48,6 +50,20 @@ class StepReport:
     cost: float | None = None
     failure_probability: float | None = 0.0
     skipped: bool = False
+
+    def _violation_json(self, v: Violation) -> dict[str, Any]:
+        out = v.to_json()
+        earlier = self.only_after_failure(v)
+        if earlier is not None:
+            out["only_after_step"] = earlier
+        return out
+
+    def only_after_failure(self, v: Violation) -> int | None:
+        """The earlier failing step when ``v`` happens only on paths that already failed."""
+        key = (v.code, v.message)
+        if key in self.on_live_paths:
+            return None
+        return self.after_failure.get(key)
 
     def on_every_branch(self, w: Warning_) -> bool:
         return self.warning_branches.get((w.code, w.message), set()) >= self.branch_labels
@@ -64,7 +80,7 @@ class StepReport:
             "tool": self.tool,
             "args": thaw(dict(self.args)),
             "verdict": self.verdict,
-            "violations": [v.to_json() for v in self.violations],
+            "violations": [self._violation_json(v) for v in self.violations],
             "warnings": [
                 {**w.to_json(), "on_every_branch": self.on_every_branch(w)} for w in self.warnings
             ],
@@ -147,21 +163,21 @@ def explore(
     steps: list[StepReport] = []
     notes: list[str] = []
     explored = 0
-    finished: list[Path] = []
     for index, (tool, args) in enumerate(calls, 1):
         if max_depth is not None and index > max_depth:
             notes.append(f"--max-depth {max_depth} stopped the simulation before step {index}")
             for later, (t, a) in enumerate(calls[index - 1 :], index):
                 steps.append(StepReport(later, t, a, "ok", skipped=True))
             break
-        if stop_at_first and any(p.failed_at is not None for p in frontier + finished):
+        if stop_at_first and any(p.failed_at is not None and p.certain for p in frontier):
             steps.append(StepReport(index, tool, args, "ok", skipped=True))
             continue
         report = StepReport(index, tool, args, "ok")
-        next_frontier: dict[tuple[State, bool, bool, bool], Path] = {}
+        next_frontier: dict[tuple[State, int | None, str | None, bool, bool], Path] = {}
         step_fail_p = 0.0
         fail_p_known = True
-        main = frontier[0]
+        # the path whose changes are shown: the most probable one that has not failed
+        main = next((p for p in frontier if p.failed_at is None), frontier[0])
         for path in frontier:
             result = sim.step(path.state, tool, args)
             explored += len(result.branches)
@@ -204,7 +220,9 @@ def explore(
                         or sim.compiled.tools[tool].cost is None
                     ),
                 )
-                key = (new.state, new.failed_at is None, new.certain, new.guessed)
+                # paths merge only when they agree on how (and whether) they failed
+                failure = new.choices[new.failed_at - 1] if new.failed_at is not None else None
+                key = (new.state, new.failed_at, failure, new.certain, new.guessed)
                 if key in next_frontier:
                     old = next_frontier[key]
                     old.merged += 1
@@ -219,7 +237,7 @@ def explore(
                 main_branch = _main_branch(result.branches)
                 if main_branch is not None:
                     report.changes = _diff(path.state, main_branch.state, sim)
-        report.verdict = _step_verdict(report)
+        report.verdict = _step_verdict(report, frontier)
         report.failure_probability = step_fail_p if fail_p_known else None
         steps.append(report)
         ordered = sorted(next_frontier.values(), key=_path_order)
@@ -237,6 +255,10 @@ def explore(
             break
     paths = frontier
     verdict = _plan_verdict(paths)
+    if verdict == "ok" and any(s.skipped for s in steps):
+        # a bound cut the plan short: success of the rest is not established
+        verdict = "may_fail"
+        notes.append("steps were left out, so the plan is not known to succeed: may_fail")
     fail_p: float | None = 0.0
     for p in paths:
         if p.failed_at is not None and p.certain:
@@ -279,8 +301,13 @@ def _as_call(c: Any) -> tuple[str, Mapping[str, Any]]:
 
 def _record(report: StepReport, b: Branch, path: Path, certain: bool) -> None:
     for v in b.violations:
-        if all((v.code, v.message) != (x.code, x.message) for x in report.violations):
+        key = (v.code, v.message)
+        if all(key != (x.code, x.message) for x in report.violations):
             report.violations.append(v)
+        if path.failed_at is None:
+            report.on_live_paths.add(key)
+        else:
+            report.after_failure.setdefault(key, path.failed_at)
     name = b.outcome or "rejected"
     if b.event is not None:
         name += f"@{b.event}"
@@ -290,7 +317,7 @@ def _record(report: StepReport, b: Branch, path: Path, certain: bool) -> None:
             report.warnings.append(w)
         report.warning_branches.setdefault((w.code, w.message), set()).add(name)
     entry = report.outcomes.setdefault(
-        name, {"kind": b.kind, "probability": 0.0, "paths": 0, "event": b.event, "certain": certain}
+        name, {"kind": b.kind, "probability": 0.0, "paths": 0, "event": b.event, "certain": False}
     )
     entry["paths"] += 1
     if entry["probability"] is not None:
@@ -300,10 +327,11 @@ def _record(report: StepReport, b: Branch, path: Path, certain: bool) -> None:
             entry["probability"] = round(
                 entry["probability"] + b.probability * path.probability, 12
             )
-    if b.assumptions:
-        entry["assumptions"] = sorted(set(entry.get("assumptions", [])) | set(b.assumptions))
-    if not certain:
-        entry["certain"] = False
+    assumed = set(b.assumptions) | set(b.preconditions_assumed)
+    if assumed:
+        entry["assumptions"] = sorted(set(entry.get("assumptions", [])) | assumed)
+    # certain when some path reaches this outcome without an unknown deciding it
+    entry["certain"] = entry["certain"] or certain
     if b.report and b.report not in report.reports:
         report.reports.append(b.report)
     if b.approximate:
@@ -332,13 +360,20 @@ def _diff(before: State, after: State, sim: Simulator) -> list[tuple[str, Any, A
     return changes
 
 
-def _step_verdict(report: StepReport) -> Verdict:
+def _step_verdict(report: StepReport, frontier: list[Path]) -> Verdict:
+    """Judged on the paths still alive before the step; a rule broken only as a consequence of
+    an earlier failure is shown (marked "only after step N failed") but does not count, unless
+    every path had failed already."""
+    live = any(p.failed_at is None for p in frontier)
+    failures = [v for v in report.violations if not live or report.only_after_failure(v) is None]
+    if not failures:
+        return "ok"
     kinds = report.outcomes.values()
-    if any(e["kind"] == "fails" and e["certain"] for e in kinds):
+    if any(v.certain for v in failures) and any(
+        e["kind"] == "fails" and e["certain"] for e in kinds
+    ):
         return "fails"
-    if any(e["kind"] == "fails" for e in kinds):
-        return "may_fail"
-    return "ok"
+    return "may_fail"
 
 
 def _plan_verdict(paths: list[Path]) -> Verdict:

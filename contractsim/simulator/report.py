@@ -78,7 +78,9 @@ def _step_lines(step: StepReport, colour: bool) -> list[str]:
     for v in step.violations:
         prefix = "✗" if v.certain else "?"
         where = f"  [{v.location}]" if v.location else ""
-        out.append(f"       {prefix} {v.code}: {v.message}{where}")
+        earlier = step.only_after_failure(v)
+        after = f" (only after step {earlier} failed)" if earlier is not None else ""
+        out.append(f"       {prefix} {v.code}: {v.message}{after}{where}")
         for text, value in v.values:
             out.append(f"           {text} = {value}")
         if v.hint:
