@@ -190,8 +190,16 @@ def simulate(
         _fail_input(exc, fmt)
         return
     except ValueError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_INPUT)
+        from .dsl.diagnostics import error
+
+        bad_now = error(
+            "E0705",
+            f"--now is not an RFC 3339 time: {exc}",
+            Span(file="<command line>"),
+            hint="write e.g. --now 2024-05-20T14:30:00Z",
+        )
+        _fail_input(ContractError([bad_now]), fmt)
+        return
     state = sim.initial_state()
     if validated:
         from .simulator.state import State
@@ -238,6 +246,122 @@ def compile_cmd(contract: str, emit: str) -> None:
         click.echo(c.ir.model_dump_json(indent=2, exclude_defaults=True))
         return
     click.echo(c.compiled.python_source, nl=False)
+
+
+def _render_plan(c: Contract, plan: str, state_file: str | None, now: str | None) -> Any:
+    """Simulate PLAN (as `simulate` does) for a diagram overlay; returns the PlanReport."""
+    from .simulator.inputs import (
+        load_plan,
+        load_state_file,
+        read_text,
+        resolve_step,
+        validate_state_overrides,
+    )
+    from .simulator.state import State
+
+    p = load_plan(plan)
+    overrides: dict[str, Any] = dict(p.state)
+    state_text = ""
+    if state_file is not None:
+        state_text = read_text(state_file, "state")
+        overrides.update(load_state_file(state_file))
+    sim = c.simulator(now=now or p.now)
+    validated = validate_state_overrides(
+        c.compiled, overrides, state_file or plan, state_text or p.text
+    )
+    state = sim.initial_state()
+    if validated:
+        values = list(state.data)
+        for name, value in validated.items():
+            values[c.compiled.slots[name]] = value
+        state = State(tuple(values), state.layout)
+    return sim.run([resolve_step(c.compiled, s) for s in p.steps], state)
+
+
+@main.command()
+@click.argument("contract", type=click.Path(dir_okay=True))
+@click.option("--machine", help="Draw this protocol machine.")
+@click.option("--tool", help="Draw this tool's flow (its implicit flow when it has none).")
+@click.option("--overview", is_flag=True, help="Draw all tools and what enables/disables what.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["dot", "svg", "png", "mermaid"]),
+    default="dot",
+    show_default=True,
+    help="dot and mermaid are text; svg and png need Graphviz's `dot`.",
+)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (png needs it).")
+@click.option("--plan", type=click.Path(dir_okay=True), help="Draw this plan's simulated path.")
+@click.option("--state", "state_file", type=click.Path(dir_okay=True), help="State overrides.")
+@click.option("--now", help="The simulation's time for --plan (RFC 3339).")
+def render(
+    contract: str,
+    machine: str | None,
+    tool: str | None,
+    overview: bool,
+    fmt: str,
+    output: str | None,
+    plan: str | None,
+    state_file: str | None,
+    now: str | None,
+) -> None:
+    """Draw CONTRACT: a protocol machine (the default when there is exactly one), a tool's flow,
+    or the overview; with --plan, the simulated path on the machine or the overview.
+
+    Exit 0 on success, 2 on bad input (unknown names, no `dot` for svg/png, png without -o).
+    """
+    import graphviz
+
+    from .dsl.diagnostics import error
+    from .render import RenderError
+    from .render import render as draw
+
+    def fail(message: str, hint: str | None) -> None:
+        _fail_input(ContractError([error("E0704", message, Span(file=contract), hint=hint)]))
+
+    selectors = [s for s in (machine, tool) if s is not None] + (["overview"] if overview else [])
+    if len(selectors) > 1:
+        fail("choose one of --machine, --tool and --overview", None)
+    if fmt == "png" and output is None:
+        fail("PNG is binary: pass -o FILE", "or use --format svg, dot or mermaid for stdout")
+    if (state_file or now) and plan is None:
+        fail("--state and --now only apply with --plan", None)
+    c = _load(contract)
+    view = "machine" if machine else "tool" if tool else "overview" if overview else None
+    report = None
+    if plan is not None:
+        try:
+            report = _render_plan(c, plan, state_file, now)
+        except ContractError as exc:
+            _fail_input(exc)
+        except ValueError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(EXIT_INPUT)
+    try:
+        result = draw(c.ir, view, machine or tool, fmt, report)
+    except RenderError as exc:
+        fail(exc.message, exc.hint)
+        return
+    except graphviz.ExecutableNotFound:
+        click.echo(
+            f"error: --format {fmt} needs Graphviz's `dot` program, which is not installed.\n"
+            "  install it: `apt-get install graphviz` (Debian/Ubuntu) or `brew install graphviz`"
+            " (macOS)\n"
+            "  or draw without it: --format mermaid (renders on GitHub) or --format dot",
+            err=True,
+        )
+        sys.exit(EXIT_INPUT)
+    data = result.encode("utf-8") if isinstance(result, str) else result
+    if output is None:
+        click.echo(data.decode("utf-8"), nl=not data.endswith(b"\n"))
+        return
+    try:
+        with open(output, "wb") as fh:
+            fh.write(data)
+    except OSError as exc:
+        click.echo(f"error: cannot write {output}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_INPUT)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -307,3 +307,12 @@ def test_now_makes_reports_reproducible(d: Path) -> None:
     a = run(d, plan, "--format", "json").output
     b = run(d, plan, "--format", "json").output
     assert a == b
+
+
+def test_bad_now_is_a_diagnostic(d: Path) -> None:
+    plan = write(d, "p.yaml", "- tool: make_dir\n  args: {path: /a}\n")
+    res = CliRunner().invoke(main, ["simulate", str(d / "c.contract"), plan, "--now", "yesterday"])
+    assert res.exit_code == 2
+    assert "error[E0705]: --now is not an RFC 3339 time" in res.output
+    assert "hint: write e.g. --now 2024-05-20T14:30:00Z" in res.output
+    assert "Traceback" not in res.output
