@@ -639,7 +639,17 @@ class Simulator:
                 try:
                     ok = test(new_state.data, values, result, state.data, ctx)
                 except Exception as exc:  # noqa: BLE001
-                    ok = _error_text(exc)
+                    violations.append(
+                        Violation(
+                            "EVAL_ERROR",
+                            f"the contract cannot evaluate `{_cond_text(cond)}`: "
+                            f"{_error_text(exc)}",
+                            "evaluation",
+                            location=self._loc(cond.ir.span),
+                        )
+                    )
+                    kind = "fails"
+                    continue
                 if ok is True or ok is UNKNOWN:
                     continue
                 ensure_message = self._render(
