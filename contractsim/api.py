@@ -18,6 +18,7 @@ from .grammar.parse import MAX_SOURCE_BYTES, parse
 if TYPE_CHECKING:
     from .compiler.compile import CompiledContract
     from .simulator.engine import Simulator
+    from .simulator.explore import PlanReport
 
 
 class Contract:
@@ -59,6 +60,35 @@ class Contract:
         from .simulator.engine import Simulator
 
         return Simulator(self, **options)
+
+    def to_transitions(
+        self,
+        machine: str | None = None,
+        model: Any = None,
+        graph: bool = False,
+        state: Any = None,
+        **kwargs: Any,
+    ) -> Any:
+        """A ``transitions.Machine`` (``GraphMachine`` with ``graph=True``) driving protocol
+        machine ``machine``; see :func:`contractsim.runtime.transitions_adapter.to_transitions`."""
+        from .runtime.transitions_adapter import to_transitions
+
+        return to_transitions(self, machine, model, graph, state, **kwargs)
+
+    def render(
+        self,
+        view: str | None = None,
+        name: str | None = None,
+        format: str = "dot",
+        plan_report: PlanReport | None = None,
+    ) -> str | bytes:
+        """A diagram: ``view`` is ``"machine"``, ``"tool"`` or ``"overview"`` (default: the only
+        protocol machine), ``format`` ``"dot"``, ``"mermaid"``, ``"svg"`` (text) or ``"png"``
+        (bytes); a ``plan_report`` from :meth:`Simulator.run` is drawn on a machine or the
+        overview. See :func:`contractsim.render.render`."""
+        from .render import render
+
+        return render(self.ir, view, name, format, plan_report)
 
     def __repr__(self) -> str:
         return f"<Contract {self.name} {self.version}: {len(self.ir.tools)} tools>"

@@ -336,8 +336,13 @@ def render(
         except ContractError as exc:
             _fail_input(exc)
         except ValueError as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(EXIT_INPUT)
+            bad_now = error(
+                "E0705",
+                f"--now is not an RFC 3339 time: {exc}",
+                Span(file="<command line>"),
+                hint="write e.g. --now 2024-05-20T14:30:00Z",
+            )
+            _fail_input(ContractError([bad_now]))
     try:
         result = draw(c.ir, view, machine or tool, fmt, report)
     except RenderError as exc:

@@ -188,3 +188,16 @@ def test_bounds_that_leave_steps_out_never_claim_success() -> None:
     report = sim.run([("ok", {}), ("boom", {})], max_depth=1)
     assert report.verdict == "may_fail"
     assert report.steps[1].skipped
+
+
+def test_a_false_protocol_guard_says_so() -> None:
+    sim = sim_of(
+        'contract c version "1.0.0"\nstate { quota: int = 0 }\ntool go(n: int) { }\n'
+        "machine m { states a, b  initial a  final b  a -> b on go when quota > n }\n"
+    )
+    (violation,) = sim.step(sim.initial_state(), "go", {"n": 1}).violations
+    assert violation.code == "PROTOCOL_VIOLATION"
+    assert violation.message == (
+        "`go` is allowed while m is `a` only when `quota > n`, which is false"
+    )
+    assert violation.values == (("quota", "0"), ("n", "1"))

@@ -261,7 +261,26 @@ class Simulator:
                     ok = self._eval(t.guard, state, values, safe, ctool)
                 if ok is True or ok is UNKNOWN:
                     admitted.append((t.ir.target, ok, t.ir.outcome))
-            if not admitted:
+            if not admitted and options:
+                guards = " or ".join(f"`{_when_text(t)}`" for t in options)
+                violations.append(
+                    Violation(
+                        "PROTOCOL_VIOLATION",
+                        f"`{ctool.name}` is allowed while {mname} is `{current}` only when "
+                        f"{guards}, which is false",
+                        "protocol",
+                        location=self._loc(m.ir.span),
+                        values=tuple(
+                            (text, show(value))
+                            for t in options
+                            if t.ir.when is not None
+                            for text, value in self.compiled.interpreter.explain(
+                                t.ir.when, self._env(state, values)
+                            )
+                        ),
+                    )
+                )
+            elif not admitted:
                 allowed = tuple(sorted(m.by_tool[ctool.name]))
                 path = self._path_to(m, current, set(allowed))
                 hint = (
