@@ -13,7 +13,7 @@ from .dsl import ir
 from .dsl.check import check_contract
 from .dsl.diagnostics import ContractError, Diagnostic, Span, error
 from .dsl.lower import lower
-from .grammar.parse import MAX_SOURCE_BYTES, parse
+from .grammar.parse import MAX_SOURCE_BYTES, nesting_depth_problem, parse
 
 if TYPE_CHECKING:
     from .compiler.compile import CompiledContract
@@ -121,24 +121,31 @@ def read_source(path: str | os.PathLike[str]) -> str:
             ]
         )
     try:
-        size = p.stat().st_size
-        if size > MAX_SOURCE_BYTES:
+        data = read_bounded(p, MAX_SOURCE_BYTES)
+        if data is None:
             raise ContractError(
                 [
                     error(
                         "E0106",
-                        f"{path} is {size:,} bytes; the limit is {MAX_SOURCE_BYTES:,}",
+                        f"{path} is larger than {MAX_SOURCE_BYTES:,} bytes",
                         where,
                         hint="split the contract into smaller files",
                     )
                 ]
             )
-        data = p.read_bytes()
     except OSError as exc:
         raise ContractError(
             [error("E0100", f"cannot read {path}: {exc.strerror or exc}", where)]
         ) from None
     return decode_source(data, str(path))
+
+
+def read_bounded(path: Path, limit: int) -> bytes | None:
+    """At most ``limit`` bytes of a file, or None when it has more. Reads by size, never by the
+    size the file claims (``/dev/zero`` claims 0 and never ends)."""
+    with path.open("rb") as f:
+        data = f.read(limit + 1)
+    return None if len(data) > limit else data
 
 
 def decode_source(data: bytes, filename: str) -> str:
@@ -208,6 +215,9 @@ def _front_end_passes(text: str, filename: str) -> tuple[ir.Contract | None, lis
         tree = parse(text, filename)
     except ContractError as exc:
         return None, exc.diagnostics
+    too_deep = nesting_depth_problem(tree, filename)
+    if too_deep is not None:
+        return None, [too_deep]
     contract, diags = lower(tree, filename)
     if any(d.severity == "error" for d in diags):
         return contract, diags

@@ -500,7 +500,7 @@ def test_crafted_strings_stay_data(s: str, tmp_path: Path) -> None:
     assert (bad.violations[0].message, bad.violations[0].hint) == (s, s)
     assert sim.goal(done.state, "got") is True
     # the record default is the crafted string
-    assert cc.consts["__default_Note_tag"] == s
+    assert cc.defaults[("Note", "tag")] == s
     # nothing ran
     assert not os.path.exists("/tmp/contractsim_pwned")
 

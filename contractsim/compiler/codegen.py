@@ -142,7 +142,7 @@ class CodeGen:
             if f.name in given:
                 items.append(f"{f.name!r}: {given[f.name]}")
             elif f.default is not None:
-                items.append(f"{f.name!r}: D_{e.func}_{f.name}")
+                items.append(f"{f.name!r}: D[({e.func!r}, {f.name!r})]")
             else:
                 items.append(f"{f.name!r}: None")
         return "FMap({" + ", ".join(items) + "})"

@@ -141,6 +141,7 @@ class CompiledContract:
     state_names: list[str]
     fresh_slot: int
     consts: dict[str, Any]
+    defaults: dict[tuple[str, str], Any]  # record field defaults by (type, field)
     initial: tuple[Any, ...]
     tools: dict[str, CTool]
     machines: dict[str, CMachine]
@@ -203,7 +204,9 @@ def _safe_quant(op: str, coll: Any, body: Fn) -> Any:
     return quantify(op, coll, body)
 
 
-def runtime_env(consts: dict[str, Any], contract: ir.Contract, safe: bool) -> dict[str, Any]:
+def runtime_env(
+    consts: dict[str, Any], defaults: dict[tuple[str, str], Any], safe: bool
+) -> dict[str, Any]:
     """The only names generated code can reach. No builtins."""
     env: dict[str, Any] = {
         "__builtins__": {},
@@ -240,11 +243,7 @@ def runtime_env(consts: dict[str, Any], contract: ir.Contract, safe: bool) -> di
         env[f"H_method_{name}"] = fn
     for name, value in consts.items():
         env[f"K_{name}"] = value
-    for t in contract.types:
-        if isinstance(t.type, ir.RecordType):
-            for f in t.type.fields:
-                if f.default is not None:
-                    env[f"D_{t.name}_{f.name}"] = consts.get(f"__default_{t.name}_{f.name}")
+    env["D"] = defaults
     return env
 
 
@@ -257,6 +256,7 @@ class _Builder:
         self.fresh_slot = len(self.slots)
         self.interpreter = Interpreter(contract)
         self.consts = self._consts()
+        self.defaults = self._defaults()
         self.gen = {
             False: CodeGen(contract, self.slots, safe=False),
             True: CodeGen(contract, self.slots, safe=True),
@@ -274,14 +274,19 @@ class _Builder:
             env.consts = values
             values[c.name] = self.interpreter.eval(c.value, env)
         env.consts = values
-        for t in self.c.types:
-            if isinstance(t.type, ir.RecordType):
-                for f in t.type.fields:
-                    if f.default is not None:
-                        values[f"__default_{t.name}_{f.name}"] = self.interpreter.eval(
-                            f.default, env
-                        )
         return values
+
+    def _defaults(self) -> dict[tuple[str, str], Any]:
+        """Record field defaults by (type, field): a table of their own, so no constant's or
+        type's name can collide with them."""
+        env = Env(self.c, state={}, consts=self.consts)
+        return {
+            (t.name, f.name): self.interpreter.eval(f.default, env)
+            for t in self.c.types
+            if isinstance(t.type, ir.RecordType)
+            for f in t.type.fields
+            if f.default is not None
+        }
 
     def name(self, base: str) -> str:
         self._n += 1
@@ -430,7 +435,7 @@ class _Builder:
     def finish(self) -> dict[bool, dict[str, Any]]:
         modules: dict[bool, dict[str, Any]] = {}
         for flavour in (False, True):
-            env = runtime_env(self.consts, self.c, flavour)
+            env = runtime_env(self.consts, self.defaults, flavour)
             code = compile(
                 self.src[flavour].text(),
                 f"<contract {self.c.header.name}{' (safe)' if flavour else ''}>",
@@ -545,6 +550,7 @@ def compile_contract(contract: ir.Contract, source_text: str = "") -> CompiledCo
         state_names=state_names,
         fresh_slot=b.fresh_slot,
         consts=b.consts,
+        defaults=b.defaults,
         initial=initial_state(contract, b.slots, b.consts, b.interpreter),
         tools=tools,
         machines=machines,

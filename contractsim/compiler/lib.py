@@ -146,17 +146,29 @@ def _split(s: str, sep: str) -> tuple[str, ...]:
     return tuple(s.split(sep))
 
 
+MAX_STRING = 10_000_000
+"""Characters a string built by the contract may have."""
+
+
+def _bounded_str(text: str) -> str:
+    if len(text) > MAX_STRING:
+        raise EvalError(f"a string would grow beyond {MAX_STRING:,} characters")
+    return text
+
+
 def _join(items: Any, sep: str) -> str:
-    return sep.join(_str(i) for i in iterate(items))
+    parts = [_str(i) for i in iterate(items)]
+    if sum(map(len, parts)) + len(sep) * max(len(parts) - 1, 0) > MAX_STRING:
+        raise EvalError(f"a string would grow beyond {MAX_STRING:,} characters")
+    return sep.join(parts)
 
 
 def _replace(s: str, old: str, new: str) -> str:
     if old == "":
         return s
-    result = s.replace(old, new)
-    if len(result) > 10_000_000:
-        raise EvalError("replace would make a string longer than 10 MB")
-    return result
+    if len(s) + s.count(old) * (len(new) - len(old)) > MAX_STRING:
+        raise EvalError(f"replace would make a string longer than {MAX_STRING:,} characters")
+    return s.replace(old, new)
 
 
 def _matches(s: str, pattern: str) -> bool:
@@ -280,7 +292,7 @@ def arith(op: str, a: Any, b: Any) -> Any:
         raise EvalError("`*` multiplies numbers only")
     if op == "-" and isinstance(a, frozenset):
         return a - frozenset(b)
-    if op == "+" and isinstance(a, str) and isinstance(b, str) and len(a) + len(b) > 10_000_000:
+    if op == "+" and isinstance(a, str) and isinstance(b, str) and len(a) + len(b) > MAX_STRING:
         raise EvalError("a string would grow beyond 10 MB")
     if op in ("/", "//", "%") and b == 0:
         raise EvalError("division by zero")

@@ -246,8 +246,31 @@ class ArgProblem:
 _CONFIG = ConfigDict(extra="forbid", frozen=True, strict=False, arbitrary_types_allowed=True)
 
 
+def model_values(model: BaseModel) -> dict[str, Any]:
+    """A validated model's values under the contract's names (fields are stored under internal
+    names and validated by alias, so that any contract name — ``_id``, ``model_config`` — works)."""
+    return {
+        field.alias or name: getattr(model, name)
+        for name, field in type(model).model_fields.items()
+    }
+
+
 def _record_to_map(model: BaseModel) -> FMap:
-    return FMap(dict(model))
+    return FMap(model_values(model))
+
+
+def _aliased_model(
+    model_name: str, fields: list[tuple[str, Any, Any]], tag: str | None = None
+) -> type[BaseModel]:
+    """A model whose fields are ``(contract name, annotation, default or ...)``."""
+    spec: dict[str, Any] = {}
+    for i, (name, annotation, default) in enumerate(fields):
+        if i == 0 and tag is not None:
+            # pydantic finds a discriminator by field name, so the tag keeps its own
+            spec[name] = (annotation, default)
+        else:
+            spec[f"f{i}"] = (annotation, Field(default, alias=name))
+    return create_model(_model_name(model_name), __config__=_CONFIG, **spec)
 
 
 class ValidatorBuilder:
@@ -361,23 +384,27 @@ class ValidatorBuilder:
         self, t: ir.RecordType, name: str | None, tag: tuple[str, str] | None = None
     ) -> type[BaseModel]:
         self._counter += 1
-        fields: dict[str, Any] = {}
+        fields: list[tuple[str, Any, Any]] = []
         if tag is not None:
-            fields[tag[0]] = (Literal[tag[1]], ...)
+            fields.append((tag[0], Literal[tag[1]], ...))
         for f in t.fields:
-            ann = self.annotation(f.type)
-            if f.default is not None:
-                const = constant_value(f.default, self.contract)
-                fields[f.name] = (ann, freeze(const.value) if const else None)
-            elif f.optional:
-                fields[f.name] = (Union[ann, None], None)
-            else:
-                fields[f.name] = (ann, ...)
-        model = create_model(
-            _model_name(name or f"Record{self._counter}"), __config__=_CONFIG, **fields
+            fields.append(self._field(f.name, f.type, f.default, f.optional))
+        model = _aliased_model(
+            name or f"Record{self._counter}", fields, None if tag is None else tag[0]
         )
         self._models.append(model)
         return model
+
+    def _field(
+        self, name: str, t: ir.TypeExpr, default: ir.Expr | None, optional: bool
+    ) -> tuple[str, Any, Any]:
+        ann = self.annotation(t)
+        if default is not None:
+            const = constant_value(default, self.contract)
+            return (name, ann, freeze(const.value) if const else None)
+        if optional:
+            return (name, Union[ann, None], None)
+        return (name, ann, ...)
 
     def adapter_for(self, t: ir.TypeExpr) -> TypeAdapter[Any]:
         """A validator for a type expression, built once per builder."""
@@ -388,17 +415,8 @@ class ValidatorBuilder:
 
     def args_model(self, tool: ir.Tool) -> type[BaseModel]:
         """The pydantic model of a tool's arguments (unknown names forbidden)."""
-        fields: dict[str, Any] = {}
-        for p in tool.params:
-            ann = self.annotation(p.type)
-            if p.default is not None:
-                const = constant_value(p.default, self.contract)
-                fields[p.name] = (ann, freeze(const.value) if const else None)
-            elif p.optional:
-                fields[p.name] = (Union[ann, None], None)
-            else:
-                fields[p.name] = (ann, ...)
-        return create_model(_model_name(f"{tool.name}_args"), __config__=_CONFIG, **fields)
+        fields = [self._field(p.name, p.type, p.default, p.optional) for p in tool.params]
+        return _aliased_model(f"{tool.name}_args", fields)
 
     def conformance_problem(self, value: Any, t: ir.TypeExpr) -> str | None:
         """Why a plain value does not satisfy a type (with its constraints), or None."""

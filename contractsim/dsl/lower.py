@@ -225,8 +225,29 @@ class _Lowerer:
 
     def _number(self, tree: Tree[Token]) -> ir.Literal_:
         tok = cast(Token, tree.children[0])
-        value = float(tok) if tok.type == "FLOAT" else int(tok)
-        return ir.Literal_(span=self.span(tree), value=value)
+        if tok.type == "FLOAT":
+            value: float = float(tok)
+            if value in (float("inf"), float("-inf")):
+                self._too_big(tok, "the number is too large for a float")
+            return ir.Literal_(span=self.span(tree), value=value)
+        digits = str(tok).lstrip("0") or "0"
+        if len(digits) > 77:  # 2**256 has 78 digits; longer never fits
+            self._too_big(tok, f"the integer has {len(digits):,} digits")
+            return ir.Literal_(span=self.span(tree), value=0)
+        number = int(digits)
+        if number > 1 << 256:
+            self._too_big(tok, "the integer is larger than 2**256")
+        return ir.Literal_(span=self.span(tree), value=number)
+
+    def _too_big(self, tok: Token, message: str) -> None:
+        self.diagnostics.append(
+            error(
+                "E0109",
+                message,
+                self.span(tok),
+                hint="integers go up to 2**256; write large quantities in a smaller unit",
+            )
+        )
 
     def _neg_number(self, tree: Tree[Token]) -> ir.Literal_:
         return ir.Literal_(span=self.span(tree), value=-cast(float, self.value(tree.children[0])))

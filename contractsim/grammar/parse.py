@@ -102,6 +102,32 @@ def _blank(text: str) -> bool:
     return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
 
 
+MAX_TREE_DEPTH = 200
+"""Deepest parse tree accepted: long operator chains (``a + a + … + a``) nest without brackets."""
+
+
+def nesting_depth_problem(tree: Tree[Token], filename: str) -> Diagnostic | None:
+    """Refuse parse trees too deep for the recursive passes (measured without recursion)."""
+    stack: list[tuple[Tree[Token], int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_TREE_DEPTH:
+            meta = node.meta
+            line = getattr(meta, "line", 1)
+            col = getattr(meta, "column", 1)
+            return error(
+                "E0104",
+                f"the expression nests more than {MAX_TREE_DEPTH} levels deep (a long chain of "
+                "operators, or `not`/`-` repeated)",
+                Span(file=filename, line=line, col=col, end_line=line, end_col=col + 1),
+                hint="split it with `let`, a predicate or a quantifier such as all(… for x in …)",
+            )
+        for child in node.children:
+            if isinstance(child, Tree):
+                stack.append((child, depth + 1))
+    return None
+
+
 def _nesting_problem(text: str, filename: str) -> Diagnostic | None:
     """Refuse pathological bracket nesting before lark and the recursive passes see it."""
     depth = 0

@@ -61,6 +61,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..compiler.validators import model_values
 from ..dsl.diagnostics import did_you_mean
 from ..simulator.engine import Branch, Simulator, StepResult, Violation
 from ..simulator.state import State
@@ -307,7 +308,7 @@ class _Fires:
         before: State = event_data.contract_before
         ctool = sim.compiled.tools[t.tool]
         values = ctool.args_model.model_validate(event_data.contract_args)
-        fields = {name: getattr(values, name) for name in type(values).model_fields}
+        fields = model_values(values)
         return sim._eval(self.t.guard, before, fields, before.has_unknown, ctool) is True
 
     def __repr__(self) -> str:

@@ -25,7 +25,7 @@ from ..compiler.compile import (
     make_context,
 )
 from ..compiler.interp import Env
-from ..compiler.validators import problems_from
+from ..compiler.validators import model_values, problems_from
 from ..compiler.values import UNKNOWN, show
 from ..dsl.diagnostics import did_you_mean
 from .state import State
@@ -235,7 +235,7 @@ class Simulator:
                 for p in problems_from(exc, "args")
             ]
             return StepResult(tool, args, [Branch(None, "fails", state, violations=violations)])
-        values = {name: getattr(model, name) for name in type(model).model_fields}
+        values = model_values(model)
         return self._step_validated(state, ctool, values, args)
 
     def _step_validated(

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from ..compiler import lib
 from ..compiler.compile import CTool
-from ..compiler.validators import problems_from
+from ..compiler.validators import model_values, problems_from
 from ..dsl import ir
 from ..dsl.diagnostics import did_you_mean
 from ..dsl.walk import all_exprs, walk_stmts
@@ -138,7 +138,7 @@ def bind(self: Simulator, tool: str, args: Mapping[str, Any] | None = None) -> B
                 for p in problems_from(exc, "args")
             ]
         ) from None
-    values = {name: getattr(model, name) for name in type(model).model_fields}
+    values = model_values(model)
     cache = self.__dict__.setdefault("_fast_tools", {})
     if tool not in cache:
         cache[tool] = _fast_tool(self, ctool)

@@ -68,11 +68,13 @@ def read_text(path: str | os.PathLike[str], what: str) -> str:
     if p.is_dir():
         raise ContractError([_diag("E0700", f"{name} is a directory, not a {what} file", name)])
     try:
-        if p.stat().st_size > MAX_PLAN_BYTES:
+        from ..api import read_bounded
+
+        data = read_bounded(p, MAX_PLAN_BYTES)
+        if data is None:
             raise ContractError(
                 [_diag("E0700", f"{name} is larger than {MAX_PLAN_BYTES:,} bytes", name)]
             )
-        data = p.read_bytes()
     except OSError as exc:
         raise ContractError(
             [_diag("E0700", f"cannot read {name}: {exc.strerror or exc}", name)]
