@@ -155,24 +155,13 @@ def simulate(
     Exit 0 when the plan succeeds on every branch, 1 when it fails on some branch, 3 when it may
     fail only because of unknown values, 2 on bad input.
     """
-    from .simulator.inputs import load_plan, load_state_file, resolve_step, validate_state_overrides
+    from .simulator.inputs import prepare_run
     from .simulator.report import render_text
 
     c = _load(contract, fmt)
     try:
-        p = load_plan(plan)
-        overrides: dict[str, Any] = dict(p.state)
-        state_text = ""
-        if state_file is not None:
-            from .simulator.inputs import read_text
-
-            state_text = read_text(state_file, "state")
-            overrides.update(load_state_file(state_file))
-        sim = c.simulator(now=now or p.now)
-        validated = validate_state_overrides(
-            c.compiled, overrides, state_file or plan, state_text or p.text
-        )
-        goal = goal or p.goal
+        run = prepare_run(c.compiled, plan, state_file, now)
+        goal = goal or run.plan.goal
         if goal is not None and goal not in c.compiled.goals:
             from .dsl.diagnostics import error, suggestion_hint
 
@@ -189,26 +178,9 @@ def simulate(
     except ContractError as exc:
         _fail_input(exc, fmt)
         return
-    except ValueError as exc:
-        from .dsl.diagnostics import error
-
-        bad_now = error(
-            "E0705",
-            f"--now is not an RFC 3339 time: {exc}",
-            Span(file="<command line>"),
-            hint="write e.g. --now 2024-05-20T14:30:00Z",
-        )
-        _fail_input(ContractError([bad_now]), fmt)
-        return
-    state = sim.initial_state()
-    if validated:
-        from .simulator.state import State
-
-        values = list(state.data)
-        for name, value in validated.items():
-            values[c.compiled.slots[name]] = value
-        state = State(tuple(values), state.layout)
-    calls = [resolve_step(c.compiled, s) for s in p.steps]
+    sim = c.simulator(now=run.now)
+    state = sim.state_with(run.state_overrides)
+    calls = run.calls
     report = sim.run(
         calls,
         state,
@@ -250,32 +222,11 @@ def compile_cmd(contract: str, emit: str) -> None:
 
 def _render_plan(c: Contract, plan: str, state_file: str | None, now: str | None) -> Any:
     """Simulate PLAN (as `simulate` does) for a diagram overlay; returns the PlanReport."""
-    from .simulator.inputs import (
-        load_plan,
-        load_state_file,
-        read_text,
-        resolve_step,
-        validate_state_overrides,
-    )
-    from .simulator.state import State
+    from .simulator.inputs import prepare_run
 
-    p = load_plan(plan)
-    overrides: dict[str, Any] = dict(p.state)
-    state_text = ""
-    if state_file is not None:
-        state_text = read_text(state_file, "state")
-        overrides.update(load_state_file(state_file))
-    sim = c.simulator(now=now or p.now)
-    validated = validate_state_overrides(
-        c.compiled, overrides, state_file or plan, state_text or p.text
-    )
-    state = sim.initial_state()
-    if validated:
-        values = list(state.data)
-        for name, value in validated.items():
-            values[c.compiled.slots[name]] = value
-        state = State(tuple(values), state.layout)
-    return sim.run([resolve_step(c.compiled, s) for s in p.steps], state)
+    run = prepare_run(c.compiled, plan, state_file, now)
+    sim = c.simulator(now=run.now)
+    return sim.run(run.calls, sim.state_with(run.state_overrides))
 
 
 @main.command()
@@ -335,14 +286,6 @@ def render(
             report = _render_plan(c, plan, state_file, now)
         except ContractError as exc:
             _fail_input(exc)
-        except ValueError as exc:
-            bad_now = error(
-                "E0705",
-                f"--now is not an RFC 3339 time: {exc}",
-                Span(file="<command line>"),
-                hint="write e.g. --now 2024-05-20T14:30:00Z",
-            )
-            _fail_input(ContractError([bad_now]))
     try:
         result = draw(c.ir, view, machine or tool, fmt, report)
     except RenderError as exc:

@@ -313,6 +313,6 @@ def test_bad_now_is_a_diagnostic(d: Path) -> None:
     plan = write(d, "p.yaml", "- tool: make_dir\n  args: {path: /a}\n")
     res = CliRunner().invoke(main, ["simulate", str(d / "c.contract"), plan, "--now", "yesterday"])
     assert res.exit_code == 2
-    assert "error[E0705]: --now is not an RFC 3339 time" in res.output
-    assert "hint: write e.g. --now 2024-05-20T14:30:00Z" in res.output
+    assert "<command line: --now>:1:1: error[E0705]: `now` is not an RFC 3339 time" in res.output
+    assert "hint: write e.g. 2024-05-20T14:30:00Z" in res.output
     assert "Traceback" not in res.output

@@ -190,13 +190,18 @@ class Simulator:
         """The contract's initial state, with some variables replaced (plain JSON-like values,
         validated against the declared types; the string ``"unknown"`` is not special here: use
         :data:`contractsim.UNKNOWN`)."""
-        values = list(self.compiled.initial)
+        state = State(self.compiled.initial, self.layout)
         if overrides:
             from .inputs import validate_state_overrides
 
-            for name, value in validate_state_overrides(self.compiled, dict(overrides)).items():
-                values[self.layout[name]] = value
-        return State(tuple(values), self.layout)
+            state = self.state_with(validate_state_overrides(self.compiled, dict(overrides)))
+        return state
+
+    def state_with(self, values: Mapping[str, Any], base: State | None = None) -> State:
+        """``base`` (the initial state by default) with some slots replaced by runtime values
+        that were already validated (``machine:NAME`` keys set protocol machines)."""
+        base = base if base is not None else State(self.compiled.initial, self.layout)
+        return _with(base, {self.layout[name]: value for name, value in values.items()})
 
     # ------------------------------------------------------------------ one step
     def step(self, state: State, tool: str, args: Mapping[str, Any] | None = None) -> StepResult:

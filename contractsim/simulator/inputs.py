@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -87,12 +89,61 @@ def read_text(path: str | os.PathLike[str], what: str) -> str:
 
 def parse_data(text: str, name: str, what: str) -> Any:
     """JSON, else YAML (safe loader: no Python objects), with positions in errors."""
+    code = "E0702" if what == "state" else "E0701"
+    try:
+        return _parse_data(text, name, what)
+    except _DuplicateKey as exc:
+        raise ContractError(
+            [
+                _diag(
+                    code,
+                    f"the key `{exc.key}` appears twice in one object of the {what}",
+                    name,
+                    exc.line or _line_of(text, f'"{exc.key}"', nth=1),
+                    hint="keep one of them: with duplicates, which one counts is ambiguous",
+                )
+            ],
+            {name: text},
+        ) from None
+    except RecursionError:
+        raise ContractError([_diag(code, f"the {what} nests too deeply", name)]) from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        long_number = re.search(r"\d{1000,}", text)
+        line = text.count("\n", 0, long_number.start()) + 1 if long_number else 1
+        raise ContractError(
+            [
+                _diag(
+                    code,
+                    f"the {what} holds a value that cannot be read: {exc}",
+                    name,
+                    line,
+                    hint="numbers in plans and states stay within 2**256",
+                )
+            ],
+            {name: text},
+        ) from None
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str, line: int) -> None:
+        super().__init__(key)
+        self.key, self.line = key, line
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key, 0)
+        out[key] = value
+    return out
+
+
+def _parse_data(text: str, name: str, what: str) -> Any:
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         try:
-            return json.loads(text)
-        except RecursionError:
-            raise ContractError([_diag("E0701", f"the {what} nests too deeply", name)]) from None
+            return json.loads(text, object_pairs_hook=_no_duplicates)
         except json.JSONDecodeError as exc:
             # YAML's flow style ([{tool: t}]) looks like JSON; accept it when it parses as YAML
             try:
@@ -140,6 +191,19 @@ def parse_data(text: str, name: str, what: str) -> Any:
 class _NoAliasLoader(yaml.SafeLoader):
     """YAML without aliases: ``*ref`` lets a few lines expand into billions of nodes."""
 
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                duplicate = key in seen
+            except TypeError:
+                continue
+            if duplicate:
+                raise _DuplicateKey(str(key), key_node.start_mark.line + 1)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()  # type: ignore[no-untyped-call]
@@ -172,6 +236,19 @@ def parse_plan(text: str, name: str = "<plan>") -> Plan:
     if text.strip().startswith("(") or _looks_like_ipc(text):
         return _ipc_plan(text, name)
     data = parse_data(text, name, "plan")
+    if data is None:
+        raise ContractError(
+            [
+                _diag(
+                    "E0701",
+                    "the plan is empty",
+                    name,
+                    hint="write a list of {tool: NAME, args: {...}} (an empty list [] is a plan "
+                    "with no steps)",
+                )
+            ],
+            {name: text},
+        )
     problems: list[Diagnostic] = []
     plan = Plan(steps=[], source=name, text=text)
     calls: Any = data
@@ -243,8 +320,9 @@ def parse_plan(text: str, name: str = "<plan>") -> Plan:
                 )
             ]
         )
+    lines = _step_lines(text, len(calls))
     for i, call in enumerate(calls):
-        step = _plan_step(call, i, name, text, problems)
+        step = _plan_step(call, i, name, lines[i], problems)
         if step is not None:
             plan.steps.append(step)
     if problems:
@@ -252,8 +330,26 @@ def parse_plan(text: str, name: str = "<plan>") -> Plan:
     return plan
 
 
+def _step_lines(text: str, count: int) -> list[int]:
+    """The line each plan step starts on (from the YAML node tree; JSON is YAML too)."""
+    fallback = [1] * count
+    try:
+        root = yaml.compose(text, Loader=_NoAliasLoader)  # noqa: S506 - composes, builds nothing
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return fallback
+    seq = root
+    if isinstance(root, yaml.MappingNode):
+        seq = next(
+            (v for k, v in root.value if getattr(k, "value", None) in ("steps", "tool_calls")),
+            None,
+        )
+    if not isinstance(seq, yaml.SequenceNode) or len(seq.value) != count:
+        return fallback
+    return [item.start_mark.line + 1 for item in seq.value]
+
+
 def _plan_step(
-    call: Any, i: int, name: str, text: str, problems: list[Diagnostic]
+    call: Any, i: int, name: str, line: int, problems: list[Diagnostic]
 ) -> PlanStep | None:
     where = f"step {i + 1}"
     if not isinstance(call, dict):
@@ -262,6 +358,7 @@ def _plan_step(
                 "E0701",
                 f"{where} must be an object with `tool` and `args`",
                 name,
+                line,
                 hint="e.g. {tool: read_file, args: {path: /a}}",
             )
         )
@@ -279,7 +376,7 @@ def _plan_step(
                         "E0701",
                         f"{where}: `function.arguments` is not valid JSON: {exc.msg}",
                         name,
-                        _line_of(text, "arguments", i),
+                        line,
                     )
                 )
                 return None
@@ -295,12 +392,14 @@ def _plan_step(
                         "E0701",
                         f"{where}: unknown field `{key}`",
                         name,
-                        _line_of(text, str(key)),
+                        line,
                         hint="a step has `tool` and `args`",
                     )
                 )
     if not isinstance(tool, str) or not tool:
-        problems.append(_diag("E0701", f"{where} has no tool name", name, hint="add `tool: NAME`"))
+        problems.append(
+            _diag("E0701", f"{where} has no tool name", name, line, hint="add `tool: NAME`")
+        )
         return None
     if args is None:
         args = {}
@@ -310,11 +409,11 @@ def _plan_step(
                 "E0701",
                 f"{where}: `args` must be an object, got {type(args).__name__}",
                 name,
-                _line_of(text, tool),
+                line,
             )
         )
         return None
-    return PlanStep(tool, args, _line_of(text, tool))
+    return PlanStep(tool, args, line)
 
 
 def _looks_like_ipc(text: str) -> bool:
@@ -494,3 +593,56 @@ def fresh_value(t: ir.TypeExpr, compiled: CompiledContract, work: list[Any], lab
         work[-1] += 1
         return Fresh(label, work[-1])
     return UNKNOWN
+
+
+# --------------------------------------------------------------------------------- a prepared run
+
+
+@dataclass
+class PreparedRun:
+    """Everything a simulation of a plan file needs, read and validated."""
+
+    plan: Plan
+    now: datetime | None
+    state_overrides: dict[str, Any]
+    calls: list[tuple[str, dict[str, Any]]]
+
+
+def parse_now(text: str, source: str, line: int = 1) -> datetime:
+    """An RFC 3339 time, or a located diagnostic (E0705)."""
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError as exc:
+        raise ContractError(
+            [
+                _diag(
+                    "E0705",
+                    f"`now` is not an RFC 3339 time: {exc}",
+                    source,
+                    line,
+                    hint="write e.g. 2024-05-20T14:30:00Z",
+                )
+            ]
+        ) from None
+
+
+def prepare_run(
+    compiled: CompiledContract, plan_path: str, state_path: str | None, now: str | None
+) -> PreparedRun:
+    """Read a plan (and a state file), check them against the contract, and resolve the calls.
+    Every problem is a :class:`ContractError` whose diagnostics point into the file at fault."""
+    plan = load_plan(plan_path)
+    state_text = read_text(state_path, "state") if state_path is not None else ""
+    when: datetime | None = None
+    if now is not None:
+        when = parse_now(now, "<command line: --now>")
+    elif plan.now is not None:
+        when = parse_now(plan.now, plan_path, _line_of(plan.text, "now"))
+    # overrides from the plan are located in the plan; those from --state in the state file
+    validated = validate_state_overrides(compiled, dict(plan.state), plan_path, plan.text)
+    if state_path is not None:
+        validated.update(
+            validate_state_overrides(compiled, load_state_file(state_path), state_path, state_text)
+        )
+    calls = [resolve_step(compiled, s) for s in plan.steps]
+    return PreparedRun(plan, when, validated, calls)
