@@ -236,22 +236,11 @@ def test_file_over_the_size_limit_is_refused(tmp_path: Path) -> None:
 # =============================================================================== types
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="FINDING: `type A = B  type B = A` passes `check` (exit 0) and `simulate` then dies "
-    "with a pydantic PydanticUserError traceback (exit 1, which means 'plan fails')",
-)
 def test_cyclic_type_alias_is_a_check_error() -> None:
     text = HEAD + "type A = B\ntype B = A\nstate { n: A = 0 }\ntool t(a: A) { }\n"
     assert errors(text)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="FINDING: `type L = list[L]` (recursion through a named type, documented as allowed) "
-    "checks clean but loading it for simulation raises PydanticUserError (`t_args` not fully "
-    "defined) instead of simulating or reporting a ContractError",
-)
 def test_recursive_list_type_loads() -> None:
     text = HEAD + "type L = list[L]\nstate { n: L = [] }\ntool t(a: L) { effect { n = a } }\n"
     assert errors(text) == []

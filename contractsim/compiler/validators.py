@@ -282,6 +282,7 @@ class ValidatorBuilder:
         self.namespace: dict[str, Any] = {}
         self._building: set[str] = set()
         self._recursive: set[str] = set()
+        self._in_model = 0  # how many record models are being built around the current type
         self._models: list[type[BaseModel]] = []
         self._counter = 0
         self._adapters: dict[ir.TypeExpr, TypeAdapter[Any]] = {}
@@ -369,6 +370,10 @@ class ValidatorBuilder:
         if decl is None:
             return Any
         if name in self._building:
+            if not self._in_model:
+                # recursion outside any record (type L = list[L]) has no model to resolve a
+                # forward reference later: its inner levels are accepted as they come, frozen
+                return Annotated[Any, AfterValidator(freeze)]
             self._recursive.add(name)
             return ForwardRef(name)
         self._building.add(name)
@@ -387,8 +392,12 @@ class ValidatorBuilder:
         fields: list[tuple[str, Any, Any]] = []
         if tag is not None:
             fields.append((tag[0], Literal[tag[1]], ...))
-        for f in t.fields:
-            fields.append(self._field(f.name, f.type, f.default, f.optional))
+        self._in_model += 1
+        try:
+            for f in t.fields:
+                fields.append(self._field(f.name, f.type, f.default, f.optional))
+        finally:
+            self._in_model -= 1
         model = _aliased_model(
             name or f"Record{self._counter}", fields, None if tag is None else tag[0]
         )

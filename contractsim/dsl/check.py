@@ -71,6 +71,41 @@ def check_types(ck: Checker) -> None:
     for decl in ck.c.types:
         ck.named(decl.name)
         ck.check_constraints(decl.type)
+    decls = {d.name: d for d in ck.c.types}
+    for decl in ck.c.types:
+        cycle = _alias_cycle(decl.name, decls)
+        if cycle is not None:
+            ck.err(
+                "E0311",
+                f"type `{decl.name}` is defined as itself: " + " → ".join(cycle),
+                decl.span,
+                hint="a type may refer to itself only inside a list, set, map, record or union "
+                "by tag, where a value can end",
+            )
+
+
+def _alias_cycle(start: str, decls: dict[str, ir.TypeDecl]) -> list[str] | None:
+    """A chain of plain aliases (``type A = B``, ``type R = R | null``) leading back to
+    ``start``: such a type has no values, and validators for it cannot be built."""
+
+    def direct(t: ir.TypeExpr) -> list[str]:
+        if isinstance(t, ir.NamedType):
+            return [t.name] if t.name in decls else []
+        if isinstance(t, ir.UnionType):
+            return [name for option in t.options for name in direct(option)]
+        return []
+
+    stack: list[tuple[str, list[str]]] = [(start, [start])]
+    seen: set[str] = set()
+    while stack:
+        name, path = stack.pop()
+        for nxt in direct(decls[name].type):
+            if nxt == start:
+                return path + [nxt]
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append((nxt, path + [nxt]))
+    return None
 
 
 def _conforms(ck: Checker, value: ir.Expr, type_expr: ir.TypeExpr, what: str) -> None:
