@@ -132,6 +132,14 @@ def check(files: tuple[str, ...], fmt: str, strict: bool, max_errors: int) -> No
     help="Keep at most this many distinct branches after each step.",
 )
 @click.option(
+    "--max-seconds",
+    type=click.FloatRange(min=0, min_open=True),
+    default=300.0,
+    show_default=True,
+    help="Stop simulating after this much wall-clock time (later steps are reported as not "
+    "simulated, and the plan is then not known to succeed).",
+)
+@click.option(
     "--stop-at-first", is_flag=True, help="Do not simulate steps after the first failing one."
 )
 @click.option(
@@ -148,6 +156,7 @@ def simulate(
     max_states: int,
     max_branches: int,
     stop_at_first: bool,
+    max_seconds: float,
     color: bool | None,
 ) -> None:
     """Dry-run PLAN against CONTRACT and predict, per step, ok / fails / may fail.
@@ -189,6 +198,7 @@ def simulate(
         max_branches=max_branches,
         stop_at_first=stop_at_first,
         goal=goal,
+        max_seconds=max_seconds,
     )
     if fmt == "json":
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False, sort_keys=False))

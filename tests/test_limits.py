@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import contractsim
@@ -63,3 +65,28 @@ def test_the_budget_is_off_outside_a_step() -> None:
 def test_collections_are_bounded() -> None:
     with pytest.raises(lib.EvalError, match="beyond"):
         lib.coll_append(tuple(range(lib.MAX_ITEMS)), 1)
+
+
+def test_a_whole_plan_has_a_time_bound() -> None:
+    sim = contractsim.loads(NESTED).simulator(now="2024-01-01T00:00:00Z")
+    report = sim.run([("nest", {})] * 3, max_seconds=1e-9)
+    assert [s.skipped for s in report.steps] == [False, True, True]
+    assert report.verdict == "may_fail"
+    assert any("--max-seconds" in note for note in report.notes)
+
+
+def test_max_seconds_on_the_command_line(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from contractsim.cli import main
+
+    contract = tmp_path / "c.contract"
+    contract.write_text(NESTED)
+    plan = tmp_path / "p.yaml"
+    plan.write_text("- tool: nest\n- tool: nest\n")
+    res = CliRunner().invoke(
+        main,
+        ["simulate", str(contract), str(plan), "--max-seconds", "0.000001", "--now", "2024-01-01"],
+    )
+    assert res.exit_code == 3
+    assert "--max-seconds 1e-06 stopped the simulation after step 1" in res.output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -15,6 +16,8 @@ if TYPE_CHECKING:
 
 DEFAULT_MAX_BRANCHES = 256
 DEFAULT_MAX_STATES = 100_000
+DEFAULT_MAX_SECONDS = 300.0
+"""Wall-clock time a whole plan may take; each step also has its own budget (lib.step_budget)."""
 
 
 @dataclass
@@ -157,8 +160,10 @@ def explore(
     max_branches: int = DEFAULT_MAX_BRANCHES,
     stop_at_first: bool = False,
     goal: str | None = None,
+    max_seconds: float = DEFAULT_MAX_SECONDS,
 ) -> PlanReport:
     calls = [_as_call(c) for c in plan]
+    deadline = time.monotonic() + max_seconds
     frontier: list[Path] = [Path(initial, 1.0)]
     steps: list[StepReport] = []
     notes: list[str] = []
@@ -248,8 +253,13 @@ def explore(
             )
             ordered = ordered[:max_branches]
         frontier = ordered
+        stop = None
         if explored > max_states:
-            notes.append(f"--max-states {max_states} stopped the search after step {index}")
+            stop = f"--max-states {max_states} stopped the search after step {index}"
+        elif time.monotonic() > deadline and index < len(calls):
+            stop = f"--max-seconds {max_seconds:g} stopped the simulation after step {index}"
+        if stop is not None:
+            notes.append(stop)
             for later, (t, a) in enumerate(calls[index:], index + 1):
                 steps.append(StepReport(later, t, a, "ok", skipped=True))
             break
