@@ -970,7 +970,10 @@ class Simulator:
 
     def check_plan(self, calls: Sequence[BoundCall], state: State | None = None) -> PlanCheck:
         """Just the verdict of a linear plan of bound calls, on the fastest path available."""
-        return _fast.check_plan(self, calls, state)
+        checker = self.__dict__.get("_plan_checker")
+        if checker is None:
+            checker = self.__dict__["_plan_checker"] = _fast.plan_checker(self)
+        return checker(self, calls, state)
 
     def goal(self, state: State, name: str) -> Any:
         """The value of a named goal in a state: True, False or UNKNOWN."""

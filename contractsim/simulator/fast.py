@@ -5,7 +5,7 @@ Anything the fast path cannot decide goes through the full semantics of :mod:`.e
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -156,6 +156,14 @@ def check_plan(
         with lib.step_budget(self.step_seconds):
             return _check_plan(self, calls, state)
     return _check_plan(self, calls, state)
+
+
+def plan_checker(
+    sim: Simulator,
+) -> Callable[[Simulator, Sequence[BoundCall], State | None], PlanCheck]:
+    """:func:`check_plan`, with the budget decision taken once per simulator (planners call it
+    millions of times)."""
+    return check_plan if _loops(sim) else _check_plan
 
 
 def _loops(sim: Simulator) -> bool:
