@@ -1,8 +1,9 @@
-"""Step semantics and plan exploration (BRIEF §4).
+"""Step semantics: what one call does from one state, across every branch.
 
 A step: validate arguments → protocol machines admit the call → hard preconditions (three-valued) →
 soft preconditions (warnings) → flow / outcomes (one branch per environment event) → that outcome's
-effects, applied atomically.
+effects, applied atomically. Plans are explored in :mod:`.explore`; verdict-only checking of
+plans for planners is in :mod:`.fast`.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from .state import State
 
 if TYPE_CHECKING:
     from ..api import Contract
+    from .explore import PlanReport
     from .fast import BoundCall, PlanCheck
 
 Verdict = Literal["ok", "fails", "may_fail"]
@@ -985,8 +987,10 @@ class Simulator:
         plan: Sequence[Mapping[str, Any]] | Iterable[tuple[str, Mapping[str, Any]]],
         state: State | None = None,
         **bounds: Any,
-    ) -> Any:
-        """Simulate a whole plan across every branch; returns a :class:`PlanReport`."""
+    ) -> PlanReport:
+        """Simulate a whole plan across every branch. ``bounds``: ``max_depth``, ``max_states``,
+        ``max_branches``, ``max_seconds``, ``stop_at_first``, ``goal`` (see
+        :func:`~contractsim.simulator.explore.explore`)."""
         from .explore import explore
 
         return explore(self, plan, state if state is not None else self.initial_state(), **bounds)
