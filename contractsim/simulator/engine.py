@@ -186,6 +186,11 @@ class Simulator:
         from .fast import NullContext
 
         self._null_ctx = NullContext(self.today, self.now)
+        # caches, filled on first use
+        self._result_use: dict[tuple[str, str], bool] = {}
+        self._fast_tools: dict[str, Any] = {}
+        self._loops: bool | None = None
+        self._plan_checker: Any = None
 
     # ------------------------------------------------------------------ states
     def initial_state(self, overrides: Mapping[str, Any] | None = None) -> State:
@@ -709,7 +714,7 @@ class Simulator:
 
     def _stores_result(self, tool: str, outcome: str, bodies: list[Any]) -> bool:
         key = (tool, outcome)
-        cache: dict[tuple[str, str], bool] = self.__dict__.setdefault("_result_use", {})
+        cache = self._result_use
         if key not in cache:
             from ..dsl.walk import stmt_exprs, used_names, walk_stmts
 
@@ -972,10 +977,9 @@ class Simulator:
 
     def check_plan(self, calls: Sequence[BoundCall], state: State | None = None) -> PlanCheck:
         """Just the verdict of a linear plan of bound calls, on the fastest path available."""
-        checker = self.__dict__.get("_plan_checker")
-        if checker is None:
-            checker = self.__dict__["_plan_checker"] = _fast.plan_checker(self)
-        return checker(self, calls, state)
+        if self._plan_checker is None:
+            self._plan_checker = _fast.plan_checker(self)
+        return self._plan_checker(self, calls, state)
 
     def goal(self, state: State, name: str) -> Any:
         """The value of a named goal in a state: True, False or UNKNOWN."""

@@ -139,7 +139,7 @@ def bind(self: Simulator, tool: str, args: Mapping[str, Any] | None = None) -> B
             ]
         ) from None
     values = model_values(model)
-    cache = self.__dict__.setdefault("_fast_tools", {})
+    cache = self._fast_tools
     if tool not in cache:
         cache[tool] = _fast_tool(self, ctool)
     return BoundCall(tool, args, values, cache[tool])
@@ -168,7 +168,7 @@ def plan_checker(
 
 def _loops(sim: Simulator) -> bool:
     """Whether the contract has quantifiers or loops (whose work the step budget bounds)."""
-    cached: bool | None = sim.__dict__.get("_loops")
+    cached = sim._loops
     if cached is None:
         contract = sim.compiled.ir
         exprs = any(isinstance(e, ir.Quantifier) for e in all_exprs(contract))
@@ -176,7 +176,7 @@ def _loops(sim: Simulator) -> bool:
         bodies += [o.body for t in contract.tools for o in t.outcomes]
         bodies += [s.body for t in contract.tools if t.flow for s in t.flow.steps]
         stmts = any(isinstance(s, ir.For) for b in bodies for s in walk_stmts(b))
-        cached = sim.__dict__["_loops"] = exprs or stmts
+        cached = sim._loops = exprs or stmts
     return cached
 
 
