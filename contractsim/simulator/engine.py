@@ -9,7 +9,7 @@ plans for planners is in :mod:`.fast`.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Literal
@@ -190,7 +190,9 @@ class Simulator:
         self._result_use: dict[tuple[str, str], bool] = {}
         self._fast_tools: dict[str, Any] = {}
         self._loops: bool | None = None
-        self._plan_checker: Any = None
+        self._plan_checker: (
+            Callable[[Simulator, Sequence[BoundCall], State | None], PlanCheck] | None
+        ) = None
 
     # ------------------------------------------------------------------ states
     def initial_state(self, overrides: Mapping[str, Any] | None = None) -> State:
