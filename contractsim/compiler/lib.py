@@ -442,6 +442,7 @@ class _Budget(threading.local):
 
     iterations = 0
     deadline = float("inf")
+    seconds = 10.0
 
 
 BUDGET = _Budget()
@@ -455,13 +456,14 @@ STEP_SECONDS = 10.0
 def step_budget(seconds: float = STEP_SECONDS) -> Iterator[None]:
     """Bound the looping of one step (or one fast plan check): a contract from a stranger can nest
     quantifiers over large collections, and the simulator must still answer."""
-    outer = (BUDGET.iterations, BUDGET.deadline)
+    outer = (BUDGET.iterations, BUDGET.deadline, BUDGET.seconds)
     BUDGET.iterations = 0
     BUDGET.deadline = time.monotonic() + seconds
+    BUDGET.seconds = seconds
     try:
         yield
     finally:
-        BUDGET.iterations, BUDGET.deadline = outer
+        BUDGET.iterations, BUDGET.deadline, BUDGET.seconds = outer
 
 
 def charge(n: int) -> None:
@@ -476,7 +478,7 @@ def charge(n: int) -> None:
         )
     if time.monotonic() > budget.deadline:
         raise EvalError(
-            f"the step ran longer than {STEP_SECONDS:g} s (loops over large collections?)"
+            f"the step ran longer than {budget.seconds:g} s (loops over large collections?)"
         )
 
 

@@ -228,7 +228,7 @@ class _Lowerer:
         if tok.type == "FLOAT":
             value: float = float(tok)
             if value in (float("inf"), float("-inf")):
-                self._too_big(tok, "the number is too large for a float")
+                self._too_big(tok, "the number is too large for a float", "floats go up to 1.8e308")
             return ir.Literal_(span=self.span(tree), value=value)
         digits = str(tok).lstrip("0") or "0"
         if len(digits) > 77:  # 2**256 has 78 digits; longer never fits
@@ -239,15 +239,13 @@ class _Lowerer:
             self._too_big(tok, "the integer is larger than 2**256")
         return ir.Literal_(span=self.span(tree), value=number)
 
-    def _too_big(self, tok: Token, message: str) -> None:
-        self.diagnostics.append(
-            error(
-                "E0109",
-                message,
-                self.span(tok),
-                hint="integers go up to 2**256; write large quantities in a smaller unit",
-            )
-        )
+    def _too_big(
+        self,
+        tok: Token,
+        message: str,
+        hint: str = "integers go up to 2**256; write large quantities in a smaller unit",
+    ) -> None:
+        self.diagnostics.append(error("E0109", message, self.span(tok), hint=hint))
 
     def _neg_number(self, tree: Tree[Token]) -> ir.Literal_:
         return ir.Literal_(span=self.span(tree), value=-cast(float, self.value(tree.children[0])))

@@ -224,5 +224,5 @@ def _slow_check(
 ) -> PlanCheck:
     report = self.run([(c.tool, c.args) for c in calls[offset:]], state, stop_at_first=True)
     failed = next((s.index for s in report.steps if s.verdict != "ok" and not s.skipped), None)
-    final = report.paths[0].state if len(report.paths) == 1 else None
+    final = report.paths[0].state if len(report.paths) == 1 and report.verdict == "ok" else None
     return PlanCheck(report.verdict, None if failed is None else failed + offset, final)

@@ -117,7 +117,7 @@ def parse_data(text: str, name: str, what: str) -> Any:
                     f"the {what} holds a value that cannot be read: {exc}",
                     name,
                     line,
-                    hint="numbers in plans and states stay within 2**256",
+                    hint="a number may have at most 4,300 digits",
                 )
             ],
             {name: text},

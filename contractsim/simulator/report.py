@@ -34,6 +34,8 @@ def render_text(report: PlanReport, colour: bool = False) -> str:
     lines.append("")
     verdict = report.verdict
     text = VERDICT_TEXT[verdict]
+    if verdict == "may_fail" and any(s.skipped for s in report.steps):
+        text = "not known to succeed: a bound left steps out (see the notes)"
     if verdict == "fails" and report.failure_probability is not None:
         if report.failure_probability < 1.0 - 1e-12:
             text += f" (probability {_pct(report.failure_probability)})"
