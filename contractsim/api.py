@@ -90,6 +90,23 @@ class Contract:
 
         return render(self.ir, view, name, format, plan_report)
 
+    def export(
+        self, target: str, tool: str | None = None
+    ) -> dict[str, Any] | list[dict[str, Any]] | str:
+        """The contract (or one tool) as ``jsonschema``, ``openapi``, ``openai``, ``mcp`` or
+        ``card``; see :func:`contractsim.export.export`. Raises
+        :class:`~contractsim.export.ExportError` for an unknown target or tool."""
+        from .export import export
+
+        return export(self.ir, target, tool)
+
+    def card(self, tool: str) -> str:
+        """A compact text of one tool's contract for a system prompt: signature, what it needs,
+        what it changes, how it can end, its errors and how to recover, its risk."""
+        from .export import card, select_tools
+
+        return card(self.ir, select_tools(self.ir, tool)[0])
+
     def __repr__(self) -> str:
         return f"<Contract {self.name} {self.version}: {len(self.ir.tools)} tools>"
 

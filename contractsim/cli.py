@@ -322,5 +322,52 @@ def render(
         sys.exit(EXIT_INPUT)
 
 
+@main.command(name="export")
+@click.argument("contract", type=click.Path(dir_okay=True))
+@click.option(
+    "--to",
+    "target",
+    type=click.Choice(["jsonschema", "openapi", "openai", "mcp", "card"]),
+    required=True,
+    help="jsonschema: JSON Schema 2020-12 of each tool's arguments; openapi: an OpenAPI 3.1 "
+    "document; openai: strict-mode function tools; mcp: MCP tool definitions; card: a compact "
+    "text per tool for a system prompt.",
+)
+@click.option("--tool", help="Export only this tool.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here, not stdout.")
+def export_cmd(contract: str, target: str, tool: str | None, output: str | None) -> None:
+    """Export CONTRACT (or one tool of it) for another ecosystem. JSON is pretty-printed with a
+    stable key order; what the target cannot express is kept as x-contract-* extensions or in
+    the descriptions (docs/export.md).
+
+    Exit 0 on success, 2 on bad input (an unreadable or invalid contract, an unknown tool, an
+    output file that cannot be written).
+    """
+    from .dsl.diagnostics import error
+    from .export import ExportError, export
+
+    c = _load(contract)
+    try:
+        result = export(c.ir, target, tool)
+    except ExportError as exc:
+        _fail_input(
+            ContractError([error("E0706", exc.message, Span(file=contract), hint=exc.hint)])
+        )
+        return
+    if isinstance(result, str):
+        text = result
+    else:
+        text = json.dumps(result, indent=2, ensure_ascii=False) + "\n"
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        click.echo(f"error: cannot write {output}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_INPUT)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -95,7 +95,7 @@ class TaggedUnionType(Node):
 
 
 class UnionType(Node):
-    """``A | B``: a value of exactly one of the options (JSON Schema ``oneOf``)."""
+    """``A | B``: a value matching one of the options (JSON Schema ``anyOf``)."""
 
     kind: Literal["union"] = "union"
     options: tuple[TypeExpr, ...]

@@ -1,0 +1,90 @@
+"""Exports of a contract to the ecosystems agents are built in.
+
+``export(contract_ir, target, tool=None)`` with target ``jsonschema`` (JSON Schema 2020-12 of
+each tool's arguments), ``openapi`` (an OpenAPI 3.1 document), ``openai`` (strict-mode function
+tools), ``mcp`` (MCP tool definitions) or ``card`` (a compact text for a system prompt). All
+targets share one IR → JSON Schema translation (:mod:`.schema`); what a target cannot express is
+carried as ``x-contract-*`` extensions or in the description (see docs/export.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..dsl import ir
+from ..dsl.diagnostics import suggestion_hint
+from .card import card
+from .mcp import mcp_tool
+from .openai import from_openai_arguments, openai_tool, to_openai_arguments
+from .openapi import openapi
+from .schema import SchemaTranslator, tool_schema
+
+TARGETS = ("jsonschema", "openapi", "openai", "mcp", "card")
+
+
+class ExportError(ValueError):
+    """An export that cannot be made: an unknown target or tool. ``hint`` says what would work."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+def select_tools(contract: ir.Contract, tool: str | None) -> list[ir.Tool]:
+    """All tools, or the one named (raises :class:`ExportError` with a did-you-mean)."""
+    if tool is None:
+        return list(contract.tools)
+    found = contract.tool(tool)
+    if found is None:
+        names = [t.name for t in contract.tools]
+        raise ExportError(
+            f"the contract declares no tool `{tool}`", suggestion_hint(tool, names, "tool")
+        )
+    return [found]
+
+
+def export(
+    contract: ir.Contract, target: str, tool: str | None = None
+) -> dict[str, Any] | list[dict[str, Any]] | str:
+    """Export ``contract`` (its IR) to ``target``; ``tool`` limits it to one tool.
+
+    * ``jsonschema``: one tool → its schema; all tools → ``{tool name: schema}``;
+    * ``openapi``: the OpenAPI 3.1 document (with ``tool``, only that operation);
+    * ``openai``, ``mcp``: one tool → its definition; all tools → a list, in declaration order;
+    * ``card``: the text card(s), separated by a blank line.
+
+    Raises :class:`ExportError` for an unknown target or tool.
+    """
+    if target not in TARGETS:
+        raise ExportError(
+            f"unknown export target `{target}`",
+            suggestion_hint(target, TARGETS, "target") or "targets: " + ", ".join(TARGETS),
+        )
+    tools = select_tools(contract, tool)
+    if target == "openapi":
+        return openapi(contract, tools)
+    if target == "card":
+        return "\n".join(card(contract, t) for t in tools)
+    if target == "jsonschema":
+        schemas = {t.name: tool_schema(contract, t) for t in tools}
+        return schemas[tools[0].name] if tool is not None else schemas
+    make = openai_tool if target == "openai" else mcp_tool
+    defs = [make(contract, t) for t in tools]
+    return defs[0] if tool is not None else defs
+
+
+__all__ = [
+    "TARGETS",
+    "ExportError",
+    "SchemaTranslator",
+    "card",
+    "export",
+    "from_openai_arguments",
+    "mcp_tool",
+    "openai_tool",
+    "openapi",
+    "select_tools",
+    "to_openai_arguments",
+    "tool_schema",
+]
