@@ -170,14 +170,10 @@ def show(value: Any, limit: int = 120) -> str:
 
 
 def _show(value: Any) -> str:
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    if value is None or isinstance(value, (bool, str)):
+        from ..dsl.pretty import literal_text
+
+        return literal_text(value)
     if isinstance(value, (Unknown, Fresh)):
         return repr(value)
     if isinstance(value, dict):

@@ -95,17 +95,7 @@ def _alias_cycle(start: str, decls: dict[str, ir.TypeDecl]) -> list[str] | None:
             return [name for option in t.options for name in direct(option)]
         return []
 
-    stack: list[tuple[str, list[str]]] = [(start, [start])]
-    seen: set[str] = set()
-    while stack:
-        name, path = stack.pop()
-        for nxt in direct(decls[name].type):
-            if nxt == start:
-                return path + [nxt]
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append((nxt, path + [nxt]))
-    return None
+    return _cycle_from(start, {name: set(direct(d.type)) for name, d in decls.items()})
 
 
 def _conforms(ck: Checker, value: ir.Expr, type_expr: ir.TypeExpr, what: str) -> None:
@@ -228,6 +218,7 @@ def check_predicates(ck: Checker) -> None:
 
 
 def _cycle_from(start: str, calls: dict[str, set[str]]) -> list[str] | None:
+    """A path from ``start`` back to itself along ``calls`` edges, if there is one."""
     stack: list[tuple[str, list[str]]] = [(start, [start])]
     seen: set[str] = set()
     while stack:
