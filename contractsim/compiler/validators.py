@@ -44,8 +44,11 @@ _DATETIME = re.compile(
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$")
 
 
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+
+
 def _is_uuid(text: str, version: int | None = None) -> bool:
-    if len(text) != 36:
+    if not _UUID.match(text):
         return False
     try:
         parsed = uuid.UUID(text)

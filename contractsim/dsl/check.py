@@ -335,6 +335,7 @@ def check_tool(ck: Checker, tool: ir.Tool) -> None:
     if tool.outcomes and all(o.outcome == "fails" for o in tool.outcomes) and tool.flow is None:
         ck.warn("W0609", f"tool `{tool.name}` can never succeed", tool.span)
     _check_outcome_probabilities(ck, tool)
+    _lint_outcome_selectors(ck, tool)
     if tool.flow is not None:
         check_flow(ck, tool, tool.flow, pre, post, outcome_names, reports)
     if tool.has_risk("destructive") and not tool.has_risk("needs_confirmation"):
@@ -374,6 +375,23 @@ def check_event_ref(ck: Checker, ref: ir.EventRef) -> None:
             f"probability {ref.probability:g} is not in (0, 1]",
             ref.probability_span,
         )
+
+
+def _lint_outcome_selectors(ck: Checker, tool: ir.Tool) -> None:
+    """In a tool with a flow, transitions choose outcomes: an outcome's own `on`/`when` is
+    never consulted, and exporters would advertise an event that cannot happen."""
+    if tool.flow is None:
+        return
+    for out in tool.outcomes:
+        if out.event is not None or out.when is not None:
+            ck.warn(
+                "W0610",
+                f"outcome `{out.name}` has `on`/`when`, but tool `{tool.name}` has a flow: its "
+                "transitions choose the outcome, so these are ignored",
+                out.span,
+                hint=f"move the event or condition onto a flow transition: STEP -> outcome "
+                f"{out.name} on EVENT …",
+            )
 
 
 def check_flow(

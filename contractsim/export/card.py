@@ -103,8 +103,12 @@ def card_lines(contract: ir.Contract, tool: ir.Tool, with_signature: bool = True
     if requires or machines:
         lines.append("Needs (otherwise the call fails and changes nothing):")
         for m in machines:
-            states = sorted({t.source for t in m.transitions if t.tool == tool.name})
-            lines.append(f"  - protocol {m.name} in state {' or '.join(states)}")
+            options = [
+                t.source + (f" (when {expr_text(t.when)})" if t.when is not None else "")
+                for t in m.transitions
+                if t.tool == tool.name
+            ]
+            lines.append(f"  - protocol {m.name} in state {' or '.join(sorted(set(options)))}")
         lines.extend(f"  - {_condition(c, 'PRECONDITION_FAILED')}" for c in requires)
     if shoulds:
         lines.append("Should hold (otherwise a warning; the call proceeds):")
@@ -142,7 +146,9 @@ def card_lines(contract: ir.Contract, tool: ir.Tool, with_signature: bool = True
         lines.append(f"  flow from {tool.flow.initial}: {'; '.join(moves)}")
     for m in machines:
         moves = [
-            f"{t.source} -> {t.target}" + (f" on {t.outcome}" if t.outcome else "")
+            f"{t.source} -> {t.target}"
+            + (f" on {t.outcome}" if t.outcome else "")
+            + (f" when {expr_text(t.when)}" if t.when is not None else "")
             for t in m.transitions
             if t.tool == tool.name
         ]

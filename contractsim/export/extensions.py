@@ -11,7 +11,7 @@ from typing import Any
 
 from ..compiler.validators import constant_value
 from ..dsl import ir
-from ..dsl.pretty import expr_text
+from ..dsl.pretty import expr_text, literal_text
 from ..dsl.walk import assigned_roots
 from .schema import jsonable, type_label
 
@@ -43,7 +43,7 @@ def stmt_lines(stmts: tuple[ir.Stmt, ...], indent: str = "") -> list[str]:
         elif isinstance(s, ir.Let):
             out.append(f"{indent}let {s.name} = {expr_text(s.value)}")
         elif isinstance(s, ir.Warn):
-            message = f' "{s.message.source}"' if s.message else ""
+            message = f" {literal_text(s.message.source)}" if s.message else ""
             out.append(f"{indent}warn {s.code}{message}")
         else:
             fields = ", ".join(f"{f.name} = {expr_text(f.value)}" for f in s.fields)

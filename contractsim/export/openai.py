@@ -91,6 +91,16 @@ class _Strict:
         merged = {**target, **s}
         if "description" in target and "description" in s:
             merged["description"] = f"{s['description']} ({target['description']})"
+        # constraints written where the type is used add to the type's own: keep both
+        for low in ("minimum", "exclusiveMinimum", "minLength", "minItems"):
+            if low in target and low in s:
+                merged[low] = max(target[low], s[low])
+        for high in ("maximum", "exclusiveMaximum", "maxLength", "maxItems"):
+            if high in target and high in s:
+                merged[high] = min(target[high], s[high])
+        if "pattern" in target and "pattern" in s and target["pattern"] != s["pattern"]:
+            merged["pattern"] = target["pattern"]
+            merged.setdefault("allOf", []).append({"pattern": s["pattern"]})
         return self.convert(merged)
 
     def _convert(self, s: dict[str, Any]) -> dict[str, Any]:
@@ -111,11 +121,15 @@ class _Strict:
             notes.append(
                 f"exactly {len(items)} items in this order: " + ", ".join(_short(i) for i in items)
             )
-        if s.get("type") == "object" and isinstance(s.get("additionalProperties"), dict):
+        kinds = s.get("type")
+        is_object = kinds == "object" or (isinstance(kinds, list) and "object" in kinds)
+        if is_object and isinstance(s.get("additionalProperties"), dict):
             # a map: strict mode needs a closed object, so the map becomes a list of pairs
             key = s.pop("propertyNames", {"type": "string"})
             value = s.pop("additionalProperties")
-            s["type"] = "array"
+            s["type"] = (
+                ["array", "null"] if isinstance(kinds, list) and "null" in kinds else "array"
+            )
             s["items"] = {
                 "type": "object",
                 "properties": {"key": key, "value": value},

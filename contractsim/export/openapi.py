@@ -131,6 +131,7 @@ def openapi(contract: ir.Contract, tools: list[ir.Tool]) -> dict[str, Any]:
                         "from": t.source,
                         "to": t.target,
                         "on": t.tool + (f".{t.outcome}" if t.outcome else ""),
+                        **({"when": expr_text(t.when)} if t.when is not None else {}),
                     }
                     for t in m.transitions
                 ],

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..compiler.validators import EMPTY, constant_value
 from ..dsl import ir
+from ..dsl.pretty import literal_text
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -309,7 +310,7 @@ def constraint_text(c: ir.Constraint) -> str:
 
 
 def _member_text(value: str) -> str:
-    return value if value.isidentifier() else f'"{value}"'
+    return value if value.isidentifier() else literal_text(value)
 
 
 def tool_schema(contract: ir.Contract, tool: ir.Tool) -> dict[str, Any]:

@@ -323,10 +323,12 @@ def dependencies(contract: ir.Contract) -> list[Dependency]:
         for t in m.transitions:
             allowed.setdefault(t.tool, set()).add(t.source)
         for t in m.transitions:
+            if t.target == t.source:
+                continue  # a self-loop leaves the machine where it is: it changes nothing
             for other, states in allowed.items():
                 if other == t.tool:
                     continue
-                if t.target in states:
+                if t.target in states and t.source not in states:
                     found.setdefault((t.tool, other, "enables"), set()).add(f"machine {m.name}")
                 elif t.source in states:
                     found.setdefault((t.tool, other, "disables"), set()).add(f"machine {m.name}")

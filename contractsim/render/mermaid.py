@@ -40,8 +40,17 @@ def label(lines: list[str]) -> str:
 
 
 def node_id(identifier: str) -> str:
-    """A Mermaid-safe id for a model id."""
-    return identifier.replace(".", "_")
+    """A Mermaid-safe id for a model id: letters, digits and ``_`` only. The namespace dot
+    becomes ``_``; anything else (only undeclared tool names in a plan can have it) is written
+    as ``_xHH_``."""
+    return "".join(
+        "_"
+        if ch == "."
+        else ch
+        if ch.isascii() and (ch.isalnum() or ch == "_")
+        else f"_x{ord(ch):X}_"
+        for ch in identifier
+    )
 
 
 def _node(n: Node) -> str:
