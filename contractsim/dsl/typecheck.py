@@ -153,11 +153,7 @@ class Checker:
                 return T.SetT(args[0])
             return T.MapT(args[0], args[1])
         if isinstance(t, ir.EnumType):
-            seen: set[str] = set()
-            for m in t.members:
-                if m.value in seen:
-                    self.err("E0406", f"enum member `{m.value}` is listed twice", m.span)
-                seen.add(m.value)
+            self.once([(m.value, m.span) for m in t.members], "E0406", "enum member {} is listed")
             if not t.members:
                 self.err("E0405", "an enum needs at least one member", t.span)
             return T.EnumT(
@@ -167,23 +163,16 @@ class Checker:
         if isinstance(t, ir.NullType):
             return T.NULL
         if isinstance(t, ir.RecordType):
-            fields: list[tuple[str, T.FieldT]] = []
-            seen = set()
-            for f in t.fields:
-                if f.name in seen:
-                    self.err("E0412", f"field `{f.name}` is declared twice", f.span)
-                seen.add(f.name)
-                fields.append(
-                    (f.name, T.FieldT(self.resolve(f.type), f.optional, f.default is not None))
-                )
+            self.once([(f.name, f.span) for f in t.fields], "E0412", "field {} is declared")
+            fields = [
+                (f.name, T.FieldT(self.resolve(f.type), f.optional, f.default is not None))
+                for f in t.fields
+            ]
             return T.RecordT(name or "record", tuple(fields))
         if isinstance(t, ir.TaggedUnionType):
+            self.once([(v.tag, v.span) for v in t.variants], "E0412", "variant {} is declared")
             variants: list[tuple[str, T.Ty]] = []
-            seen = set()
             for v in t.variants:
-                if v.tag in seen:
-                    self.err("E0412", f"variant `{v.tag}` is declared twice", v.span)
-                seen.add(v.tag)
                 vt = self.resolve(v.type)
                 if not isinstance(vt, (T.RecordT, T.Prim)) or (
                     isinstance(vt, T.Prim) and vt != T.ANY
@@ -198,6 +187,15 @@ class Checker:
             return T.TaggedT(name or "union", t.tag_field, tuple(variants))
         options = tuple(self.resolve(o) for o in t.options)
         return T.UnionT(options, name)
+
+    def once(self, names: list[tuple[str, Span]], code: str, what: str) -> None:
+        """Report every name after its first occurrence: ``what`` reads e.g. "field {} is
+        declared" and gets " twice"."""
+        seen: set[str] = set()
+        for name, span in names:
+            if name in seen:
+                self.err(code, what.format(f"`{name}`") + " twice", span)
+            seen.add(name)
 
     def named(self, name: str) -> T.Ty:
         if name in self.types:

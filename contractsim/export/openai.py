@@ -22,7 +22,7 @@ from typing import Any
 
 from ..dsl import ir
 from .card import card_lines
-from .schema import SchemaTranslator, type_label
+from .schema import SchemaTranslator, nullable, type_label
 
 # The keywords strict mode accepts (besides the structural ones handled below).
 SUPPORTED_KEYWORDS = frozenset(
@@ -184,26 +184,17 @@ def _short(schema: dict[str, Any]) -> str:
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    kind = schema.get("type")
-    if kind == "null" or (isinstance(kind, list) and "null" in kind):
-        return schema
+    """:func:`.schema.nullable`, for strict mode: an ``anyOf`` is extended rather than nested,
+    and a description stays on the outside."""
     if "anyOf" in schema:
         if {"type": "null"} in schema["anyOf"]:
             return schema
         return {**schema, "anyOf": [*schema["anyOf"], {"type": "null"}]}
-    if isinstance(kind, str) and "$ref" not in schema:
-        out = dict(schema)
-        out["type"] = [kind, "null"]
-        if "enum" in out:
-            out["enum"] = [*out["enum"], None]
-        if "const" in out:
-            out["enum"] = [out.pop("const"), None]
-        return out
+    out = nullable(schema)
     description = schema.get("description")
-    inner = {k: v for k, v in schema.items() if k != "description"}
-    out = {"anyOf": [inner, {"type": "null"}]}
-    if description:
-        out["description"] = description
+    if "anyOf" in out and description:
+        inner = {k: v for k, v in schema.items() if k != "description"}
+        out = {"anyOf": [inner, {"type": "null"}], "description": description}
     return out
 
 

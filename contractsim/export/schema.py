@@ -12,6 +12,7 @@ become ``oneOf`` of the variant records, each with its tag as a ``const`` proper
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from ..compiler.validators import EMPTY, constant_value
@@ -160,15 +161,7 @@ class SchemaTranslator:
         if tag is not None:
             props[tag[0]] = {"const": tag[1]}
             required.append(tag[0])
-        for f in t.fields:
-            props[f.name] = self.member(f.type, f.optional, f.default, f.description)
-            if not f.optional and f.default is None:
-                required.append(f.name)
-        out: dict[str, Any] = {"type": "object", "properties": props}
-        if required:
-            out["required"] = required
-        out["additionalProperties"] = False
-        return out
+        return self._closed_object(t.fields, props, required)
 
     def member(
         self, t: ir.TypeExpr, optional: bool, default: ir.Expr | None, description: str | None
@@ -234,12 +227,19 @@ class SchemaTranslator:
 
     def params_schema(self, tool: ir.Tool) -> dict[str, Any]:
         """A tool's arguments as a closed object (without ``$defs``)."""
-        props: dict[str, Any] = {}
-        required: list[str] = []
-        for p in tool.params:
-            props[p.name] = self.member(p.type, p.optional, p.default, p.description)
-            if not p.optional and p.default is None:
-                required.append(p.name)
+        return self._closed_object(tool.params, {}, [])
+
+    def _closed_object(
+        self,
+        members: Iterable[ir.Param | ir.RecordField],
+        props: dict[str, Any],
+        required: list[str],
+    ) -> dict[str, Any]:
+        """An object with one property per parameter or field; unknown keys are refused."""
+        for m in members:
+            props[m.name] = self.member(m.type, m.optional, m.default, m.description)
+            if not m.optional and m.default is None:
+                required.append(m.name)
         out: dict[str, Any] = {"type": "object", "properties": props}
         if required:
             out["required"] = required

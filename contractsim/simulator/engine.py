@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -486,6 +486,32 @@ class Simulator:
             transitions = flow.outgoing.get(step, [])
             sub_state = State(vals, self.layout)
             sub_safe = safe or sub_state.has_unknown
+
+            def follow(
+                target: tuple[str, bool, str | None],
+                p: float | None,
+                assumptions: tuple[str, ...],
+                vals: tuple[Any, ...] = vals,
+                path: tuple[str, ...] = path,
+                emitted: tuple[tuple[str, str, tuple[Any, ...]], ...] = emitted,
+                approx: bool = approx,
+            ) -> None:
+                """Take a transition: to the next step (pending) or to an outcome (finished)."""
+                nxt = self._advance(
+                    target,
+                    vals,
+                    p,
+                    assumptions,
+                    path,
+                    emitted,
+                    approx,
+                    ctool,
+                    values,
+                    state,
+                    safe,
+                )
+                (finished if isinstance(nxt, Branch) else todo).append(nxt)
+
             events = [t for t in transitions if t.ir.event is not None]
             plain = [t for t in transitions if t.ir.event is None]
             event_total = 0.0
@@ -507,23 +533,7 @@ class Simulator:
                 branch_prob = None if prob is None or p is None else prob * p
                 extra = (f"{_when_text(t)} (unknown)",) if ok is UNKNOWN else ()
                 target = (t.ir.target, t.ir.to_outcome, t.ir.event.name)  # type: ignore[union-attr]
-                todo_or_finish = self._advance(
-                    target,
-                    vals,
-                    branch_prob,
-                    assumed + extra,
-                    path,
-                    emitted,
-                    approx,
-                    ctool,
-                    values,
-                    state,
-                    safe,
-                )
-                if isinstance(todo_or_finish, Branch):
-                    finished.append(todo_or_finish)
-                else:
-                    todo.append(todo_or_finish)
+                follow(target, branch_prob, assumed + extra)
             rest: float | None = (
                 None if prob is None or not event_known else prob * max(0.0, 1.0 - event_total)
             )
@@ -552,23 +562,11 @@ class Simulator:
                     continue
                 extra = (f"{_when_text(t)}",) if ok is UNKNOWN else ()
                 # an event met in an earlier step of the flow stays this branch's event
-                nxt = self._advance(
+                follow(
                     (t.ir.target, t.ir.to_outcome, event),
-                    vals,
                     None if ok is UNKNOWN else rest,
                     assumed + extra,
-                    path,
-                    emitted,
-                    approx,
-                    ctool,
-                    values,
-                    state,
-                    safe,
                 )
-                if isinstance(nxt, Branch):
-                    finished.append(nxt)
-                else:
-                    todo.append(nxt)
                 if ok is True:
                     chosen = True
                     break
@@ -757,8 +755,7 @@ class Simulator:
                     for target, ok in applicable:
                         values = list(v.state.data)
                         values[slot] = target
-                        moved = Branch(**{**v.__dict__})
-                        moved.state = State(tuple(values), self.layout)
+                        moved = replace(v, state=State(tuple(values), self.layout))
                         if ok is UNKNOWN:
                             moved.assumptions = v.assumptions + ("a transition guard holds",)
                             moved.probability = None

@@ -492,14 +492,16 @@ def resolve_step(compiled: CompiledContract, step: PlanStep) -> tuple[str, dict[
 
 
 def load_state_file(path: str | os.PathLike[str]) -> dict[str, Any]:
-    text = read_text(path, "state")
-    data = parse_data(text, str(path), "state")
+    return parse_state(read_text(path, "state"), str(path))
+
+
+def parse_state(text: str, name: str) -> dict[str, Any]:
+    """State overrides from the text of a state file (an object of variable: value)."""
+    data = parse_data(text, name, "state")
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise ContractError(
-            [_diag("E0702", "a state file is an object of variable: value", str(path))]
-        )
+        raise ContractError([_diag("E0702", "a state file is an object of variable: value", name)])
     return data
 
 
@@ -641,8 +643,7 @@ def prepare_run(
     # overrides from the plan are located in the plan; those from --state in the state file
     validated = validate_state_overrides(compiled, dict(plan.state), plan_path, plan.text)
     if state_path is not None:
-        validated.update(
-            validate_state_overrides(compiled, load_state_file(state_path), state_path, state_text)
-        )
+        overrides = parse_state(state_text, state_path)
+        validated.update(validate_state_overrides(compiled, overrides, state_path, state_text))
     calls = [resolve_step(compiled, s) for s in plan.steps]
     return PreparedRun(plan, when, validated, calls)
