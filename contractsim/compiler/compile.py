@@ -67,6 +67,8 @@ class COutcome:
     ir: ir.Outcome
     when: Compiled | None
     body: Compiled | None
+    # ``observed when``: evaluated with the arguments plus ``error`` (the real failure text)
+    observed: Compiled | None
     message: TemplateFn | None
     hint: TemplateFn | None
 
@@ -356,6 +358,9 @@ class _Builder:
                 ir=out,
                 when=None if out.when is None else self.expr_fn(out.when, params),
                 body=self.effect_fn(out.body, params, out.span),
+                observed=None
+                if out.observed is None
+                else self.expr_fn(out.observed, _with_observed_error(params, out.observed.span)),
                 message=self.template_fn(out.message, params),
                 hint=self.template_fn(out.hint, params),
             )
@@ -563,3 +568,15 @@ def compile_contract(contract: ir.Contract, source_text: str = "") -> CompiledCo
         source_map=b.src[False].spans,
         interpreter=b.interpreter,
     )
+
+
+OBSERVED_ERROR = "error"
+
+
+def _with_observed_error(params: tuple[ir.Param, ...], span: Span) -> tuple[ir.Param, ...]:
+    """The parameters seen by ``observed when``: ``error`` (the real failure text) hides a
+    parameter of that name (the checker warns, W0611)."""
+    error = ir.Param(
+        span=span, name=OBSERVED_ERROR, type=ir.NamedType(span=span, name="str"), optional=True
+    )
+    return tuple(p for p in params if p.name != OBSERVED_ERROR) + (error,)

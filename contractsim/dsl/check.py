@@ -331,6 +331,8 @@ def check_tool(ck: Checker, tool: ir.Tool) -> None:
             check_event_ref(ck, out.event)
         if out.when is not None:
             ck.expect(ck.expr(out.when, pre), T.BOOL, out.when.span, "an outcome's `when`")
+        if out.observed is not None:
+            _check_observed(ck, tool, out.observed, pre)
         ck.stmts(out.body, post, reports)
     if tool.outcomes and all(o.outcome == "fails" for o in tool.outcomes) and tool.flow is None:
         ck.warn("W0609", f"tool `{tool.name}` can never succeed", tool.span)
@@ -345,6 +347,28 @@ def check_tool(ck: Checker, tool: ir.Tool) -> None:
             tool.span,
             hint="add `risk destructive, needs_confirmation` so agents ask before calling it",
         )
+
+
+def _check_observed(ck: Checker, tool: ir.Tool, cond: ir.Expr, pre: Scope) -> None:
+    """``observed when`` reads the real call: ``result`` (what it returned; when the call
+    raised, a condition that reads it is false) and ``error`` (the failure text: ``Type:
+    message`` of a raised exception, or the error a trace recorded), besides parameters and the
+    state before the call."""
+    returned = T.ANY if tool.returns is None else ck.resolve_quiet(tool.returns)
+    if any(p.name == "error" for p in tool.params):
+        ck.warn(
+            "W0611",
+            f"parameter `error` of tool `{tool.name}` is hidden inside `observed when`, where "
+            "`error` is the real call's failure text",
+            cond.span,
+            hint="rename the parameter to read it in `observed when`",
+        )
+    scope = pre.child(
+        result=Symbol(returned, "result", cond.span),
+        error=Symbol(T.UnionT((T.STR, T.NULL)), "observed", cond.span),
+    )
+    scope.where = "`observed when`"
+    ck.expect(ck.expr(cond, scope), T.BOOL, cond.span, "`observed when`")
 
 
 def _check_outcome_probabilities(ck: Checker, tool: ir.Tool) -> None:

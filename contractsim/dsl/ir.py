@@ -373,6 +373,8 @@ class Outcome(Node):
     hint: Template | None = None
     event: EventRef | None = None
     when: Expr | None = None
+    # how a real call's result is recognised as this outcome (guard, replay); not used in simulation
+    observed: Expr | None = None
     body: tuple[Stmt, ...] = ()
 
 

@@ -541,7 +541,7 @@ class _Lowerer:
         return ("reports", [self.lower(c) for c in tree.children if c is not None])
 
     def _outcome(self, tree: Tree[Token]) -> ir.Outcome:
-        name, kind, code, message, hint, event, when, body = tree.children
+        name, kind, code, message, hint, event, when, observed, body = tree.children
         return ir.Outcome(
             span=self.span(name),
             name=str(name),
@@ -553,6 +553,7 @@ class _Lowerer:
             else self.template(cast(Tree[Token], cast(Tree[Token], hint).children[0])),
             event=None if event is None else self.lower(event),
             when=None if when is None else self.lower(when),
+            observed=None if observed is None else self.lower(observed),
             body=() if body is None else self.lower(body),
         )
 

@@ -102,8 +102,7 @@ def all_exprs(contract: ir.Contract) -> Iterator[ir.Expr]:
         bodies: list[tuple[ir.Stmt, ...]] = [tool.effects]
         for out in tool.outcomes:
             bodies.append(out.body)
-            if out.when is not None:
-                roots.append(out.when)
+            roots.extend(e for e in (out.when, out.observed) if e is not None)
             roots.extend(template_exprs(out.message))
             roots.extend(template_exprs(out.hint))
         if tool.flow is not None:

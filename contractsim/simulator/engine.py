@@ -35,9 +35,12 @@ if TYPE_CHECKING:
     from ..api import Contract
     from .explore import PlanReport
     from .fast import BoundCall, PlanCheck
+    from .observe import Observation, Observed
 
 Verdict = Literal["ok", "fails", "may_fail"]
 MAX_FLOW_STEPS = 256
+# ``real`` when a step is simulated, not observed: the result is made up (fresh or unknown)
+SIMULATED: Any = object()
 
 
 @dataclass(frozen=True)
@@ -218,7 +221,14 @@ class Simulator:
         with lib.step_budget(self.step_seconds):
             return self._step(state, tool, args)
 
-    def _step(self, state: State, tool: str, args: Mapping[str, Any] | None) -> StepResult:
+    def _step(
+        self,
+        state: State,
+        tool: str,
+        args: Mapping[str, Any] | None,
+        real: Any = SIMULATED,
+    ) -> StepResult:
+        """``real`` is what a real call returned (bound to ``result``)."""
         args = dict(args or {})
         ctool = self.compiled.tools.get(tool)
         if ctool is None:
@@ -250,11 +260,22 @@ class Simulator:
             ]
             return StepResult(tool, args, [Branch(None, "fails", state, violations=violations)])
         values = model_values(model)
-        return self._step_validated(state, ctool, values, args)
+        return self._step_validated(state, ctool, values, args, real)
 
     def _step_validated(
-        self, state: State, ctool: CTool, values: dict[str, Any], raw_args: Mapping[str, Any]
+        self,
+        state: State,
+        ctool: CTool,
+        values: dict[str, Any],
+        raw_args: Mapping[str, Any],
+        real: Any = SIMULATED,
+        force: bool = False,
+        chosen: str | None = None,
     ) -> StepResult:
+        """The step after argument validation. Observed real calls (:mod:`.observe`) pass
+        ``real`` (bound to ``result``), ``force`` (run the outcomes even where preconditions or
+        protocols refuse the call: it happened) and ``chosen`` (end in this outcome instead of
+        walking the flow)."""
         safe = state.has_unknown
         S = state.data
         violations: list[Violation] = []
@@ -349,7 +370,7 @@ class Simulator:
                     refine_failed[slot] = failed
             else:
                 violations.append(self._not_bool(cond, result))
-        if violations:
+        if violations and not force:
             return StepResult(
                 ctool.name,
                 raw_args,
@@ -357,7 +378,7 @@ class Simulator:
                 self._cost(ctool, state, values, safe),
             )
         branches: list[Branch] = []
-        if uncertain:
+        if uncertain and not force:
             # which precondition failed is only known when a single one was undecided
             failed_state = state
             if len(uncertain) == 1 and refine_failed:
@@ -388,7 +409,28 @@ class Simulator:
         if refine_held:
             state = _with(state, refine_held)
             safe = state.has_unknown
-        for b in self._outcome_branches(state, ctool, values, safe):
+        if chosen is not None:
+            outcome = ctool.outcomes[chosen]
+            ends = [
+                self._finish(
+                    outcome,
+                    state.data,
+                    1.0,
+                    (),
+                    (),
+                    (),
+                    False,
+                    None,
+                    ctool,
+                    values,
+                    state,
+                    safe,
+                    real,
+                )
+            ]
+        else:
+            ends = self._outcome_branches(state, ctool, values, safe, real)
+        for b in ends:
             b.preconditions_assumed = held
             if held:
                 b.probability = None
@@ -436,7 +478,7 @@ class Simulator:
 
     # ------------------------------------------------------------------ outcomes and flows
     def _outcome_branches(
-        self, state: State, ctool: CTool, values: dict[str, Any], safe: bool
+        self, state: State, ctool: CTool, values: dict[str, Any], safe: bool, real: Any = SIMULATED
     ) -> list[Branch]:
         """Walk the tool's flow: every environment event forks, unknown guards fork."""
         flow = ctool.flow
@@ -509,6 +551,7 @@ class Simulator:
                     values,
                     state,
                     safe,
+                    real,
                 )
                 (finished if isinstance(nxt, Branch) else todo).append(nxt)
 
@@ -596,13 +639,14 @@ class Simulator:
         values: dict[str, Any],
         state: State,
         safe: bool,
+        real: Any = SIMULATED,
     ) -> Any:
         name, to_outcome, event = target
         if not to_outcome:
             return (name, vals, prob, assumed, path, emitted, approx, event)
         out = ctool.outcomes[name]
         return self._finish(
-            out, vals, prob, assumed, path, emitted, approx, event, ctool, values, state, safe
+            out, vals, prob, assumed, path, emitted, approx, event, ctool, values, state, safe, real
         )
 
     def _finish(
@@ -619,16 +663,20 @@ class Simulator:
         values: dict[str, Any],
         state: State,
         safe: bool,
+        real: Any = SIMULATED,
     ) -> Branch:
         """Apply an outcome's effects atomically and build its branch."""
         ctx = make_context(self.today, self.now)
         work = list(vals)
         bodies = [] if out.kind == "fails" else [ctool.effects]
         bodies.append(out.body)
-        # a result that no effect stores must not bump the fresh-id counter: the state would
-        # differ from an identical one only by that counter and could not be merged
-        stored = self._stores_result(ctool.name, out.name, bodies)
-        result = self._fresh_result(ctool, work if stored else [work[-1]])
+        if real is not SIMULATED:
+            result = real
+        else:
+            # a result that no effect stores must not bump the fresh-id counter: the state would
+            # differ from an identical one only by that counter and could not be merged
+            stored = self._stores_result(ctool.name, out.name, bodies)
+            result = self._fresh_result(ctool, work if stored else [work[-1]])
         result_unknown = lib.contains_unknown(result)
         use_safe = safe or result_unknown or State(vals, self.layout).has_unknown
         for body in bodies:
@@ -984,6 +1032,15 @@ class Simulator:
         """The value of a named goal in a state: True, False or UNKNOWN."""
         fn = self.compiled.goals[name]
         return self._eval(fn, state, {}, state.has_unknown, None)
+
+    def observe(
+        self, state: State, tool: str, args: Mapping[str, Any] | None, seen: Observation
+    ) -> Observed:
+        """A real call of ``tool(**args)`` from ``state`` that ended as ``seen``: the prediction,
+        the outcome it matched and the state carried forward (see :mod:`.observe`)."""
+        from .observe import observe
+
+        return observe(self, state, tool, args, seen)
 
     def run(
         self,

@@ -1,0 +1,237 @@
+"""Observed steps: what the contract predicted for a real call, and where reality took the state.
+
+The runtime guard and ``contractsim replay`` both feed real calls through here. A real call ends
+``ok`` (it returned normally), ``error`` (it returned a failure, e.g. a result with an ``error``
+key) or ``crash`` (it raised). The prediction is the simulator's step before the result is known;
+the state is then carried forward along the branch that matches what really happened, with
+``result`` bound to the real return value:
+
+* a real success takes the success/partial branches (when the contract predicted a failure, the
+  outcomes run anyway: the call happened, so its effects did);
+* a real failure takes the failing branches (a violated precondition leaves the state unchanged; a
+  ``fails`` outcome applies its own effects); with none, the state is left unchanged;
+* outcomes whose ``observed when`` is false are excluded, those where it holds are preferred.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import ValidationError
+
+from ..compiler import lib
+from ..compiler.compile import OBSERVED_ERROR, CTool
+from ..compiler.validators import model_values, problems_from
+from ..compiler.values import UNKNOWN, freeze
+from ..dsl.types import type_label
+from .engine import Branch, StepResult, Violation
+from .state import State
+
+if TYPE_CHECKING:
+    from .engine import Simulator
+
+Status = Literal["ok", "error", "crash"]
+STATUSES: tuple[Status, ...] = ("ok", "error", "crash")
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What a real call did.
+
+    ``status`` is ``ok``, ``error`` or ``crash``; ``None`` lets the contract classify the call:
+    a given ``error`` (an exception's ``Type: message``) makes it a crash, otherwise the first
+    outcome whose ``observed when`` holds decides, and with none it is ``ok``.
+    """
+
+    status: Status | None = None
+    result: Any = None
+    error: str | None = None
+
+    @classmethod
+    def returned(cls, value: Any) -> Observation:
+        """A call that returned ``value`` (classified by the contract's ``observed when``)."""
+        return cls(None, value, None)
+
+    @classmethod
+    def raised(cls, exc: BaseException) -> Observation:
+        """A call that raised ``exc``."""
+        return cls("crash", None, f"{type(exc).__name__}: {exc}")
+
+
+@dataclass
+class Observed:
+    """A real call seen through the contract."""
+
+    prediction: StepResult
+    """The simulator's step before the result was known."""
+    status: Status
+    """What really happened."""
+    outcome: str | None
+    """The contract outcome the real call was matched to (None: no outcome fits)."""
+    branch: Branch | None
+    """The branch taken, with ``result`` bound to the real value."""
+    state: State
+    """The state carried forward."""
+    notes: tuple[str, ...] = field(default=())
+    """Why the call and the contract do not fit together, when they do not."""
+
+    @property
+    def predicted_failure(self) -> bool:
+        """The prediction was ``fails`` or ``may_fail``."""
+        return self.prediction.verdict != "ok"
+
+    @property
+    def agrees(self) -> bool:
+        """Predicted failure (fails or may_fail) equals real failure (error or crash)."""
+        return self.predicted_failure == (self.status != "ok")
+
+    @property
+    def violations(self) -> list[Violation]:
+        return self.prediction.violations
+
+
+def observe(
+    sim: Simulator, state: State, tool: str, args: Mapping[str, Any] | None, seen: Observation
+) -> Observed:
+    """Predict ``tool(**args)`` in ``state``, then follow what really happened."""
+    with lib.step_budget(sim.step_seconds):
+        return _observe(sim, state, tool, dict(args or {}), seen)
+
+
+def _observe(
+    sim: Simulator, state: State, tool: str, args: dict[str, Any], seen: Observation
+) -> Observed:
+    prediction = sim._step(state, tool, args)
+    ctool = sim.compiled.tools.get(tool)
+    values = None if ctool is None else _validated_args(ctool, args)
+    if ctool is None or values is None:
+        status = seen.status or ("crash" if seen.error is not None else "ok")
+        what = "declares no such tool" if ctool is None else "rejects these arguments"
+        odd = () if status != "ok" else (f"the call went through, but the contract {what}",)
+        return Observed(prediction, status, None, None, state, odd)
+    notes: list[str] = []
+    raised = seen.status == "crash" or (seen.status is None and seen.error is not None)
+    shape: list[str] = []
+    real = None if raised or seen.result is None else _real_result(sim, ctool, seen.result, shape)
+    matched = _observed_matches(sim, ctool, state, values, real, seen.error, notes)
+    status = seen.status or _classify(ctool, raised, matched)
+    wanted_failure = status != "ok"
+    if not wanted_failure:
+        notes.extend(shape)
+    explicit = [
+        name
+        for name, cout in ctool.outcomes.items()
+        if matched.get(name) is True and (cout.kind == "fails") == wanted_failure
+    ]
+    if explicit:
+        # the contract recognises this result as one of its outcomes: end there, whatever the
+        # simulated flow would have chosen (the call happened, so its effects did too)
+        if len(explicit) > 1:
+            notes.append(
+                "outcomes " + ", ".join(f"`{n}`" for n in explicit) + f" all match; took "
+                f"`{explicit[0]}`, the first declared"
+            )
+        branches = sim._step_validated(
+            state, ctool, values, args, real, force=True, chosen=explicit[0]
+        ).branches
+        candidates = [b for b in branches if b.outcome == explicit[0]]
+    else:
+        branches = sim._step_validated(state, ctool, values, args, real).branches
+        candidates = [b for b in branches if b.failed == wanted_failure]
+        if not candidates and not wanted_failure:
+            # the call succeeded where the contract says it cannot: its effects happened anyway
+            forced = sim._step_validated(state, ctool, values, args, real, force=True).branches
+            candidates = [b for b in forced if not b.failed]
+    candidates = [b for b in candidates if matched.get(b.outcome or "") is not False]
+    branch = _pick(candidates, matched, notes)
+    if branch is None:
+        if wanted_failure:
+            notes.append("the contract has no failure here that fits; the state is unchanged")
+        else:
+            notes.append("no success outcome of the contract fits; the state is unchanged")
+        return Observed(prediction, status, None, None, state, tuple(notes))
+    if prediction.verdict == "fails" and not wanted_failure:
+        notes.insert(0, "the contract predicted a failure, but the call succeeded")
+    elif prediction.verdict == "ok" and wanted_failure:
+        notes.insert(0, "the contract predicted success, but the call failed")
+    return Observed(prediction, status, branch.outcome, branch, branch.state, tuple(notes))
+
+
+def _validated_args(ctool: CTool, args: dict[str, Any]) -> dict[str, Any] | None:
+    try:
+        return model_values(ctool.args_model.model_validate(args))
+    except ValidationError:
+        return None
+
+
+def _real_result(sim: Simulator, ctool: CTool, value: Any, notes: list[str]) -> Any:
+    """The real return value as a contract value, checked against ``-> TYPE``."""
+    returns = ctool.ir.returns
+    if returns is None:
+        return freeze(value)
+    try:
+        return sim.compiled.validators.adapter_for(returns).validate_python(value)
+    except ValidationError as exc:
+        problems = problems_from(exc, "result")
+        detail = problems[0].text() if problems else str(exc)
+        notes.append(f"the result does not match `-> {type_label(returns)}`: {detail}")
+        return UNKNOWN
+
+
+def _observed_matches(
+    sim: Simulator,
+    ctool: CTool,
+    state: State,
+    values: dict[str, Any],
+    real: Any,
+    error: str | None,
+    notes: list[str],
+) -> dict[str, bool | None]:
+    """For each outcome with ``observed when``: True, False, or None (undecided)."""
+    out: dict[str, bool | None] = {}
+    scope = {**values, OBSERVED_ERROR: error}
+    for name, cout in ctool.outcomes.items():
+        if cout.observed is None:
+            continue
+        verdict = sim._eval(cout.observed, state, scope, True, ctool, real)
+        if isinstance(verdict, Violation):
+            if real is not None:  # on a crash, conditions that read the result are false
+                notes.append(f"`observed when` of outcome `{name}`: {verdict.message}")
+            out[name] = False
+        else:
+            out[name] = verdict if isinstance(verdict, bool) else None
+    return out
+
+
+def _classify(ctool: CTool, raised: bool, matched: dict[str, bool | None]) -> Status:
+    if raised:
+        return "crash"
+    for name, cout in ctool.outcomes.items():
+        if matched.get(name) is True:
+            return "error" if cout.kind == "fails" else "ok"
+    return "ok"
+
+
+def _pick(
+    branches: list[Branch], matched: dict[str, bool | None], notes: list[str]
+) -> Branch | None:
+    """The branch reality most plausibly took: one the contract recognised by ``observed when``,
+    else the plain (no environment event) one, certain before assumed, likelier first."""
+    if not branches:
+        return None
+    explicit = [b for b in branches if matched.get(b.outcome or "") is True]
+    pool = explicit or branches
+    best = min(
+        pool,
+        key=lambda b: (b.event is not None, not b.certain, -(b.probability or 0.0)),
+    )
+    others = {b.outcome for b in pool if b.state != best.state and b.outcome != best.outcome}
+    if others:
+        names = ", ".join(f"`{o}`" for o in sorted(o or "precondition failure" for o in others))
+        notes.append(
+            f"ambiguous: outcome {names} also fits; took `{best.outcome or 'failure'}` "
+            "(add `observed when` to the outcomes to tell them apart)"
+        )
+    return best
