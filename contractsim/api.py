@@ -5,9 +5,10 @@ from __future__ import annotations
 import functools
 import gc
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .dsl import ir
 from .dsl.check import check_contract
@@ -17,8 +18,10 @@ from .grammar.parse import MAX_SOURCE_BYTES, nesting_depth_problem, parse
 
 if TYPE_CHECKING:
     from .compiler.compile import CompiledContract
+    from .runtime.guard import Guard, Mode
     from .simulator.engine import Simulator
     from .simulator.explore import PlanReport
+    from .simulator.state import State
 
 
 class Contract:
@@ -60,6 +63,19 @@ class Contract:
         from .simulator.engine import Simulator
 
         return Simulator(self, **options)
+
+    def guard(
+        self,
+        state: Mapping[str, Any] | State | None = None,
+        mode: str = "raise",
+        now: datetime | str | None = None,
+        block_on_unknown: bool = False,
+    ) -> Guard:
+        """A :class:`~contractsim.runtime.guard.Guard` that checks real tool calls against this
+        contract and tracks their effects; see :mod:`contractsim.runtime.guard`."""
+        from .runtime.guard import Guard
+
+        return Guard(self, state, cast("Mode", mode), now, block_on_unknown)
 
     def to_transitions(
         self,

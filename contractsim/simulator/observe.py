@@ -75,7 +75,8 @@ class Observed:
     state: State
     """The state carried forward."""
     notes: tuple[str, ...] = field(default=())
-    """Why the call and the contract do not fit together, when they do not."""
+    """Why the call and the contract do not fit together, when they do not (a ``may_fail``
+    either way is no disagreement here)."""
 
     @property
     def predicted_failure(self) -> bool:
@@ -145,6 +146,10 @@ def _observe(
             forced = sim._step_validated(state, ctool, values, args, real, force=True).branches
             candidates = [b for b in forced if not b.failed]
     candidates = [b for b in candidates if matched.get(b.outcome or "") is not False]
+    if prediction.verdict == "fails" and not wanted_failure:
+        notes.insert(0, "the contract predicted a failure, but the call succeeded")
+    elif prediction.verdict == "ok" and wanted_failure:
+        notes.insert(0, "the contract predicted success, but the call failed")
     branch = _pick(candidates, matched, notes)
     if branch is None:
         if wanted_failure:
@@ -152,10 +157,6 @@ def _observe(
         else:
             notes.append("no success outcome of the contract fits; the state is unchanged")
         return Observed(prediction, status, None, None, state, tuple(notes))
-    if prediction.verdict == "fails" and not wanted_failure:
-        notes.insert(0, "the contract predicted a failure, but the call succeeded")
-    elif prediction.verdict == "ok" and wanted_failure:
-        notes.insert(0, "the contract predicted success, but the call failed")
     return Observed(prediction, status, branch.outcome, branch, branch.state, tuple(notes))
 
 

@@ -1,0 +1,564 @@
+"""The runtime guard: the contract that predicts failures stops them around real tool calls.
+
+``guard = contract.guard(state=...)``; ``guard.wrap("delete_file", fn)`` or ``@guard.tool()``.
+
+Before a call the guard refreshes the state variables that have observers, validates the
+arguments, and checks protocol machines and hard preconditions against its tracked state. A
+certain violation means the function is not called: the caller gets a :class:`ContractViolation`
+(``mode="raise"``) or a :class:`CallResult` holding a :class:`GuardError` (``mode="return"``),
+each with ``to_json()`` and an LLM-ready ``to_llm()``. After the call the real return value (or
+exception) is matched to a declared outcome (``observed when``), that outcome's effects are
+applied to the tracked state atomically, and any disagreement between prediction and reality is
+logged as :class:`Drift`. A raising tool leaves the tracked state unchanged, unless the contract
+recognises the exception as a failure outcome with effects of its own.
+
+Checks and state updates happen under a lock; the tool itself runs outside it, so slow tools do
+not serialise each other. Outcomes are applied to the state current when the call ends.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import logging
+import os
+import threading
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
+
+from ..compiler.values import show, thaw
+from ..dsl.diagnostics import ContractError, did_you_mean
+from ..simulator.engine import Simulator, StepResult, Violation, Warning_
+from ..simulator.observe import Observation, Observed
+from ..simulator.state import State
+
+if TYPE_CHECKING:
+    from ..api import Contract
+
+log = logging.getLogger("contractsim.guard")
+Mode = Literal["raise", "return"]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+# ----------------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class GuardError:
+    """Why a call was refused (or failed): everything an agent needs to recover."""
+
+    tool: str
+    args: Mapping[str, Any]
+    code: str
+    message: str
+    hint: str | None = None
+    field: str | None = None
+    violations: tuple[Violation, ...] = ()
+    allowed_tools: tuple[str, ...] = ()
+    blocked: bool = True  # the function was not called
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict: code, message, hint, field, every violation, allowed tools."""
+        out: dict[str, Any] = {
+            "error": self.code,
+            "tool": self.tool,
+            "message": self.message,
+            "blocked": self.blocked,
+        }
+        if self.hint:
+            out["hint"] = self.hint
+        if self.field:
+            out["field"] = self.field
+        if len(self.violations) > 1 or (self.violations and self.violations[0].values):
+            out["violations"] = [v.to_json() for v in self.violations]
+        out["allowed_tools"] = list(self.allowed_tools)
+        return out
+
+    def to_llm(self) -> str:
+        """A short text for the model: what went wrong, with values, and what to do instead."""
+        call = f"{self.tool}({_args_text(self.args)})"
+        head = f"{call} was refused" if self.blocked else f"{call} failed"
+        lines = [f"{head}: {self.code}: {self.message}"]
+        for v in self.violations[1:]:
+            lines.append(f"also {v.code}: {v.message}")
+        for v in self.violations:
+            for text, value in v.values[:4]:
+                lines.append(f"  where {text} = {value}")
+        hints = [v.hint for v in self.violations if v.hint] or ([self.hint] if self.hint else [])
+        for hint in dict.fromkeys(hints):
+            lines.append(f"Fix: {hint}")
+        if self.allowed_tools:
+            lines.append("Tools you can call now: " + ", ".join(self.allowed_tools))
+        return "\n".join(lines)
+
+
+class ContractViolation(Exception):
+    """Raised (``mode="raise"``) when the contract says a call must fail; the tool was not
+    called. ``error`` holds the details."""
+
+    def __init__(self, error: GuardError) -> None:
+        super().__init__(error.to_llm())
+        self.error = error
+
+    @property
+    def code(self) -> str:
+        return self.error.code
+
+    def to_json(self) -> dict[str, Any]:
+        return self.error.to_json()
+
+    def to_llm(self) -> str:
+        return self.error.to_llm()
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """What a guarded call returns in ``mode="return"``: the value or the error, and warnings."""
+
+    tool: str
+    ok: bool
+    value: Any = None
+    error: GuardError | None = None
+    warnings: tuple[Warning_, ...] = ()
+    outcome: str | None = None
+    exception: BaseException | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"ok": self.ok, "tool": self.tool}
+        if self.ok or self.value is not None:
+            out["result"] = _plain(self.value)
+        if self.error is not None:
+            out.update(self.error.to_json())
+        if self.outcome is not None:
+            out["outcome"] = self.outcome
+        if self.warnings:
+            out["warnings"] = [w.to_json() for w in self.warnings]
+        return out
+
+    def to_llm(self) -> str:
+        if self.error is not None:
+            text = self.error.to_llm()
+        else:
+            text = json.dumps(_plain(self.value), ensure_ascii=False, default=str)
+        for w in self.warnings:
+            text += f"\nWarning {w.code}: {w.message}"
+        return text
+
+
+@dataclass(frozen=True)
+class Drift:
+    """A call where the contract and the real tool disagreed."""
+
+    index: int
+    tool: str
+    args: Mapping[str, Any]
+    predicted: str  # ok, fails, may_fail
+    predicted_codes: tuple[str, ...]
+    status: str  # ok, error, crash
+    outcome: str | None
+    notes: tuple[str, ...]
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "call": self.index,
+            "tool": self.tool,
+            "args": _plain(self.args),
+            "predicted": self.predicted,
+            "predicted_codes": list(self.predicted_codes),
+            "status": self.status,
+            "outcome": self.outcome,
+            "notes": list(self.notes),
+        }
+        if self.error is not None:
+            out["error"] = self.error
+        return out
+
+
+@dataclass
+class CallRecord:
+    """One guarded call, as the guard saw it."""
+
+    index: int
+    tool: str
+    args: Mapping[str, Any]
+    verdict: str
+    status: str = "blocked"  # blocked, ok, error, crash
+    outcome: str | None = None
+    warnings: tuple[Warning_, ...] = ()
+    drift: Drift | None = None
+
+
+# ------------------------------------------------------------------------------------- guard
+class Guard:
+    """Guards real tool functions with a contract; create it with ``contract.guard()``.
+
+    ``state``: initial-state overrides (as ``simulate --state`` takes, ``"$unknown"`` allowed) or
+    a simulator :class:`~contractsim.simulator.state.State`. ``mode``: ``"raise"`` (refused calls
+    raise :class:`ContractViolation`, the wrapped function returns the real value) or
+    ``"return"`` (every call returns a :class:`CallResult`). ``now`` fixes ``today()``/``now()``
+    (default: the wall clock at each call). ``block_on_unknown``: also refuse calls that only
+    *may* fail (default: call them; reality decides and refines the state).
+    """
+
+    def __init__(
+        self,
+        contract: Contract,
+        state: Mapping[str, Any] | State | None = None,
+        mode: Mode = "raise",
+        now: datetime | str | None = None,
+        block_on_unknown: bool = False,
+    ) -> None:
+        if mode not in ("raise", "return"):
+            raise ValueError(f"mode must be 'raise' or 'return', not {mode!r}")
+        self.contract = contract
+        self.mode: Mode = mode
+        self.block_on_unknown = block_on_unknown
+        self._now = now
+        self._fixed_sim = Simulator(contract, now=now) if now is not None else None
+        sim = self._simulator()
+        self._state = state if isinstance(state, State) else sim.initial_state(state)
+        self._lock = threading.RLock()
+        self._observers: dict[str, Callable[[], Any]] = {}
+        self.history: list[CallRecord] = []
+        self.drift: list[Drift] = []
+        self._local = threading.local()
+
+    # -- state
+    @property
+    def state(self) -> State:
+        """The tracked state (immutable snapshot)."""
+        with self._lock:
+            return self._state
+
+    def set_state(self, values: Mapping[str, Any]) -> None:
+        """Replace some state variables (plain values, validated like a state file)."""
+        with self._lock:
+            self._state = self._validated(values, self._state)
+
+    def add_observer(self, variable: str, read: Callable[[], Any]) -> None:
+        """Refresh state variable ``variable`` from the real world with ``read()`` before each
+        check (its value is validated against the declared type)."""
+        if variable not in self.contract.compiled.state_names:
+            guess = did_you_mean(variable, self.contract.compiled.state_names)
+            raise ValueError(
+                f"the contract has no state variable `{variable}`"
+                + (f"; did you mean `{guess}`?" if guess else "")
+            )
+        self._observers[variable] = read
+
+    def observer(self, variable: str) -> Callable[[F], F]:
+        """Decorator form of :meth:`add_observer`."""
+
+        def register(read: F) -> F:
+            self.add_observer(variable, read)
+            return read
+
+        return register
+
+    def allowed_tools(self) -> list[str]:
+        """The tools whose protocol machines and argument-free preconditions admit a call now."""
+        with self._lock:
+            self._refresh()
+            return [e.tool for e in self._simulator().enabled(self._state) if e.verdict != "fails"]
+
+    @property
+    def last(self) -> CallRecord | None:
+        """The last call this thread made through the guard (its warnings, outcome, drift)."""
+        return cast("CallRecord | None", getattr(self._local, "last", None))
+
+    def drift_log(self) -> list[dict[str, Any]]:
+        """Every disagreement so far, as JSON-ready dicts."""
+        with self._lock:
+            return [d.to_json() for d in self.drift]
+
+    def save_drift(self, path: str | os.PathLike[str]) -> None:
+        """Write the drift log as JSON Lines."""
+        with open(path, "w", encoding="utf-8") as out:
+            for d in self.drift_log():
+                out.write(json.dumps(d, ensure_ascii=False, default=str) + "\n")
+
+    # -- wrapping
+    def wrap(self, tool: str, fn: F) -> F:
+        """``fn`` guarded as the contract's ``tool``. Its parameters are matched to the tool's by
+        name; parameters the contract does not declare are passed through unchecked."""
+        ctool = self.contract.compiled.tools.get(tool)
+        if ctool is None:
+            guess = did_you_mean(tool, self.contract.compiled.tools)
+            raise ValueError(
+                f"the contract declares no tool `{tool}`"
+                + (f"; did you mean `{guess}`?" if guess else "")
+            )
+        signature = inspect.signature(fn)
+        declared = {p.name for p in ctool.ir.params}
+        takes_kwargs = any(
+            p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values()
+        )
+        required = [p.name for p in ctool.ir.params if p.default is None and not p.optional]
+        missing = [n for n in required if n not in signature.parameters and not takes_kwargs]
+        if missing:
+            raise ValueError(
+                f"{getattr(fn, '__name__', fn)!s} has no parameter "
+                + ", ".join(f"`{n}`" for n in missing)
+                + f" that tool `{tool}` requires"
+            )
+
+        def contract_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+            bound = signature.bind(*args, **kwargs)
+            out: dict[str, Any] = {}
+            for name, value in bound.arguments.items():
+                kind = signature.parameters[name].kind
+                if kind is inspect.Parameter.VAR_KEYWORD:
+                    out.update({k: v for k, v in value.items() if k in declared})
+                elif name in declared:
+                    out[name] = value
+            return out
+
+        if inspect.iscoroutinefunction(fn):
+
+            @functools.wraps(fn)
+            async def guarded_async(*args: Any, **kwargs: Any) -> Any:
+                call = self._before(tool, args, kwargs, contract_args)
+                if isinstance(call, _Refused):
+                    return call.answer()
+                try:
+                    value = await cast("Callable[..., Awaitable[Any]]", fn)(*args, **kwargs)
+                except Exception as exc:
+                    return self._after_raise(call, exc)
+                return self._after_return(call, value)
+
+            return cast(F, guarded_async)
+
+        @functools.wraps(fn)
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            call = self._before(tool, args, kwargs, contract_args)
+            if isinstance(call, _Refused):
+                return call.answer()
+            try:
+                value = fn(*args, **kwargs)
+            except Exception as exc:
+                return self._after_raise(call, exc)
+            return self._after_return(call, value)
+
+        return cast(F, guarded)
+
+    def tool(self, name: str | None = None) -> Callable[[F], F]:
+        """Decorator form of :meth:`wrap`; the tool name defaults to the function's name."""
+
+        def decorate(fn: F) -> F:
+            return self.wrap(name or fn.__name__, fn)
+
+        return decorate
+
+    def check(self, tool: str, args: Mapping[str, Any] | None = None) -> GuardError | None:
+        """What the guard would say before calling ``tool(**args)`` now (nothing is called)."""
+        with self._lock:
+            self._refresh()
+            prediction = self._simulator().step(self._state, tool, dict(args or {}))
+            return self._refusal(prediction, dict(args or {}))
+
+    # -- the three moments of a call
+    def _before(
+        self,
+        tool: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        contract_args: Callable[[tuple[Any, ...], dict[str, Any]], dict[str, Any]],
+    ) -> _Pending | _Refused:
+        try:
+            values = contract_args(args, kwargs)
+        except TypeError as exc:
+            hint = f"call {tool} with the parameters its contract declares"
+            error = GuardError(tool, {}, "INVALID_ARGUMENT", str(exc), hint)
+            return self._refused(tool, {}, "fails", error, ())
+        with self._lock:
+            self._refresh()
+            prediction = self._simulator().step(self._state, tool, values)
+            refusal = self._refusal(prediction, values)
+            warnings = tuple(prediction.warnings)
+            if refusal is not None:
+                return self._refused(tool, values, prediction.verdict, refusal, warnings)
+            if prediction.verdict == "may_fail":
+                warnings += tuple(
+                    Warning_(v.code, f"may fail: {v.message}", certain=False)
+                    for v in prediction.violations
+                )
+            record = CallRecord(len(self.history), tool, values, prediction.verdict)
+            record.warnings = warnings
+            self.history.append(record)
+        for w in warnings:
+            log.warning("%s: %s: %s", tool, w.code, w.message)
+        return _Pending(self, record)
+
+    def _after_return(self, call: _Pending, value: Any) -> Any:
+        observed = self._apply(call.record, Observation.returned(value), keep_state=False)
+        if self.mode == "raise":
+            return value
+        error = None
+        if observed.status != "ok":
+            branch = observed.branch
+            v = branch.violations[0] if branch and branch.violations else None
+            error = GuardError(
+                call.record.tool,
+                call.record.args,
+                v.code if v else "TOOL_ERROR",
+                v.message if v else f"{call.record.tool} reported a failure",
+                v.hint if v else None,
+                violations=tuple(branch.violations) if branch else (),
+                allowed_tools=tuple(self.allowed_tools()),
+                blocked=False,
+            )
+        return CallResult(
+            call.record.tool,
+            error is None,
+            value,
+            error,
+            call.record.warnings,
+            observed.outcome,
+        )
+
+    def _after_raise(self, call: _Pending, exc: Exception) -> Any:
+        observed = self._apply(call.record, Observation.raised(exc), keep_state=True)
+        if self.mode == "raise":
+            raise exc
+        branch = observed.branch
+        v = branch.violations[0] if branch and branch.violations else None
+        error = GuardError(
+            call.record.tool,
+            call.record.args,
+            v.code if v else "TOOL_RAISED",
+            f"{type(exc).__name__}: {exc}",
+            v.hint if v else None,
+            violations=tuple(branch.violations) if branch else (),
+            allowed_tools=tuple(self.allowed_tools()),
+            blocked=False,
+        )
+        return CallResult(
+            call.record.tool,
+            False,
+            None,
+            error,
+            call.record.warnings,
+            observed.outcome,
+            exc,
+        )
+
+    def _apply(self, record: CallRecord, seen: Observation, keep_state: bool) -> Observed:
+        with self._lock:
+            observed = self._simulator().observe(self._state, record.tool, record.args, seen)
+            # a raise changes nothing, unless the contract names the exception as an outcome
+            if not keep_state or observed.outcome is not None:
+                self._state = observed.state
+            record.status = observed.status
+            record.outcome = observed.outcome
+            if observed.branch is not None:
+                seen_before = {(w.code, w.message) for w in record.warnings}
+                record.warnings += tuple(
+                    w for w in observed.branch.warnings if (w.code, w.message) not in seen_before
+                )
+            if observed.notes:  # a certain prediction was wrong, or the result did not fit
+                drift = Drift(
+                    record.index,
+                    record.tool,
+                    record.args,
+                    observed.prediction.verdict,
+                    tuple(v.code for v in observed.prediction.violations),
+                    observed.status,
+                    observed.outcome,
+                    observed.notes,
+                    seen.error,
+                )
+                record.drift = drift
+                self.drift.append(drift)
+                log.warning("contract drift on %s: %s", record.tool, "; ".join(drift.notes))
+        self._local.last = record
+        return observed
+
+    # -- helpers
+    def _simulator(self) -> Simulator:
+        return self._fixed_sim or Simulator(self.contract)
+
+    def _refresh(self) -> None:
+        if not self._observers:
+            return
+        values = {name: read() for name, read in self._observers.items()}
+        self._state = self._validated(values, self._state)
+
+    def _validated(self, values: Mapping[str, Any], base: State) -> State:
+        from ..simulator.inputs import validate_state_overrides
+
+        try:
+            checked = validate_state_overrides(self.contract.compiled, dict(values), "<guard>")
+        except ContractError as exc:
+            raise ValueError(
+                "state values do not fit the contract: "
+                + "; ".join(d.message for d in exc.diagnostics)
+            ) from None
+        return self._simulator().state_with(checked, base)
+
+    def _refusal(self, prediction: StepResult, args: Mapping[str, Any]) -> GuardError | None:
+        refuse = prediction.verdict == "fails" or (
+            self.block_on_unknown and prediction.verdict == "may_fail"
+        )
+        if not refuse:
+            return None
+        violations = [v for v in prediction.violations if v.certain] or prediction.violations
+        first = violations[0]
+        allowed = [e.tool for e in self._simulator().enabled(self._state) if e.verdict != "fails"]
+        return GuardError(
+            prediction.tool,
+            dict(args),
+            first.code,
+            first.message,
+            first.hint,
+            first.field,
+            tuple(violations),
+            tuple(allowed),
+        )
+
+    def _refused(
+        self,
+        tool: str,
+        args: Mapping[str, Any],
+        verdict: str,
+        error: GuardError,
+        warnings: tuple[Warning_, ...],
+    ) -> _Refused:
+        record = CallRecord(len(self.history), tool, args, verdict, warnings=warnings)
+        with self._lock:
+            self.history.append(record)
+        self._local.last = record
+        return _Refused(self, error, warnings)
+
+
+@dataclass
+class _Pending:
+    guard: Guard
+    record: CallRecord
+
+
+@dataclass
+class _Refused:
+    guard: Guard
+    error: GuardError
+    warnings: tuple[Warning_, ...] = field(default=())
+
+    def answer(self) -> Any:
+        if self.guard.mode == "raise":
+            raise ContractViolation(self.error)
+        return CallResult(self.error.tool, False, None, self.error, self.warnings)
+
+
+def _plain(value: Any) -> Any:
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        return thaw(value) if not callable(value) else show(value)
+
+
+def _args_text(args: Mapping[str, Any]) -> str:
+    return ", ".join(
+        f"{k}={json.dumps(_plain(v), ensure_ascii=False, default=str)}" for k, v in args.items()
+    )

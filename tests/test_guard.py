@@ -1,0 +1,409 @@
+"""The runtime guard: refusals before the call, outcomes and effects after it, drift, observers,
+threads and async. Real functions are called (or provably not called) in every test."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import contractsim
+from contractsim import CallResult, ContractViolation
+
+ROOT = Path(__file__).resolve().parents[1]
+BACKUP = ROOT / "examples" / "backup" / "backup.contract"
+NOW = "2024-06-01T12:00:00Z"
+REPORT = {"dirs": ["/", "/data"], "files": {"/data/report.txt": "Q3"}}
+
+SESSION = """
+contract svc version "1.0.0"
+type Opened = record { token: str }
+const LIMIT = 1000
+state {
+  online: bool = unknown
+  tokens: set[str] = {}
+  count: int = 0
+  level: int = 0
+}
+tool open_session() -> Opened {
+  require online else OFFLINE "the service is offline" hint "wait until it is back"
+  effect tokens.add(result.token)
+}
+tool query(q: str min_length 1) -> record { rows: int } {
+  require len(tokens) > 0 else NO_SESSION "no session is open" hint "call open_session() first"
+  should len(q) < 20 else LONG_QUERY "a {len(q)}-character query is slow"
+}
+tool bump() {
+  require count < LIMIT else FULL "the counter is full"
+  effect count += 1
+}
+tool close() {
+  effect tokens.clear()
+}
+tool set_level(to: int min 0 max 9) {
+  effect level = to
+}
+machine lifecycle {
+  states idle, busy
+  initial idle
+  idle -> busy on open_session
+  busy -> busy on query
+  busy -> idle on close
+}
+"""
+
+
+class Calls:
+    """A real function that counts its calls."""
+
+    def __init__(self, answer: Any = None, raises: BaseException | None = None) -> None:
+        self.count = 0
+        self.answer = {} if answer is None else answer
+        self.raises = raises
+
+    def __call__(self, **kwargs: Any) -> Any:
+        self.count += 1
+        if self.raises is not None:
+            raise self.raises
+        return self.answer
+
+
+def backup_guard(mode: str = "raise") -> contractsim.Guard:
+    return contractsim.load(BACKUP).guard(state=REPORT, mode=mode, now=NOW)
+
+
+def session_guard(**kwargs: Any) -> contractsim.Guard:
+    return contractsim.loads(SESSION).guard(now=NOW, **kwargs)
+
+
+# ---------------------------------------------------------------------------- before the call
+def test_a_refused_call_is_not_made_and_says_why_with_values_hint_and_allowed_tools() -> None:
+    guard = backup_guard()
+    delete = Calls()
+
+    def delete_file(path: str) -> Any:
+        return delete(path=path)
+
+    guarded = guard.wrap("delete_file", delete_file)
+    with pytest.raises(ContractViolation) as info:
+        guarded("/data/report.txt")
+    assert delete.count == 0
+    err = info.value
+    assert err.code == "NO_BACKUP"
+    data = err.to_json()
+    assert data["error"] == "NO_BACKUP"
+    assert data["tool"] == "delete_file"
+    assert data["blocked"] is True
+    assert data["message"] == (
+        "/data/report.txt is the only copy of its content; deleting it would lose it"
+    )
+    assert data["hint"] == "call copy_file(src=/data/report.txt, dst=/archive/report.txt) first"
+    assert data["allowed_tools"] == [
+        "list_dir",
+        "read_file",
+        "make_dir",
+        "copy_file",
+        "delete_file",
+    ]
+    assert data["violations"][0]["values"] == {
+        "backed_up(path)": "false",
+        "path": '"/data/report.txt"',
+    }
+    assert err.to_llm().splitlines() == [
+        'delete_file(path="/data/report.txt") was refused: NO_BACKUP: /data/report.txt is the '
+        "only copy of its content; deleting it would lose it",
+        "  where backed_up(path) = false",
+        '  where path = "/data/report.txt"',
+        "Fix: call copy_file(src=/data/report.txt, dst=/archive/report.txt) first",
+        "Tools you can call now: list_dir, read_file, make_dir, copy_file, delete_file",
+    ]
+    assert guard.state["files"] == {"/data/report.txt": "Q3"}
+    assert guard.history[-1].status == "blocked"
+
+
+def test_return_mode_gives_a_structured_error_instead_of_raising() -> None:
+    guard = backup_guard("return")
+    copy = Calls()
+    result = guard.wrap("copy_file", lambda src, dst: copy(src=src, dst=dst))(
+        "/data/report.txt", "/archive/report.txt"
+    )
+    assert isinstance(result, CallResult)
+    assert copy.count == 0
+    assert not result.ok and result.error is not None
+    assert result.error.code == "PARENT_MISSING"
+    assert result.error.hint == "call make_dir(path=/archive) first"
+    assert result.to_json()["ok"] is False
+    assert result.to_json()["error"] == "PARENT_MISSING"
+
+
+def test_arguments_are_validated_first_and_name_the_field() -> None:
+    guard = backup_guard()
+    read = Calls({"content": "x"})
+    guarded = guard.wrap("read_file", lambda path: read(path=path))
+    with pytest.raises(ContractViolation) as info:
+        guarded("data/report.txt")
+    assert read.count == 0
+    assert info.value.code == "INVALID_ARGUMENT"
+    assert info.value.error.field == "args.path"
+    assert "does not match the pattern" in info.value.error.message
+
+
+def test_every_violated_precondition_is_reported() -> None:
+    guard = backup_guard()
+    with pytest.raises(ContractViolation) as info:
+        guard.wrap("copy_file", lambda src, dst: {})("/data/nope.txt", "/missing/x.txt")
+    codes = [v["code"] for v in info.value.to_json()["violations"]]
+    assert codes == ["NOT_FOUND", "PARENT_MISSING"]
+    assert info.value.to_llm().splitlines()[1] == (
+        "also PARENT_MISSING: directory /missing does not exist"
+    )
+
+
+def test_protocol_violation_names_the_way_to_an_allowed_state() -> None:
+    guard = session_guard(state={"online": True, "tokens": ["t"]})
+    with pytest.raises(ContractViolation) as info:
+        guard.wrap("query", lambda q: {"rows": 1})("select")
+    assert info.value.code == "PROTOCOL_VIOLATION"
+    assert info.value.error.hint == "call open_session first"
+    assert "open_session" in info.value.error.allowed_tools
+    assert "query" not in info.value.error.allowed_tools
+
+
+def test_check_answers_without_calling() -> None:
+    guard = backup_guard()
+    refusal = guard.check("delete_file", {"path": "/data/report.txt"})
+    assert refusal is not None and refusal.code == "NO_BACKUP"
+    assert guard.check("read_file", {"path": "/data/report.txt"}) is None
+    assert guard.history == []
+
+
+# ----------------------------------------------------------------------------- after the call
+def test_effects_of_a_real_success_are_tracked() -> None:
+    guard = backup_guard()
+    guard.wrap("make_dir", lambda path: {})("/archive")
+    guard.wrap("copy_file", lambda src, dst: {})("/data/report.txt", "/archive/report.txt")
+    assert guard.state["files"] == {"/data/report.txt": "Q3", "/archive/report.txt": "Q3"}
+    # the copy made the delete legal
+    assert guard.wrap("delete_file", lambda path: {})("/data/report.txt") == {}
+    assert guard.state["files"] == {"/archive/report.txt": "Q3"}
+    assert [r.status for r in guard.history] == ["ok", "ok", "ok"]
+    assert [r.outcome for r in guard.history] == ["made", "copied", "deleted"]
+    assert guard.drift == []
+
+
+def test_a_result_with_an_error_key_is_the_declared_failure_and_changes_nothing() -> None:
+    guard = backup_guard("return")
+    guard.wrap("make_dir", lambda path: {})("/archive")
+    result = guard.wrap("copy_file", lambda src, dst: {"error": "disk full"})(
+        "/data/report.txt", "/archive/report.txt"
+    )
+    assert not result.ok
+    assert result.outcome == "failed"
+    assert result.error is not None and result.error.code == "COPY_FAILED"
+    assert result.error.blocked is False
+    assert result.value == {"error": "disk full"}
+    assert guard.state["files"] == {"/data/report.txt": "Q3"}
+    (drift,) = guard.drift
+    assert (drift.tool, drift.predicted, drift.status, drift.outcome) == (
+        "copy_file",
+        "ok",
+        "error",
+        "failed",
+    )
+    assert drift.notes == ("the contract predicted success, but the call failed",)
+
+
+def test_raise_mode_returns_the_real_value_even_for_a_recognised_failure() -> None:
+    guard = backup_guard()
+    assert guard.wrap("read_file", lambda path: {"error": "EIO"})("/data/report.txt") == {
+        "error": "EIO"
+    }
+    assert guard.last is not None and guard.last.outcome == "failed"
+    assert guard.last.status == "error"
+
+
+def test_a_raising_tool_leaves_the_state_unchanged_and_is_logged_as_drift() -> None:
+    guard = backup_guard()
+    guard.wrap("make_dir", lambda path: {})("/archive")
+    before = guard.state
+    boom = Calls(raises=OSError("read-only file system"))
+    guarded = guard.wrap("copy_file", lambda src, dst: boom(src=src, dst=dst))
+    with pytest.raises(OSError, match="read-only"):
+        guarded("/data/report.txt", "/archive/report.txt")
+    assert guard.state == before
+    (drift,) = guard.drift
+    assert drift.status == "crash"
+    assert drift.error == "OSError: read-only file system"
+    returning = backup_guard("return")
+    returning.wrap("make_dir", lambda path: {})("/archive")
+    result = returning.wrap("copy_file", lambda src, dst: boom(src=src, dst=dst))(
+        "/data/report.txt", "/archive/report.txt"
+    )
+    assert not result.ok and result.error is not None
+    assert result.error.code == "TOOL_RAISED"
+    assert result.error.message == "OSError: read-only file system"
+    assert isinstance(result.exception, OSError)
+
+
+def test_drift_log_is_exportable(tmp_path: Path) -> None:
+    guard = backup_guard()
+    guard.wrap("read_file", lambda path: {"error": "EIO"})("/data/report.txt")
+    out = tmp_path / "drift.jsonl"
+    guard.save_drift(out)
+    (line,) = out.read_text(encoding="utf-8").splitlines()
+    assert json.loads(line) == {
+        "call": 0,
+        "tool": "read_file",
+        "args": {"path": "/data/report.txt"},
+        "predicted": "ok",
+        "predicted_codes": [],
+        "status": "error",
+        "outcome": "failed",
+        "notes": ["the contract predicted success, but the call failed"],
+    }
+
+
+def test_a_result_that_does_not_fit_the_return_type_is_drift() -> None:
+    guard = backup_guard()
+    guard.wrap("read_file", lambda path: {"content": 42})("/data/report.txt")
+    (drift,) = guard.drift
+    assert drift.status == "ok"
+    assert drift.notes[0].startswith("the result does not match `-> Reply`: `result.content`")
+
+
+def test_real_results_flow_into_the_state() -> None:
+    guard = session_guard(state={"online": True})
+    guard.wrap("open_session", lambda: {"token": "tok-123"})()
+    assert guard.state["tokens"] == frozenset({"tok-123"})
+    assert guard.state["machine:lifecycle"] == "busy"
+
+
+def test_soft_violations_are_warnings_on_the_result() -> None:
+    guard = session_guard(state={"online": True}, mode="return")
+    guard.wrap("open_session", lambda: {"token": "t"})()
+    result = guard.wrap("query", lambda q: {"rows": 3})("x" * 30)
+    assert result.ok and result.value == {"rows": 3}
+    assert [(w.code, w.message) for w in result.warnings] == [
+        ("LONG_QUERY", "a 30-character query is slow")
+    ]
+    assert result.to_llm() == '{"rows": 3}\nWarning LONG_QUERY: a 30-character query is slow'
+    raising = session_guard(state={"online": True})
+    raising.wrap("open_session", lambda: {"token": "t"})()
+    raising.wrap("query", lambda q: {"rows": 3})("y" * 25)
+    assert raising.last is not None
+    assert [w.code for w in raising.last.warnings] == ["LONG_QUERY"]
+
+
+# ------------------------------------------------------------------- unknowns and observers
+def test_an_unknown_precondition_lets_the_call_through_and_reality_decides() -> None:
+    guard = session_guard()
+    guard.wrap("open_session", lambda: {"token": "t"})()
+    assert guard.state["online"] is True  # the call succeeded, so the service was online
+    strict = session_guard(block_on_unknown=True)
+    with pytest.raises(ContractViolation) as info:
+        strict.wrap("open_session", lambda: {"token": "t"})()
+    assert info.value.code == "OFFLINE"
+
+
+def test_observers_refresh_the_state_before_each_check() -> None:
+    guard = session_guard()
+    online = {"now": False}
+    guard.add_observer("online", lambda: online["now"])
+    opener = guard.wrap("open_session", lambda: {"token": "t"})
+    with pytest.raises(ContractViolation) as info:
+        opener()
+    assert info.value.code == "OFFLINE"
+    online["now"] = True
+    opener()
+    assert guard.state["tokens"] == frozenset({"t"})
+
+
+def test_observer_mistakes_are_clear_errors() -> None:
+    guard = session_guard()
+    with pytest.raises(ValueError, match=r"no state variable `onlin`; did you mean `online`"):
+        guard.add_observer("onlin", lambda: True)
+    guard.add_observer("count", lambda: "many")
+    with pytest.raises(ValueError, match="state values do not fit the contract: `count`"):
+        guard.wrap("bump", lambda: None)()
+
+
+# ---------------------------------------------------------------------------- wrapping rules
+def test_wrapping_mistakes_are_reported_at_wrap_time() -> None:
+    guard = backup_guard()
+    with pytest.raises(ValueError, match=r"no tool `delete_fil`; did you mean `delete_file`"):
+        guard.wrap("delete_fil", lambda path: {})
+    with pytest.raises(ValueError, match="has no parameter `dst` that tool `copy_file` requires"):
+        guard.wrap("copy_file", lambda src: {})
+
+
+def test_decorator_form_and_pass_through_parameters() -> None:
+    guard = session_guard()
+    seen: dict[str, Any] = {}
+
+    @guard.tool()
+    def set_level(to: int, timeout: float = 5.0) -> None:
+        seen.update(to=to, timeout=timeout)
+
+    set_level(3, timeout=1.5)
+    assert seen == {"to": 3, "timeout": 1.5}
+    assert guard.state["level"] == 3
+    with pytest.raises(ContractViolation) as info:
+        set_level(12)
+    assert info.value.error.field == "args.to"
+
+
+def test_a_call_python_cannot_bind_is_refused_as_an_argument_error() -> None:
+    guard = session_guard()
+    guarded = guard.wrap("set_level", lambda to: None)
+    with pytest.raises(ContractViolation) as info:
+        guarded(1, 2)
+    assert info.value.code == "INVALID_ARGUMENT"
+
+
+# ----------------------------------------------------------------------- threads and async
+def test_concurrent_calls_apply_every_effect_exactly_once() -> None:
+    guard = session_guard()
+    calls = Calls()
+    bump = guard.wrap("bump", lambda: calls())
+
+    def worker() -> None:
+        for _ in range(50):
+            bump()
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert calls.count == 400
+    assert guard.state["count"] == 400
+    assert len(guard.history) == 400
+    assert guard.drift == []
+
+
+def test_async_tools_are_guarded() -> None:
+    guard = session_guard(state={"online": True})
+
+    async def open_session() -> dict[str, str]:
+        await asyncio.sleep(0)
+        return {"token": "async-token"}
+
+    async def query(q: str) -> dict[str, int]:
+        return {"rows": 1}
+
+    opener = guard.wrap("open_session", open_session)
+    querier = guard.wrap("query", query)
+
+    async def scenario() -> None:
+        with pytest.raises(ContractViolation):
+            await querier("q")
+        await opener()
+        assert await querier("q") == {"rows": 1}
+
+    asyncio.run(scenario())
+    assert guard.state["tokens"] == frozenset({"async-token"})
+    assert [r.status for r in guard.history] == ["blocked", "ok", "ok"]

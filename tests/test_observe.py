@@ -1,0 +1,146 @@
+"""Simulator.observe: the prediction for a real call, the outcome reality matched (by success or
+failure, and by `observed when`), and the state carried forward with the real result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import contractsim
+from contractsim import Observation
+
+SOURCE = """
+contract fs version "1.0.0"
+type Reply = record { error?: str, cwd?: str, id?: str }
+event slow "the disk was slow"
+state {
+  dirs: set[str] = {"/", "/a"}
+  cwd: str = "/"
+  online: bool = unknown
+  bumps: int = 0
+  ids: set[str] = {}
+}
+tool cd(folder: str) -> Reply {
+  require folder in dirs else NO_DIR "no such directory {folder}"
+  effect cwd = folder
+  outcome moved success
+  outcome missing fails NO_DIR "gone"
+      observed when result.error != null and startswith(result.error, "cd:") {
+    bumps += 1
+  }
+  outcome crashed fails CRASH "it crashed"
+      observed when error != null and startswith(error, "TypeError")
+}
+tool ping() -> Reply {
+  require online else OFFLINE "offline"
+  effect bumps += 1
+}
+tool create() -> record { id: str } {
+  effect ids.add(result.id)
+  outcome late partial SLOW "slow" on slow probability 0.1
+  outcome made success
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def sim() -> Any:
+    return contractsim.loads(SOURCE).simulator(now="2024-06-01T00:00:00Z")
+
+
+def seen(sim: Any, tool: str, args: dict[str, Any], obs: Observation) -> tuple[Any, ...]:
+    o = sim.observe(sim.initial_state(), tool, args, obs)
+    return (o.prediction.verdict, o.status, o.outcome, o.agrees, o.state["cwd"], o.state["bumps"])
+
+
+@pytest.mark.parametrize(
+    "args, obs, expected",
+    [
+        # predicted ok, returned a plain result: the first success outcome, its effects
+        (
+            {"folder": "/a"},
+            Observation.returned({"cwd": "/a"}),
+            ("ok", "ok", "moved", True, "/a", 0),
+        ),
+        # the result is recognised as failure `missing`: its own effects only
+        (
+            {"folder": "/a"},
+            Observation.returned({"error": "cd: no"}),
+            ("ok", "error", "missing", False, "/", 1),
+        ),
+        # predicted failure, but the call succeeded: the effects happened anyway
+        (
+            {"folder": "/b"},
+            Observation.returned({"cwd": "/b"}),
+            ("fails", "ok", "moved", False, "/b", 0),
+        ),
+        # predicted failure, recorded failure (replay gives the status)
+        (
+            {"folder": "/b"},
+            Observation("error", None, "cd: no"),
+            ("fails", "error", None, True, "/", 0),
+        ),
+        # an exception the contract recognises
+        (
+            {"folder": "/a"},
+            Observation.raised(TypeError("bad")),
+            ("ok", "crash", "crashed", False, "/", 0),
+        ),
+        # an exception it does not: no outcome, state unchanged
+        (
+            {"folder": "/a"},
+            Observation.raised(ValueError("x")),
+            ("ok", "crash", None, False, "/", 0),
+        ),
+    ],
+)
+def test_observed_outcomes(sim: Any, args: dict[str, Any], obs: Observation, expected: Any) -> None:
+    assert seen(sim, "cd", args, obs) == expected
+
+
+def test_notes_say_where_contract_and_reality_part(sim: Any) -> None:
+    o = sim.observe(
+        sim.initial_state(), "cd", {"folder": "/b"}, Observation.returned({"cwd": "/b"})
+    )
+    assert o.notes == ("the contract predicted a failure, but the call succeeded",)
+    o = sim.observe(
+        sim.initial_state(), "cd", {"folder": "/a"}, Observation.raised(ValueError("x"))
+    )
+    assert o.notes == (
+        "the contract predicted success, but the call failed",
+        "the contract has no failure here that fits; the state is unchanged",
+    )
+    o = sim.observe(sim.initial_state(), "cd", {"folder": "/a"}, Observation.returned({"x": 1}))
+    assert o.notes == ("the result does not match `-> Reply`: `result.x`: is not a parameter",)
+
+
+def test_a_real_success_decides_an_unknown_precondition(sim: Any) -> None:
+    ok = sim.observe(sim.initial_state(), "ping", {}, Observation.returned({}))
+    assert (ok.prediction.verdict, ok.status, ok.state["online"], ok.state["bumps"]) == (
+        "may_fail",
+        "ok",
+        True,
+        1,
+    )
+    failed = sim.observe(sim.initial_state(), "ping", {}, Observation("error", None, "offline"))
+    assert (failed.status, failed.state["online"], failed.state["bumps"]) == ("error", False, 0)
+    # a may_fail counts as a predicted failure: it agrees with the failure, not with the success
+    assert failed.agrees and not ok.agrees
+    assert ok.notes == failed.notes == ()
+
+
+def test_the_real_result_is_stored_not_a_fresh_value(sim: Any) -> None:
+    o = sim.observe(sim.initial_state(), "create", {}, Observation.returned({"id": "r-1"}))
+    assert o.state["ids"] == frozenset({"r-1"})
+    # of the event branch and the plain one, the plain (likelier) one is taken
+    assert o.outcome == "made"
+
+
+def test_unknown_tools_and_rejected_arguments(sim: Any) -> None:
+    o = sim.observe(sim.initial_state(), "rmdir", {}, Observation("error", None, "no"))
+    assert (o.prediction.verdict, o.status, o.agrees, o.notes) == ("fails", "error", True, ())
+    o = sim.observe(sim.initial_state(), "cd", {"folder": 3}, Observation.returned({}))
+    assert (o.status, o.agrees) == ("ok", False)
+    assert o.notes == ("the call went through, but the contract rejects these arguments",)
+    assert o.state == sim.initial_state()
