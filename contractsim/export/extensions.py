@@ -162,6 +162,7 @@ def outcomes_json(contract: ir.Contract, tool: ir.Tool) -> list[dict[str, Any]]:
                     "hint": _template(o.hint),
                     **_event(o.event),
                     "when": None if o.when is None else expr_text(o.when),
+                    "observed_when": None if o.observed is None else expr_text(o.observed),
                     "writes": writes(contract, o.body),
                     "statements": stmt_lines(o.body),
                 }
