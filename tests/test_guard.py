@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import contractsim
 from contractsim import CallResult, ContractViolation
@@ -407,3 +409,51 @@ def test_async_tools_are_guarded() -> None:
     asyncio.run(scenario())
     assert guard.state["tokens"] == frozenset({"async-token"})
     assert [r.status for r in guard.history] == ["blocked", "ok", "ok"]
+
+
+# ------------------------------------------------------------- the guard agrees with simulate
+PATHS = ["/data/report.txt", "/data/other.txt", "/archive/report.txt", "/archive", "/data"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(st.just("make_dir"), st.fixed_dictionaries({"path": st.sampled_from(PATHS)})),
+            st.tuples(
+                st.just("copy_file"),
+                st.fixed_dictionaries(
+                    {"src": st.sampled_from(PATHS), "dst": st.sampled_from(PATHS)}
+                ),
+            ),
+            st.tuples(
+                st.sampled_from(["delete_file", "read_file", "list_dir"]),
+                st.fixed_dictionaries({"path": st.sampled_from(PATHS)}),
+            ),
+        ),
+        max_size=12,
+    )
+)
+def test_guard_refuses_exactly_what_the_simulator_says_fails(
+    calls: list[tuple[str, dict[str, str]]],
+) -> None:
+    """Tools that always succeed when called: the guard must refuse exactly the steps the
+    simulator predicts as failing, and track the same state."""
+    contract = contractsim.load(BACKUP)
+    guard = contract.guard(state=REPORT, now=NOW, mode="return")
+    sim = contract.simulator(now=NOW)
+    state = sim.initial_state(REPORT)
+    tools = {name: guard.wrap(name, _always_ok) for name in contract.tools}
+    for tool, args in calls:
+        step = sim.step(state, tool, args)
+        result = tools[tool](**args)
+        assert result.ok == (step.verdict == "ok"), (tool, args, step.violations)
+        if step.verdict == "ok":
+            (branch,) = [b for b in step.branches if not b.failed]
+            state = branch.state
+        assert guard.state == state
+    assert guard.drift == []
+
+
+def _always_ok(**kwargs: Any) -> dict[str, Any]:
+    return {}
