@@ -6,9 +6,8 @@ import functools
 import gc
 import os
 from collections.abc import Iterable, Mapping
-from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from .dsl import ir
 from .dsl.check import check_contract
@@ -18,7 +17,7 @@ from .grammar.parse import MAX_SOURCE_BYTES, nesting_depth_problem, parse
 
 if TYPE_CHECKING:
     from .compiler.compile import CompiledContract
-    from .runtime.guard import Guard, Mode
+    from .runtime.guard import Guard
     from .simulator.engine import Simulator
     from .simulator.explore import PlanReport
     from .simulator.state import State
@@ -64,18 +63,13 @@ class Contract:
 
         return Simulator(self, **options)
 
-    def guard(
-        self,
-        state: Mapping[str, Any] | State | None = None,
-        mode: str = "raise",
-        now: datetime | str | None = None,
-        block_on_unknown: bool = False,
-    ) -> Guard:
+    def guard(self, state: Mapping[str, Any] | State | None = None, **options: Any) -> Guard:
         """A :class:`~contractsim.runtime.guard.Guard` that checks real tool calls against this
-        contract and tracks their effects; see :mod:`contractsim.runtime.guard`."""
+        contract and tracks their effects. ``options``: ``mode`` (``"raise"``/``"return"``),
+        ``now``, ``block_on_unknown``, ``serialize``, ``history_limit`` (docs/guard.md)."""
         from .runtime.guard import Guard
 
-        return Guard(self, state, cast("Mode", mode), now, block_on_unknown)
+        return Guard(self, state, **options)
 
     def to_transitions(
         self,

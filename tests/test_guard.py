@@ -104,13 +104,7 @@ def test_a_refused_call_is_not_made_and_says_why_with_values_hint_and_allowed_to
         "/data/report.txt is the only copy of its content; deleting it would lose it"
     )
     assert data["hint"] == "call copy_file(src=/data/report.txt, dst=/archive/report.txt) first"
-    assert data["allowed_tools"] == [
-        "list_dir",
-        "read_file",
-        "make_dir",
-        "copy_file",
-        "delete_file",
-    ]
+    assert data["allowed_tools"] == ["list_dir", "read_file", "make_dir", "copy_file"]
     assert data["violations"][0]["values"] == {
         "backed_up(path)": "false",
         "path": '"/data/report.txt"',
@@ -121,7 +115,7 @@ def test_a_refused_call_is_not_made_and_says_why_with_values_hint_and_allowed_to
         "  where backed_up(path) = false",
         '  where path = "/data/report.txt"',
         "Fix: call copy_file(src=/data/report.txt, dst=/archive/report.txt) first",
-        "Tools you can call now: list_dir, read_file, make_dir, copy_file, delete_file",
+        "Other tools you can call now: list_dir, read_file, make_dir, copy_file",
     ]
     assert guard.state["files"] == {"/data/report.txt": "Q3"}
     assert guard.history[-1].status == "blocked"
@@ -180,7 +174,7 @@ def test_check_answers_without_calling() -> None:
     refusal = guard.check("delete_file", {"path": "/data/report.txt"})
     assert refusal is not None and refusal.code == "NO_BACKUP"
     assert guard.check("read_file", {"path": "/data/report.txt"}) is None
-    assert guard.history == []
+    assert not guard.history
 
 
 # ----------------------------------------------------------------------------- after the call
@@ -194,7 +188,7 @@ def test_effects_of_a_real_success_are_tracked() -> None:
     assert guard.state["files"] == {"/archive/report.txt": "Q3"}
     assert [r.status for r in guard.history] == ["ok", "ok", "ok"]
     assert [r.outcome for r in guard.history] == ["made", "copied", "deleted"]
-    assert guard.drift == []
+    assert not guard.drift
 
 
 def test_a_result_with_an_error_key_is_the_declared_failure_and_changes_nothing() -> None:
@@ -209,14 +203,11 @@ def test_a_result_with_an_error_key_is_the_declared_failure_and_changes_nothing(
     assert result.error.blocked is False
     assert result.value == {"error": "disk full"}
     assert guard.state["files"] == {"/data/report.txt": "Q3"}
-    (drift,) = guard.drift
-    assert (drift.tool, drift.predicted, drift.status, drift.outcome) == (
-        "copy_file",
-        "ok",
-        "error",
-        "failed",
-    )
-    assert drift.notes == ("the contract predicted success, but the call failed",)
+    assert result.error.detail == '{"error": "disk full"}'
+    assert 'The tool said: {"error": "disk full"}' in result.to_llm()
+    # a failure the contract declares and recognises is not drift
+    assert not guard.drift
+    assert guard.history[-1].outcome == "failed"
 
 
 def test_raise_mode_returns_the_real_value_even_for_a_recognised_failure() -> None:
@@ -253,7 +244,8 @@ def test_a_raising_tool_leaves_the_state_unchanged_and_is_logged_as_drift() -> N
 
 def test_drift_log_is_exportable(tmp_path: Path) -> None:
     guard = backup_guard()
-    guard.wrap("read_file", lambda path: {"error": "EIO"})("/data/report.txt")
+    with pytest.raises(PermissionError):
+        guard.wrap("read_file", Calls(raises=PermissionError("denied")))(path="/data/report.txt")
     out = tmp_path / "drift.jsonl"
     guard.save_drift(out)
     (line,) = out.read_text(encoding="utf-8").splitlines()
@@ -263,9 +255,13 @@ def test_drift_log_is_exportable(tmp_path: Path) -> None:
         "args": {"path": "/data/report.txt"},
         "predicted": "ok",
         "predicted_codes": [],
-        "status": "error",
-        "outcome": "failed",
-        "notes": ["the contract predicted success, but the call failed"],
+        "status": "crash",
+        "outcome": None,
+        "notes": [
+            "the contract predicted success, but the call failed",
+            "the contract has no failure here that fits; the state is unchanged",
+        ],
+        "error": "PermissionError: denied",
     }
 
 
@@ -384,7 +380,7 @@ def test_concurrent_calls_apply_every_effect_exactly_once() -> None:
     assert calls.count == 400
     assert guard.state["count"] == 400
     assert len(guard.history) == 400
-    assert guard.drift == []
+    assert not guard.drift
 
 
 def test_async_tools_are_guarded() -> None:
@@ -452,8 +448,208 @@ def test_guard_refuses_exactly_what_the_simulator_says_fails(
             (branch,) = [b for b in step.branches if not b.failed]
             state = branch.state
         assert guard.state == state
-    assert guard.drift == []
+    assert not guard.drift
 
 
 def _always_ok(**kwargs: Any) -> dict[str, Any]:
     return {}
+
+
+# ------------------------------------------------------------------ found in review (regressions)
+OUTBOX = """
+contract outbox version "1.0.0"
+type Reply = record { error?: str }
+event rate_limit "the provider's hourly limit was reached"
+state {
+  outbox: list[str] = ["m1"]
+  attempts: int = 0
+  sent: list[str] = []
+}
+tool flush() -> Reply {
+  outcome limited fails RATE_LIMITED "{len(outbox)} message(s) stay queued"
+      hint "try again later" on rate_limit probability 0.02 {
+    attempts += 1
+  }
+  outcome sent success {
+    outbox.clear()
+  }
+}
+tool send(body: str, urgent: bool = false) -> Reply {
+  outcome rejected fails REJECTED "rejected" observed when result.error != null
+  outcome queued success {
+    sent.append(body)
+  }
+}
+"""
+
+
+def outbox_guard(**kwargs: Any) -> contractsim.Guard:
+    return contractsim.loads(OUTBOX).guard(now=NOW, **kwargs)
+
+
+def test_an_environment_event_failure_is_a_warning_not_a_refusal() -> None:
+    guard = outbox_guard(mode="return")
+    flush = Calls()
+    result = guard.wrap("flush", lambda: flush())()
+    assert flush.count == 1 and result.ok
+    assert [(w.code, w.message) for w in result.warnings] == [
+        ("RATE_LIMITED", "may fail: 1 message(s) stay queued (on rate_limit, p=0.02)")
+    ]
+    assert guard.check("flush") is None
+    assert guard.state["outbox"] == ()
+
+
+def test_an_outcome_recognised_only_in_real_calls_is_not_the_simulated_default() -> None:
+    guard = outbox_guard()
+    guard.wrap("send", lambda body, urgent=False: {})("hi")
+    assert guard.state["sent"] == ("hi",)
+    sim = contractsim.loads(OUTBOX).simulator(now=NOW)
+    assert sim.step(sim.initial_state(), "send", {"body": "x"}).verdict == "ok"
+
+
+def test_a_failure_reply_with_undeclared_fields_is_still_recognised() -> None:
+    guard = backup_guard("return")
+    guard.wrap("make_dir", lambda path: {})("/archive")
+    result = guard.wrap("copy_file", lambda src, dst: {"error": "ENOSPC", "errno": 28})(
+        "/data/report.txt", "/archive/report.txt"
+    )
+    assert not result.ok and result.outcome == "failed"
+    assert guard.state["files"] == {"/data/report.txt": "Q3"}
+    assert guard.check("delete_file", {"path": "/data/report.txt"}) is not None
+
+
+def test_dataclass_and_model_results_are_read_as_their_fields() -> None:
+    from dataclasses import dataclass as dc
+
+    @dc
+    class Answer:
+        error: str | None = None
+
+    guard = backup_guard("return")
+    result = guard.wrap("read_file", lambda path: Answer(error="EIO"))("/data/report.txt")
+    assert not result.ok and result.outcome == "failed"
+
+
+def test_the_function_defaults_are_what_the_contract_checks() -> None:
+    guard = outbox_guard()
+    seen: list[bool] = []
+
+    def send(body: str, urgent: bool = True) -> dict[str, Any]:
+        seen.append(urgent)
+        return {}
+
+    guard.wrap("send", send)("x")
+    assert seen == [True]
+    assert guard.history[-1].args == {"body": "x", "urgent": True}
+
+
+def test_cancelled_and_interrupted_calls_are_recorded_and_re_raised() -> None:
+    guard = backup_guard("return")
+
+    def interrupted(path: str) -> Any:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        guard.wrap("read_file", interrupted)("/data/report.txt")
+    assert guard.history[-1].status == "crash"
+    assert guard.last is guard.history[-1]
+
+    async def slow(path: str) -> Any:
+        await asyncio.sleep(10)
+
+    async def scenario() -> None:
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(guard.wrap("read_file", slow)("/data/report.txt"), 0.01)
+
+    asyncio.run(scenario())
+    assert guard.history[-1].status == "crash"
+    assert guard.state["files"] == {"/data/report.txt": "Q3"}
+
+
+def test_an_object_with_async_call_is_guarded_as_async() -> None:
+    class Copy:
+        async def __call__(self, src: str, dst: str) -> dict[str, str]:
+            return {"error": "ENOSPC"}
+
+    guard = backup_guard("return")
+    guard.wrap("make_dir", lambda path: {})("/archive")
+    copy = guard.wrap("copy_file", Copy())
+    result = asyncio.run(copy("/data/report.txt", "/archive/report.txt"))
+    assert not result.ok and result.outcome == "failed"
+
+
+def test_a_sync_function_returning_an_awaitable_is_an_error_not_a_success() -> None:
+    async def work() -> dict[str, str]:
+        return {}
+
+    guard = backup_guard()
+    with pytest.raises(TypeError, match="returned an awaitable"):
+        guard.wrap("make_dir", lambda path: work())("/archive")
+    assert guard.state["dirs"] == frozenset({"/", "/data"})
+
+
+def test_violations_pickle_and_results_serialise() -> None:
+    import datetime
+    import pickle
+
+    guard = backup_guard()
+    with pytest.raises(ContractViolation) as info:
+        guard.wrap("delete_file", lambda path: {})("/data/report.txt")
+    again = pickle.loads(pickle.dumps(info.value))
+    assert again.code == "NO_BACKUP" and again.to_llm() == info.value.to_llm()
+    returning = backup_guard("return")
+    when = datetime.datetime(2024, 1, 2, tzinfo=datetime.timezone.utc)
+    result = returning.wrap("list_dir", lambda path: {"entries": [], "at": when})("/data")
+    assert json.loads(json.dumps(result.to_json()))["result"]["at"] == "2024-01-02 00:00:00+00:00"
+
+
+def test_serialize_stops_two_parallel_deletes_of_the_last_two_copies() -> None:
+    state = {"dirs": ["/", "/data"], "files": {"/data/a": "x", "/data/b": "x"}}
+
+    def race(serialize: bool) -> tuple[int, dict[str, str]]:
+        guard = contractsim.load(BACKUP).guard(
+            state=state, now=NOW, mode="return", serialize=serialize
+        )
+        inside = threading.Barrier(2, timeout=0.5)
+
+        def delete_file(path: str) -> dict[str, str]:
+            try:
+                inside.wait()  # both calls are inside the tool at once, if the guard lets them
+            except threading.BrokenBarrierError:
+                pass
+            return {}
+
+        delete = guard.wrap("delete_file", delete_file)
+        results: list[Any] = []
+        threads = [
+            threading.Thread(target=lambda p=p: results.append(delete(p))) for p in state["files"]
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return sum(r.ok for r in results), dict(guard.state["files"])
+
+    assert race(serialize=True)[0] == 1
+    made, files = race(serialize=False)
+    assert made == 2 and files == {}  # the documented race without serialize
+
+
+def test_observer_failures_and_async_observers() -> None:
+    guard = session_guard(mode="return")
+
+    def broken() -> bool:
+        raise TimeoutError("health check timed out")
+
+    guard.add_observer("online", broken)
+    opener = Calls({"token": "t"})
+    result = guard.wrap("open_session", lambda: opener())()
+    assert opener.count == 0
+    assert result.error is not None and result.error.code == "OBSERVER_FAILED"
+    assert "TimeoutError: health check timed out" in result.error.message
+
+    async def aread() -> bool:
+        return True
+
+    with pytest.raises(ValueError, match="observer of `online` is async"):
+        guard.add_observer("online", aread)

@@ -112,7 +112,7 @@ def test_notes_say_where_contract_and_reality_part(sim: Any) -> None:
         "the contract has no failure here that fits; the state is unchanged",
     )
     o = sim.observe(sim.initial_state(), "cd", {"folder": "/a"}, Observation.returned({"x": 1}))
-    assert o.notes == ("the result does not match `-> Reply`: `result.x`: is not a parameter",)
+    assert o.notes == ("the result does not match `-> Reply`: `result.x`: is not a declared field",)
 
 
 def test_a_real_success_decides_an_unknown_precondition(sim: Any) -> None:
@@ -144,3 +144,39 @@ def test_unknown_tools_and_rejected_arguments(sim: Any) -> None:
     assert (o.status, o.agrees) == ("ok", False)
     assert o.notes == ("the call went through, but the contract rejects these arguments",)
     assert o.state == sim.initial_state()
+
+
+EVENTS = """
+contract ev version "1.0.0"
+type Opened = record { token: str }
+event rate_limit "limited"
+state {
+  attempts: int = 0
+  tokens: set[str] = {}
+}
+tool flush() {
+  outcome limited fails RATE_LIMITED "limited" on rate_limit probability 0.02 {
+    attempts += 1
+  }
+  outcome sent success
+}
+tool open() -> Opened {
+  effect tokens.add(result.token)
+}
+"""
+
+
+def test_an_unrecognised_exception_is_not_an_event_outcome() -> None:
+    sim = contractsim.loads(EVENTS).simulator(now="2024-06-01T00:00:00Z")
+    o = sim.observe(sim.initial_state(), "flush", {}, Observation.raised(TypeError("bug")))
+    assert (o.status, o.outcome, o.state["attempts"]) == ("crash", None, 0)
+    # a recorded error (not a crash) may be the event's failure: its effects apply
+    o = sim.observe(sim.initial_state(), "flush", {}, Observation("error", None, "limited"))
+    assert (o.status, o.outcome, o.state["attempts"]) == ("error", "limited", 1)
+
+
+def test_a_none_result_is_checked_against_the_return_type() -> None:
+    sim = contractsim.loads(EVENTS).simulator(now="2024-06-01T00:00:00Z")
+    o = sim.observe(sim.initial_state(), "open", {}, Observation.returned(None))
+    assert o.status == "ok"
+    assert o.notes[0].startswith("the result does not match `-> Opened`")

@@ -403,7 +403,13 @@ class _Builder:
                     CTransition(t, None if t.when is None else self.expr_fn(t.when, params))
                 )
             return CFlow(tool.flow.initial, steps, outgoing)
-        # no flow: an implicit one-step flow whose transitions are the outcomes, in order
+        # no flow: an implicit one-step flow whose transitions are the outcomes, in order — except
+        # that an outcome recognised only in real calls (`observed when`, no `on`/`when`) is the
+        # default in simulation only when no other outcome is
+        def recognised_only(o: ir.Outcome) -> bool:
+            return o.observed is not None and o.event is None and o.when is None
+
+        outcomes = tuple(sorted(outcomes, key=recognised_only))
         transitions = [
             CTransition(
                 ir.FlowTransition(

@@ -463,6 +463,8 @@ def problems_from(exc: ValidationError, root: str = "") -> list[ArgProblem]:
         ctx = err.get("ctx") or {}
         given = None if kind == "missing" else err.get("input")
         message, hint = _explain(kind, ctx, given, err["msg"], loc[-1] if loc else root)
+        if kind == "extra_forbidden" and not (root == "args" and len(loc) == 1):
+            message, hint = "is not a declared field", "remove it, or check the field names"
         out.append(ArgProblem(path=path, rule=kind, message=message, value=given, hint=hint))
     return out
 

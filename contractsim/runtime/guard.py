@@ -18,18 +18,22 @@ not serialise each other. Outcomes are applied to the state current when the cal
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import inspect
+import itertools
 import json
 import logging
 import os
 import threading
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
-from ..compiler.values import show, thaw
+from ..compiler.values import thaw
 from ..dsl.diagnostics import ContractError, did_you_mean
 from ..simulator.engine import Simulator, StepResult, Violation, Warning_
 from ..simulator.observe import Observation, Observed
@@ -57,6 +61,7 @@ class GuardError:
     violations: tuple[Violation, ...] = ()
     allowed_tools: tuple[str, ...] = ()
     blocked: bool = True  # the function was not called
+    detail: str | None = None  # what the tool itself said, for a call that was made
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict: code, message, hint, field, every violation, allowed tools."""
@@ -70,6 +75,8 @@ class GuardError:
             out["hint"] = self.hint
         if self.field:
             out["field"] = self.field
+        if self.detail:
+            out["detail"] = self.detail
         if len(self.violations) > 1 or (self.violations and self.violations[0].values):
             out["violations"] = [v.to_json() for v in self.violations]
         out["allowed_tools"] = list(self.allowed_tools)
@@ -80,6 +87,8 @@ class GuardError:
         call = f"{self.tool}({_args_text(self.args)})"
         head = f"{call} was refused" if self.blocked else f"{call} failed"
         lines = [f"{head}: {self.code}: {self.message}"]
+        if self.detail:
+            lines.append(f"The tool said: {self.detail}")
         for v in self.violations[1:]:
             lines.append(f"also {v.code}: {v.message}")
         for v in self.violations:
@@ -89,7 +98,7 @@ class GuardError:
         for hint in dict.fromkeys(hints):
             lines.append(f"Fix: {hint}")
         if self.allowed_tools:
-            lines.append("Tools you can call now: " + ", ".join(self.allowed_tools))
+            lines.append("Other tools you can call now: " + ", ".join(self.allowed_tools))
         return "\n".join(lines)
 
 
@@ -100,6 +109,9 @@ class ContractViolation(Exception):
     def __init__(self, error: GuardError) -> None:
         super().__init__(error.to_llm())
         self.error = error
+
+    def __reduce__(self) -> tuple[type[ContractViolation], tuple[GuardError]]:
+        return (ContractViolation, (self.error,))
 
     @property
     def code(self) -> str:
@@ -191,6 +203,11 @@ class CallRecord:
 
 
 # ------------------------------------------------------------------------------------- guard
+_LAST: contextvars.ContextVar[CallRecord | None] = contextvars.ContextVar(
+    "contractsim_guard_last", default=None
+)
+
+
 class Guard:
     """Guards real tool functions with a contract; create it with ``contract.guard()``.
 
@@ -199,7 +216,10 @@ class Guard:
     raise :class:`ContractViolation`, the wrapped function returns the real value) or
     ``"return"`` (every call returns a :class:`CallResult`). ``now`` fixes ``today()``/``now()``
     (default: the wall clock at each call). ``block_on_unknown``: also refuse calls that only
-    *may* fail (default: call them; reality decides and refines the state).
+    *may* fail (default: call them; reality decides and refines the state). ``serialize``: run
+    guarded calls one at a time, so that two parallel calls cannot both pass a check that only
+    one of them may (default: tools run concurrently, outside the guard's lock).
+    ``history_limit``: how many calls and drift records are kept.
     """
 
     def __init__(
@@ -209,21 +229,23 @@ class Guard:
         mode: Mode = "raise",
         now: datetime | str | None = None,
         block_on_unknown: bool = False,
+        serialize: bool = False,
+        history_limit: int = 10_000,
     ) -> None:
         if mode not in ("raise", "return"):
             raise ValueError(f"mode must be 'raise' or 'return', not {mode!r}")
         self.contract = contract
         self.mode: Mode = mode
         self.block_on_unknown = block_on_unknown
-        self._now = now
         self._fixed_sim = Simulator(contract, now=now) if now is not None else None
         sim = self._simulator()
         self._state = state if isinstance(state, State) else sim.initial_state(state)
         self._lock = threading.RLock()
+        self._serial: threading.RLock | None = threading.RLock() if serialize else None
         self._observers: dict[str, Callable[[], Any]] = {}
-        self.history: list[CallRecord] = []
-        self.drift: list[Drift] = []
-        self._local = threading.local()
+        self._count = itertools.count()
+        self.history: deque[CallRecord] = deque(maxlen=history_limit)
+        self.drift: deque[Drift] = deque(maxlen=history_limit)
 
     # -- state
     @property
@@ -239,12 +261,18 @@ class Guard:
 
     def add_observer(self, variable: str, read: Callable[[], Any]) -> None:
         """Refresh state variable ``variable`` from the real world with ``read()`` before each
-        check (its value is validated against the declared type)."""
+        check (its value is validated against the declared type). Observers are plain
+        functions; they run under the guard's lock."""
         if variable not in self.contract.compiled.state_names:
             guess = did_you_mean(variable, self.contract.compiled.state_names)
             raise ValueError(
                 f"the contract has no state variable `{variable}`"
                 + (f"; did you mean `{guess}`?" if guess else "")
+            )
+        if _is_async(read):
+            raise ValueError(
+                f"the observer of `{variable}` is async; give a plain function (the guard "
+                "checks calls synchronously)"
             )
         self._observers[variable] = read
 
@@ -261,15 +289,16 @@ class Guard:
         """The tools whose protocol machines and argument-free preconditions admit a call now."""
         with self._lock:
             self._refresh()
-            return [e.tool for e in self._simulator().enabled(self._state) if e.verdict != "fails"]
+            return self._allowed()
 
     @property
     def last(self) -> CallRecord | None:
-        """The last call this thread made through the guard (its warnings, outcome, drift)."""
-        return cast("CallRecord | None", getattr(self._local, "last", None))
+        """The last call made through the guard from this thread or task (its warnings, outcome,
+        drift)."""
+        return _LAST.get()
 
     def drift_log(self) -> list[dict[str, Any]]:
-        """Every disagreement so far, as JSON-ready dicts."""
+        """Every disagreement kept, as JSON-ready dicts."""
         with self._lock:
             return [d.to_json() for d in self.drift]
 
@@ -282,7 +311,8 @@ class Guard:
     # -- wrapping
     def wrap(self, tool: str, fn: F) -> F:
         """``fn`` guarded as the contract's ``tool``. Its parameters are matched to the tool's by
-        name; parameters the contract does not declare are passed through unchecked."""
+        name (the function's own defaults included: the contract checks the call that really
+        runs); parameters the contract does not declare are passed through unchecked."""
         ctool = self.contract.compiled.tools.get(tool)
         if ctool is None:
             guess = did_you_mean(tool, self.contract.compiled.tools)
@@ -306,6 +336,7 @@ class Guard:
 
         def contract_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
             bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
             out: dict[str, Any] = {}
             for name, value in bound.arguments.items():
                 kind = signature.parameters[name].kind
@@ -315,31 +346,46 @@ class Guard:
                     out[name] = value
             return out
 
-        if inspect.iscoroutinefunction(fn):
+        if _is_async(fn):
 
             @functools.wraps(fn)
             async def guarded_async(*args: Any, **kwargs: Any) -> Any:
-                call = self._before(tool, args, kwargs, contract_args)
-                if isinstance(call, _Refused):
-                    return call.answer()
-                try:
-                    value = await cast("Callable[..., Awaitable[Any]]", fn)(*args, **kwargs)
-                except Exception as exc:
-                    return self._after_raise(call, exc)
-                return self._after_return(call, value)
+                with self._serial or contextlib.nullcontext():
+                    call = self._before(tool, args, kwargs, contract_args)
+                    if isinstance(call, _Refused):
+                        return call.answer()
+                    try:
+                        value = await cast("Callable[..., Awaitable[Any]]", fn)(*args, **kwargs)
+                    except Exception as exc:
+                        return self._after_raise(call, exc)
+                    except BaseException as exc:  # cancelled, interrupted: record, re-raise
+                        self._after_raise(call, exc, always_raise=True)
+                        raise
+                    return self._after_return(call, value)
 
             return cast(F, guarded_async)
 
         @functools.wraps(fn)
         def guarded(*args: Any, **kwargs: Any) -> Any:
-            call = self._before(tool, args, kwargs, contract_args)
-            if isinstance(call, _Refused):
-                return call.answer()
-            try:
-                value = fn(*args, **kwargs)
-            except Exception as exc:
-                return self._after_raise(call, exc)
-            return self._after_return(call, value)
+            with self._serial or contextlib.nullcontext():
+                call = self._before(tool, args, kwargs, contract_args)
+                if isinstance(call, _Refused):
+                    return call.answer()
+                try:
+                    value = fn(*args, **kwargs)
+                    if inspect.isawaitable(value):
+                        if inspect.iscoroutine(value):
+                            value.close()
+                        raise TypeError(
+                            f"{getattr(fn, '__name__', fn)!s} returned an awaitable: wrap an "
+                            "async function (or an object with `async def __call__`) instead"
+                        )
+                except Exception as exc:
+                    return self._after_raise(call, exc)
+                except BaseException as exc:
+                    self._after_raise(call, exc, always_raise=True)
+                    raise
+                return self._after_return(call, value)
 
         return cast(F, guarded)
 
@@ -352,7 +398,8 @@ class Guard:
         return decorate
 
     def check(self, tool: str, args: Mapping[str, Any] | None = None) -> GuardError | None:
-        """What the guard would say before calling ``tool(**args)`` now (nothing is called)."""
+        """What the guard would say before calling ``tool(**args)`` now, for the contract's own
+        arguments (nothing is called)."""
         with self._lock:
             self._refresh()
             prediction = self._simulator().step(self._state, tool, dict(args or {}))
@@ -373,42 +420,38 @@ class Guard:
             error = GuardError(tool, {}, "INVALID_ARGUMENT", str(exc), hint)
             return self._refused(tool, {}, "fails", error, ())
         with self._lock:
-            self._refresh()
+            try:
+                self._refresh()
+            except Exception as exc:
+                if self.mode == "raise":
+                    raise
+                error = GuardError(
+                    tool,
+                    values,
+                    "OBSERVER_FAILED",
+                    f"reading the state failed: {type(exc).__name__}: {exc}",
+                    "the call was not made; try again when the state can be read",
+                )
+                return self._refused(tool, values, "fails", error, ())
             prediction = self._simulator().step(self._state, tool, values)
             refusal = self._refusal(prediction, values)
-            warnings = tuple(prediction.warnings)
+            warnings = tuple(prediction.warnings) + _possible_failures(prediction)
             if refusal is not None:
                 return self._refused(tool, values, prediction.verdict, refusal, warnings)
-            if prediction.verdict == "may_fail":
-                warnings += tuple(
-                    Warning_(v.code, f"may fail: {v.message}", certain=False)
-                    for v in prediction.violations
-                )
-            record = CallRecord(len(self.history), tool, values, prediction.verdict)
+            record = CallRecord(next(self._count), tool, values, prediction.verdict)
             record.warnings = warnings
             self.history.append(record)
         for w in warnings:
             log.warning("%s: %s: %s", tool, w.code, w.message)
-        return _Pending(self, record)
+        return _Pending(self, record, prediction)
 
     def _after_return(self, call: _Pending, value: Any) -> Any:
-        observed = self._apply(call.record, Observation.returned(value), keep_state=False)
+        observed = self._apply(call, Observation.returned(value), keep_state=False)
         if self.mode == "raise":
             return value
         error = None
         if observed.status != "ok":
-            branch = observed.branch
-            v = branch.violations[0] if branch and branch.violations else None
-            error = GuardError(
-                call.record.tool,
-                call.record.args,
-                v.code if v else "TOOL_ERROR",
-                v.message if v else f"{call.record.tool} reported a failure",
-                v.hint if v else None,
-                violations=tuple(branch.violations) if branch else (),
-                allowed_tools=tuple(self.allowed_tools()),
-                blocked=False,
-            )
+            error = self._failure(call, observed, None, _short(value))
         return CallResult(
             call.record.tool,
             error is None,
@@ -418,22 +461,11 @@ class Guard:
             observed.outcome,
         )
 
-    def _after_raise(self, call: _Pending, exc: Exception) -> Any:
-        observed = self._apply(call.record, Observation.raised(exc), keep_state=True)
-        if self.mode == "raise":
+    def _after_raise(self, call: _Pending, exc: BaseException, always_raise: bool = False) -> Any:
+        observed = self._apply(call, Observation.raised(exc), keep_state=True)
+        if self.mode == "raise" or always_raise:
             raise exc
-        branch = observed.branch
-        v = branch.violations[0] if branch and branch.violations else None
-        error = GuardError(
-            call.record.tool,
-            call.record.args,
-            v.code if v else "TOOL_RAISED",
-            f"{type(exc).__name__}: {exc}",
-            v.hint if v else None,
-            violations=tuple(branch.violations) if branch else (),
-            allowed_tools=tuple(self.allowed_tools()),
-            blocked=False,
-        )
+        error = self._failure(call, observed, f"{type(exc).__name__}: {exc}", None)
         return CallResult(
             call.record.tool,
             False,
@@ -444,9 +476,32 @@ class Guard:
             exc,
         )
 
-    def _apply(self, record: CallRecord, seen: Observation, keep_state: bool) -> Observed:
+    def _failure(
+        self, call: _Pending, observed: Observed, raised: str | None, said: str | None
+    ) -> GuardError:
+        """The error of a call that was made and failed (``blocked`` false)."""
+        branch = observed.branch
+        v = branch.violations[0] if branch and branch.violations else None
         with self._lock:
-            observed = self._simulator().observe(self._state, record.tool, record.args, seen)
+            allowed = self._allowed()
+        return GuardError(
+            call.record.tool,
+            call.record.args,
+            v.code if v else ("TOOL_RAISED" if raised else "TOOL_ERROR"),
+            v.message if v else (raised or f"{call.record.tool} reported a failure"),
+            v.hint if v else None,
+            violations=tuple(branch.violations) if branch else (),
+            allowed_tools=tuple(allowed),
+            blocked=False,
+            detail=said if said is not None else (raised if v else None),
+        )
+
+    def _apply(self, call: _Pending, seen: Observation, keep_state: bool) -> Observed:
+        record = call.record
+        with self._lock:
+            observed = self._simulator().observe(
+                self._state, record.tool, record.args, seen, call.prediction
+            )
             # a raise changes nothing, unless the contract names the exception as an outcome
             if not keep_state or observed.outcome is not None:
                 self._state = observed.state
@@ -472,7 +527,7 @@ class Guard:
                 record.drift = drift
                 self.drift.append(drift)
                 log.warning("contract drift on %s: %s", record.tool, "; ".join(drift.notes))
-        self._local.last = record
+        _LAST.set(record)
         return observed
 
     # -- helpers
@@ -497,15 +552,27 @@ class Guard:
             ) from None
         return self._simulator().state_with(checked, base)
 
+    def _allowed(self, exclude: str | None = None) -> list[str]:
+        """Tools callable in the tracked state (no observers are run: the caller holds the
+        lock and the state is fresh enough)."""
+        refused = ("fails", "may_fail") if self.block_on_unknown else ("fails",)
+        return [
+            e.tool
+            for e in self._simulator().enabled(self._state)
+            if e.verdict not in refused and e.tool != exclude
+        ]
+
     def _refusal(self, prediction: StepResult, args: Mapping[str, Any]) -> GuardError | None:
-        refuse = prediction.verdict == "fails" or (
-            self.block_on_unknown and prediction.verdict == "may_fail"
-        )
-        if not refuse:
+        """A refusal when the call must fail whatever the environment does (an environment
+        event's failure branch is a risk, reported as a warning, not a reason to refuse)."""
+        failing = [b for b in prediction.branches if b.failed and b.event is None]
+        if not any(b.certain for b in failing) and not (self.block_on_unknown and failing):
             return None
-        violations = [v for v in prediction.violations if v.certain] or prediction.violations
+        violations = [v for b in failing for v in b.violations if v.certain] or [
+            v for b in failing for v in b.violations
+        ]
+        violations = list({(v.code, v.message): v for v in violations}.values())
         first = violations[0]
-        allowed = [e.tool for e in self._simulator().enabled(self._state) if e.verdict != "fails"]
         return GuardError(
             prediction.tool,
             dict(args),
@@ -514,7 +581,7 @@ class Guard:
             first.hint,
             first.field,
             tuple(violations),
-            tuple(allowed),
+            tuple(self._allowed(exclude=prediction.tool)),
         )
 
     def _refused(
@@ -525,17 +592,44 @@ class Guard:
         error: GuardError,
         warnings: tuple[Warning_, ...],
     ) -> _Refused:
-        record = CallRecord(len(self.history), tool, args, verdict, warnings=warnings)
         with self._lock:
+            record = CallRecord(next(self._count), tool, args, verdict, warnings=warnings)
             self.history.append(record)
-        self._local.last = record
+        _LAST.set(record)
         return _Refused(self, error, warnings)
+
+
+def _is_async(fn: Any) -> bool:
+    call = None if inspect.isroutine(fn) else inspect.getattr_static(type(fn), "__call__", None)
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
+
+
+def _possible_failures(prediction: StepResult) -> tuple[Warning_, ...]:
+    """The ways a call that is let through may still fail: environment events, unknowns."""
+    out: dict[tuple[str, str], Warning_] = {}
+    for b in prediction.branches:
+        if not b.failed:
+            continue
+        for v in b.violations:
+            if b.event is not None:
+                chance = f", p={b.probability:g}" if b.probability is not None else ""
+                text = f"may fail: {v.message} (on {b.event}{chance})"
+            else:
+                text = f"may fail: {v.message}"
+            out.setdefault((v.code, text), Warning_(v.code, text, certain=False))
+    return tuple(out.values())
+
+
+def _short(value: Any, limit: int = 300) -> str:
+    text = json.dumps(_plain(value), ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @dataclass
 class _Pending:
     guard: Guard
     record: CallRecord
+    prediction: StepResult
 
 
 @dataclass
@@ -551,11 +645,8 @@ class _Refused:
 
 
 def _plain(value: Any) -> Any:
-    try:
-        json.dumps(value)
-        return value
-    except (TypeError, ValueError):
-        return thaw(value) if not callable(value) else show(value)
+    """JSON-ready data: contract values thawed, anything json cannot encode as its text."""
+    return json.loads(json.dumps(thaw(value), ensure_ascii=False, default=str))
 
 
 def _args_text(args: Mapping[str, Any]) -> str:

@@ -1034,13 +1034,19 @@ class Simulator:
         return self._eval(fn, state, {}, state.has_unknown, None)
 
     def observe(
-        self, state: State, tool: str, args: Mapping[str, Any] | None, seen: Observation
+        self,
+        state: State,
+        tool: str,
+        args: Mapping[str, Any] | None,
+        seen: Observation,
+        prediction: StepResult | None = None,
     ) -> Observed:
-        """A real call of ``tool(**args)`` from ``state`` that ended as ``seen``: the prediction,
-        the outcome it matched and the state carried forward (see :mod:`.observe`)."""
+        """A real call of ``tool(**args)`` from ``state`` that ended as ``seen``: the prediction
+        (computed, or the one made before the call), the outcome it matched and the state
+        carried forward (see :mod:`.observe`)."""
         from .observe import observe
 
-        return observe(self, state, tool, args, seen)
+        return observe(self, state, tool, args, seen, prediction)
 
     def run(
         self,

@@ -15,6 +15,7 @@ the state is then carried forward along the branch that matches what really happ
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -94,17 +95,29 @@ class Observed:
 
 
 def observe(
-    sim: Simulator, state: State, tool: str, args: Mapping[str, Any] | None, seen: Observation
+    sim: Simulator,
+    state: State,
+    tool: str,
+    args: Mapping[str, Any] | None,
+    seen: Observation,
+    prediction: StepResult | None = None,
 ) -> Observed:
-    """Predict ``tool(**args)`` in ``state``, then follow what really happened."""
+    """Predict ``tool(**args)`` in ``state`` (or take the ``prediction`` made before the call),
+    then follow what really happened."""
     with lib.step_budget(sim.step_seconds):
-        return _observe(sim, state, tool, dict(args or {}), seen)
+        return _observe(sim, state, tool, dict(args or {}), seen, prediction)
 
 
 def _observe(
-    sim: Simulator, state: State, tool: str, args: dict[str, Any], seen: Observation
+    sim: Simulator,
+    state: State,
+    tool: str,
+    args: dict[str, Any],
+    seen: Observation,
+    prediction: StepResult | None,
 ) -> Observed:
-    prediction = sim._step(state, tool, args)
+    if prediction is None:
+        prediction = sim._step(state, tool, args)
     ctool = sim.compiled.tools.get(tool)
     values = None if ctool is None else _validated_args(ctool, args)
     if ctool is None or values is None:
@@ -115,9 +128,11 @@ def _observe(
     notes: list[str] = []
     raised = seen.status == "crash" or (seen.status is None and seen.error is not None)
     shape: list[str] = []
-    real = None if raised or seen.result is None else _real_result(sim, ctool, seen.result, shape)
-    matched = _observed_matches(sim, ctool, state, values, real, seen.error, notes)
-    status = seen.status or _classify(ctool, raised, matched)
+    real, raw = (None, None) if raised else _real_result(sim, ctool, seen.result, shape)
+    # `observed when` reads the value as returned, even when it does not fit `-> TYPE`: a
+    # failure reply with an extra field must still be recognised as a failure
+    matched = _observed_matches(sim, ctool, state, values, raw, seen.error, notes)
+    status = seen.status or _classify(ctool, raised, matched, notes)
     wanted_failure = status != "ok"
     if not wanted_failure:
         notes.extend(shape)
@@ -138,6 +153,11 @@ def _observe(
             state, ctool, values, args, real, force=True, chosen=explicit[0]
         ).branches
         candidates = [b for b in branches if b.outcome == explicit[0]]
+    elif raised:
+        # an exception the contract does not recognise is no declared outcome (an event's
+        # failure branch would wrongly apply its effects): only a refused precondition fits
+        branches = sim._step_validated(state, ctool, values, args, real).branches
+        candidates = [b for b in branches if b.failed and b.outcome is None]
     else:
         branches = sim._step_validated(state, ctool, values, args, real).branches
         candidates = [b for b in branches if b.failed == wanted_failure]
@@ -148,7 +168,8 @@ def _observe(
     candidates = [b for b in candidates if matched.get(b.outcome or "") is not False]
     if prediction.verdict == "fails" and not wanted_failure:
         notes.insert(0, "the contract predicted a failure, but the call succeeded")
-    elif prediction.verdict == "ok" and wanted_failure:
+    elif prediction.verdict == "ok" and wanted_failure and not explicit:
+        # (a failure the contract declares and recognises is no disagreement)
         notes.insert(0, "the contract predicted success, but the call failed")
     branch = _pick(candidates, matched, notes)
     if branch is None:
@@ -167,18 +188,34 @@ def _validated_args(ctool: CTool, args: dict[str, Any]) -> dict[str, Any] | None
         return None
 
 
-def _real_result(sim: Simulator, ctool: CTool, value: Any, notes: list[str]) -> Any:
-    """The real return value as a contract value, checked against ``-> TYPE``."""
+def _real_result(sim: Simulator, ctool: CTool, value: Any, notes: list[str]) -> tuple[Any, Any]:
+    """The real return value checked against ``-> TYPE`` (``unknown`` when it does not fit, for
+    effects), and as it was returned (for ``observed when``)."""
+    value = _plain_data(value)
+    raw = freeze(value)
     returns = ctool.ir.returns
     if returns is None:
-        return freeze(value)
+        return raw, raw
     try:
-        return sim.compiled.validators.adapter_for(returns).validate_python(value)
+        return sim.compiled.validators.adapter_for(returns).validate_python(value), raw
     except ValidationError as exc:
         problems = problems_from(exc, "result")
         detail = problems[0].text() if problems else str(exc)
         notes.append(f"the result does not match `-> {type_label(returns)}`: {detail}")
-        return UNKNOWN
+        return UNKNOWN, raw
+
+
+def _plain_data(value: Any) -> Any:
+    """Dataclass instances and pydantic models as the dicts they hold."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and not isinstance(value, type):
+        try:
+            return dump()
+        except Exception:  # noqa: BLE001 - not a pydantic model after all: keep the value
+            return value
+    return value
 
 
 def _observed_matches(
@@ -206,12 +243,26 @@ def _observed_matches(
     return out
 
 
-def _classify(ctool: CTool, raised: bool, matched: dict[str, bool | None]) -> Status:
+def _classify(
+    ctool: CTool, raised: bool, matched: dict[str, bool | None], notes: list[str]
+) -> Status:
     if raised:
         return "crash"
     for name, cout in ctool.outcomes.items():
         if matched.get(name) is True:
             return "error" if cout.kind == "fails" else "ok"
+    undecided = [
+        n
+        for n, c in ctool.outcomes.items()
+        if c.kind == "fails" and matched.get(n) is None and c.observed is not None
+    ]
+    if undecided:
+        # not known to have succeeded: applying success effects could unlock a destructive call
+        notes.append(
+            f"cannot tell whether the call failed: `observed when` of `{undecided[0]}` is "
+            "undecided; taken as a failure, the state is unchanged"
+        )
+        return "error"
     return "ok"
 
 
