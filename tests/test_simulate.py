@@ -186,7 +186,7 @@ def test_argument_nested_record_fields(sim) -> None:  # type: ignore[no-untyped-
     assert vs["args.meta.size"].value == 101
     assert 'pattern r"^[a-z]+$"' in vs["args.meta.inner.tag"].message
     assert vs["args.meta.inner.tag"].value == "A1"
-    assert "is not a parameter" in vs["args.meta.extra"].message
+    assert "is not a declared field" in vs["args.meta.extra"].message
     assert vs["args.n"].message.endswith("must be at least 1 (got 0)")
 
 

@@ -403,6 +403,7 @@ class _Builder:
                     CTransition(t, None if t.when is None else self.expr_fn(t.when, params))
                 )
             return CFlow(tool.flow.initial, steps, outgoing)
+
         # no flow: an implicit one-step flow whose transitions are the outcomes, in order — except
         # that an outcome recognised only in real calls (`observed when`, no `on`/`when`) is the
         # default in simulation only when no other outcome is
