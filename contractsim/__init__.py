@@ -6,7 +6,7 @@ with ``contract.simulator()``, guard real tool calls with ``contract.guard()``.
 
 from typing import TYPE_CHECKING, Any
 
-from .api import Contract, check, check_text, load, loads
+from .api import Contract, check, check_text, from_pddl, load, loads
 from .compiler.values import UNKNOWN
 from .dsl.diagnostics import ContractError, Diagnostic, Span
 
@@ -48,6 +48,7 @@ __all__ = [
     "__version__",
     "check",
     "check_text",
+    "from_pddl",
     "load",
     "loads",
 ]

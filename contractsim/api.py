@@ -284,6 +284,16 @@ def load(path: str | os.PathLike[str]) -> Contract:
     return loads(text, str(path))
 
 
+def from_pddl(
+    domain: str | os.PathLike[str], problem: str | os.PathLike[str], filename: str | None = None
+) -> Contract:
+    """Import a PDDL domain and problem as a checked :class:`Contract` (docs/pddl.md); raises
+    :class:`ContractError` with E08xx diagnostics located in the PDDL files."""
+    from .pddl import from_pddl as _from_pddl
+
+    return _from_pddl(domain, problem, filename)
+
+
 def sources_of(paths: Iterable[str]) -> dict[str, str]:
     """File contents for rendering source lines under diagnostics (unreadable files skipped)."""
     out: dict[str, str] = {}

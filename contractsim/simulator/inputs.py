@@ -461,24 +461,42 @@ def _tool_name(compiled: CompiledContract, name: str) -> str:
     for tool in compiled.tools:
         if tool.lower() == normal:
             return tool
+    for tool in compiled.tools:  # an imported PDDL action named like a keyword gets a `_`
+        if tool.lower() == normal + "_":
+            return tool
     return name
 
 
 def _member(compiled: CompiledContract, tool: ir.Tool, param: str, value: str) -> Any:
     """An IPC argument as the parameter's type: enum members match case-insensitively, numbers
     are read as numbers."""
+    decls = {t.name: t.type for t in compiled.ir.types}
+
+    def enum_member(t: ir.TypeExpr, depth: int = 0) -> str | None:
+        # through named types and unions of enums (an imported PDDL supertype is such a union)
+        if depth > 32:
+            return None
+        if isinstance(t, ir.NamedType) and t.name in decls:
+            return enum_member(decls[t.name], depth + 1)
+        if isinstance(t, ir.EnumType):
+            return next((m.value for m in t.members if m.value.lower() == value.lower()), None)
+        if isinstance(t, ir.UnionType):
+            for option in t.options:
+                found = enum_member(option, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
     for p in tool.params:
-        if p.name == param and isinstance(p.type, ir.NamedType):
-            if p.type.name in ("int", "float"):
+        if p.name == param:
+            if isinstance(p.type, ir.NamedType) and p.type.name in ("int", "float"):
                 try:
                     return int(value) if p.type.name == "int" else float(value)
                 except ValueError:
                     return value
-            for t in compiled.ir.types:
-                if t.name == p.type.name and isinstance(t.type, ir.EnumType):
-                    for m in t.type.members:
-                        if m.value.lower() == value.lower():
-                            return m.value
+            found = enum_member(p.type)
+            if found is not None:
+                return found
     return value
 
 

@@ -1,0 +1,102 @@
+"""PDDL import: a domain and a problem become a ``.contract`` (docs/pddl.md).
+
+>>> contract = from_pddl("blocks/domain.pddl", "blocks/probBLOCKS-4-0.pddl")  # doctest: +SKIP
+>>> contract.simulator().goal(contract.simulator().initial_state(), "solved")  # doctest: +SKIP
+False
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..dsl.diagnostics import ContractError, Span, error
+from .emit import GOAL_NAME, emit_contract
+from .read import read_domain, read_problem
+
+if TYPE_CHECKING:
+    from ..api import Contract
+
+MAX_PDDL_BYTES = 16 * 1024 * 1024
+
+__all__ = ["GOAL_NAME", "from_pddl", "pddl_to_contract", "read_pddl_file"]
+
+
+def read_pddl_file(path: str | os.PathLike[str], what: str) -> str:
+    """The text of a PDDL file; every way it can be unreadable is a diagnostic (E0801)."""
+    from ..api import read_bounded
+
+    p = Path(path)
+    name = str(path)
+    where = Span(file=name)
+    if not p.exists():
+        raise ContractError(
+            [error("E0801", f"no such {what} file: {name}", where, "check the path")]
+        )
+    if p.is_dir():
+        raise ContractError(
+            [error("E0801", f"{name} is a directory, not a {what} file", where, None)]
+        )
+    try:
+        data = read_bounded(p, MAX_PDDL_BYTES)
+    except OSError as exc:
+        raise ContractError(
+            [error("E0801", f"cannot read {name}: {exc.strerror or exc}", where)]
+        ) from None
+    if data is None:
+        raise ContractError(
+            [error("E0801", f"{name} is larger than {MAX_PDDL_BYTES:,} bytes", where)]
+        )
+    if b"\0" in data[:8192]:
+        raise ContractError(
+            [error("E0801", f"{name} is a binary file, not PDDL", where, "pass a .pddl text file")]
+        )
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError:
+        try:
+            return data.decode("latin-1")
+        except UnicodeDecodeError:  # pragma: no cover - latin-1 decodes every byte
+            raise ContractError([error("E0801", f"{name} is not text", where)]) from None
+
+
+def pddl_to_contract(
+    domain_text: str,
+    problem_text: str,
+    domain_file: str = "<domain>",
+    problem_file: str = "<problem>",
+) -> str:
+    """The ``.contract`` text for a PDDL domain and problem (both given as text).
+
+    Raises :class:`~contractsim.ContractError` with located diagnostics (E08xx) for PDDL the
+    importer cannot read; the texts are attached for rendering."""
+    sources = {domain_file: domain_text, problem_file: problem_text}
+    try:
+        domain = read_domain(domain_text, domain_file)
+        problem = read_problem(problem_text, problem_file, domain)
+        return emit_contract(domain, problem)
+    except ContractError as exc:
+        raise ContractError(exc.diagnostics, sources) from None
+    except RecursionError:
+        raise ContractError(
+            [error("E0802", "the PDDL nests too deeply", Span(file=problem_file))], sources
+        ) from None
+
+
+def from_pddl(
+    domain: str | os.PathLike[str], problem: str | os.PathLike[str], filename: str | None = None
+) -> Contract:
+    """Import a PDDL domain and problem (paths) as a checked :class:`~contractsim.Contract`.
+
+    Predicates become state relations, objects enum members, ``:init`` the initial state and
+    ``:goal`` the goal ``solved``; ``contract.source`` is the generated text. Raises
+    :class:`~contractsim.ContractError` (E08xx, located in the PDDL files) for unsupported or
+    malformed PDDL."""
+    from ..api import loads
+
+    domain_text = read_pddl_file(domain, "domain")
+    problem_text = read_pddl_file(problem, "problem")
+    text = pddl_to_contract(domain_text, problem_text, str(domain), str(problem))
+    name = filename or Path(str(problem)).with_suffix(".contract").name
+    return loads(text, name)
