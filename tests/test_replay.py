@@ -1,0 +1,445 @@
+"""`contractsim replay`: conformance of recorded runs with a contract.
+
+The fidelity test replays 300 recorded runs (3,600 steps) of BFCL's GorillaFileSystem against
+examples/gorilla_fs/gorilla_fs.contract through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from contractsim.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTRACT = "examples/gorilla_fs/gorilla_fs.contract"
+ADAPTER = "examples/gorilla_fs/adapter.py:from_bfcl"
+TRACES = "tests/data/bfcl/GorillaFileSystem.jsonl"
+
+
+def replay(*args: str) -> Result:
+    """Run `contractsim replay` from the repository root (relative paths as in the docs)."""
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        return CliRunner().invoke(main, ["replay", *args])
+    finally:
+        os.chdir(cwd)
+
+
+def write_jsonl(path: Path, runs: list[Any]) -> str:
+    path.write_text("".join(json.dumps(r) + "\n" for r in runs), encoding="utf-8")
+    return str(path)
+
+
+def step(tool: str, outcome: str = "ok", error: str | None = None, **args: Any) -> dict[str, Any]:
+    return {"tool": tool, "args": args, "outcome": outcome, "error": error, "result": None}
+
+
+# ------------------------------------------------------------------------------------ fidelity
+
+
+@pytest.fixture(scope="module")
+def bfcl_report() -> dict[str, Any]:
+    res = replay(CONTRACT, TRACES, "--adapter", ADAPTER, "--format", "json")
+    assert res.exit_code == 0, res.output
+    report: dict[str, Any] = json.loads(res.output)
+    return report
+
+
+def test_bfcl_fidelity_is_at_least_99_percent(bfcl_report: dict[str, Any]) -> None:
+    assert bfcl_report["steps"] == 3600
+    assert bfcl_report["precision"] >= 0.99
+    assert bfcl_report["recall"] >= 0.99
+
+
+def test_bfcl_replay_exact_numbers(bfcl_report: dict[str, Any]) -> None:
+    assert bfcl_report["runs"] == 300
+    assert bfcl_report["confusion"] == {
+        "predicted_failure": {"real_failure": 952, "real_ok": 0},
+        "predicted_ok": {"real_failure": 0, "real_ok": 2648},
+    }
+    assert bfcl_report["by_verdict"] == {
+        "ok": {"ok": 2648, "error": 0, "crash": 0},
+        "fails": {"ok": 0, "error": 871, "crash": 81},
+        "may_fail": {"ok": 0, "error": 0, "crash": 0},
+    }
+    assert (bfcl_report["precision"], bfcl_report["recall"]) == (1.0, 1.0)
+    assert bfcl_report["disagreements"] == []
+    assert bfcl_report["disagreement_count"] == 0
+    tools = bfcl_report["tools"]
+    assert len(tools) == 18
+    assert sum(t["steps"] for t in tools.values()) == 3600
+    assert tools["cd"] == {"steps": 524, "agree": 524, "false_alarms": 0, "misses": 0}
+    assert tools["du"] == {"steps": 36, "agree": 36, "false_alarms": 0, "misses": 0}
+
+
+def test_bfcl_text_report() -> None:
+    res = replay(CONTRACT, TRACES, "--adapter", ADAPTER)
+    assert res.exit_code == 0
+    lines = res.output.splitlines()
+    assert lines[:2] == [
+        f"replay of {TRACES} against {CONTRACT}",
+        "300 run(s), 3600 step(s): 3600 agree, 0 disagree",
+    ]
+    assert "precision 1.0000   recall 1.0000" in res.output
+    assert "du                   36     36             0       0" in lines
+
+
+def test_a_wrong_contract_is_caught(tmp_path: Path) -> None:
+    """The loop is only worth something if it notices mistakes: drop echo's rule that the file
+    must exist, and exactly the echo steps into missing files disagree."""
+    text = (ROOT / CONTRACT).read_text(encoding="utf-8")
+    rule = "  require file_name == null or not valid_name(file_name) or exists(file_name)\n"
+    assert rule in text
+    broken = tmp_path / "broken.contract"
+    broken.write_text(text.replace(rule, "  require true\n"), encoding="utf-8")
+    adapter = str(ROOT / "examples/gorilla_fs/adapter.py") + ":from_bfcl"
+    res = replay(str(broken), TRACES, "--adapter", adapter, "--format", "json", "--show", "0")
+    assert res.exit_code == 1
+    report = json.loads(res.output)
+    assert report["confusion"]["predicted_ok"]["real_failure"] == 16
+    assert report["confusion"]["predicted_failure"]["real_ok"] == 0
+    assert report["recall"] == 936 / 952
+    assert {d["tool"] for d in report["disagreements"]} == {"echo"}
+    first = report["disagreements"][0]
+    assert first["error"] == "echo: cannot write to 'ghost_todo': No such file"
+    assert first["predicted"] == "ok" and first["outcome"] == "error"
+    assert first["violations"] == []
+    assert set(first["state"]) == {"root", "cwd", "dirs", "files", "loops"}
+
+
+# ------------------------------------------------------------------------- contractsim's format
+
+
+def test_own_format_needs_no_adapter_and_reports_disagreements(tmp_path: Path) -> None:
+    runs = [
+        {
+            "name": "ok run",
+            "steps": [
+                step("touch", file_name="a.txt"),
+                step("echo", content="hi", file_name="a.txt"),
+                step("cat", file_name="a.txt"),
+            ],
+        },
+        {
+            "name": "surprise",
+            "state": {"cwd": "/workspace/document"},
+            "steps": [
+                step("cat", file_name="ghost.txt"),  # the contract says it fails; it did not
+                step("sort", file_name="report.txt", outcome="crash", error="OSError: disk"),
+            ],
+        },
+    ]
+    traces = write_jsonl(tmp_path / "t.jsonl", runs)
+    res = replay(CONTRACT, traces, "--format", "json")
+    assert res.exit_code == 1, res.output
+    report = json.loads(res.output)
+    assert (report["runs"], report["steps"]) == (2, 5)
+    assert report["confusion"] == {
+        "predicted_failure": {"real_failure": 0, "real_ok": 1},
+        "predicted_ok": {"real_failure": 1, "real_ok": 3},
+    }
+    assert (report["precision"], report["recall"]) == (0.0, 0.0)
+    first, second = report["disagreements"]
+    assert (first["run"], first["run_index"], first["line"], first["step"]) == ("surprise", 2, 2, 1)
+    assert first["tool"] == "cat" and first["args"] == {"file_name": "ghost.txt"}
+    assert first["predicted"] == "fails" and first["outcome"] == "ok"
+    assert [v["code"] for v in first["violations"]] == ["NO_SUCH_FILE"]
+    assert first["violations"][0]["message"] == "cat: 'ghost.txt': No such file or directory"
+    assert first["state"]["cwd"] == "/workspace/document"
+    assert (second["step"], second["predicted"], second["outcome"]) == (2, "ok", "crash")
+    assert second["error"] == "OSError: disk"
+    assert report["tools"]["cat"] == {"steps": 2, "agree": 1, "false_alarms": 1, "misses": 0}
+
+
+def test_state_follows_the_real_outcome(tmp_path: Path) -> None:
+    """A touch that really failed creates nothing: a later echo into that name is predicted to
+    fail, and the recorded failure agrees."""
+    runs = [
+        {
+            "steps": [
+                step("touch", outcome="error", error="touch: disk full", file_name="x.txt"),
+                step("echo", outcome="error", error="no such file", content="a", file_name="x.txt"),
+                step("touch", file_name="x.txt"),
+                step("echo", content="a", file_name="x.txt"),
+            ]
+        }
+    ]
+    res = replay(CONTRACT, write_jsonl(tmp_path / "t.jsonl", runs), "--format", "json")
+    report = json.loads(res.output)
+    assert report["by_verdict"]["ok"] == {"ok": 2, "error": 1, "crash": 0}
+    assert report["by_verdict"]["fails"] == {"ok": 0, "error": 1, "crash": 0}
+    assert [d["step"] for d in report["disagreements"]] == [1]
+
+
+def test_yaml_document_with_a_list_of_runs(tmp_path: Path) -> None:
+    doc = tmp_path / "runs.yaml"
+    doc.write_text(
+        "- name: first\n"
+        "  steps:\n"
+        "    - {tool: cd, args: {folder: document}, outcome: ok}\n"
+        "    - {tool: cd, args: {folder: document}, outcome: error, error: no such dir}\n"
+        "- name: second\n"
+        "  now: 2024-06-01T12:00:00Z\n"
+        "  steps:\n"
+        "    - {tool: pwd, outcome: ok}\n",
+        encoding="utf-8",
+    )
+    res = replay(CONTRACT, str(doc))
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[1] == "2 run(s), 3 step(s): 3 agree, 0 disagree"
+
+
+def test_disagreement_text_and_show_limit(tmp_path: Path) -> None:
+    runs = [{"name": f"r{i}", "steps": [step("cat", file_name="nope")]} for i in range(3)]
+    traces = write_jsonl(tmp_path / "t.jsonl", runs)
+    res = replay(CONTRACT, traces, "--show", "1")
+    assert res.exit_code == 1
+    out = res.output
+    assert "first 1 of 3 disagreement(s):" in out
+    assert '  r0 (line 1), step 1: cat {"file_name": "nope"}' in out
+    assert "    predicted fails, really ok" in out
+    assert "    our rule: NO_SUCH_FILE: cat: 'nope': No such file or directory [" in out
+    assert "r1 (line 2)" not in out
+    report = json.loads(replay(CONTRACT, traces, "--format", "json", "--show", "2").output)
+    assert report["disagreement_count"] == 3
+    assert [d["run"] for d in report["disagreements"]] == ["r0", "r1"]
+
+
+def test_replay_is_deterministic(tmp_path: Path) -> None:
+    runs = [{"steps": [step("cp", source="notes.txt", destination="archive"), step("du")]}]
+    traces = write_jsonl(tmp_path / "t.jsonl", runs)
+    first = replay(CONTRACT, traces, "--format", "json")
+    second = replay(CONTRACT, traces, "--format", "json")
+    assert first.exit_code == second.exit_code == 0
+    assert first.output == second.output
+
+
+# ------------------------------------------------------------------------------------ adapter
+
+
+def test_bfcl_adapter_converts_the_initial_tree() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "gfs_adapter", ROOT / "examples/gorilla_fs/adapter.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    record = {
+        "config_id": "c1",
+        "index": 7,
+        "initial_config": {
+            "root": {
+                "alex": {
+                    "type": "directory",
+                    "contents": {
+                        "docs": {
+                            "type": "directory",
+                            "contents": {"a.txt": {"type": "file", "content": "A"}},
+                        },
+                        "b.txt": {"type": "file", "content": "B"},
+                    },
+                },
+                "ignored": {"type": "directory", "contents": {}},
+            }
+        },
+        "steps": [
+            {
+                "tool": "ls",
+                "args": {},
+                "outcome": "ok",
+                "error": None,
+                "result": "x",
+                "truncated": True,
+            }
+        ],
+    }
+    assert module.from_bfcl(record) == {
+        "name": "c1#7",
+        "state": {
+            "root": "/alex",
+            "cwd": "/alex",
+            "dirs": ["/alex", "/alex/docs"],
+            "files": {"/alex/docs/a.txt": "A", "/alex/b.txt": "B"},
+        },
+        "steps": [{"tool": "ls", "args": {}, "outcome": "ok", "error": None, "result": None}],
+    }
+
+
+def test_adapter_as_module_function(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "my_traces.py").write_text(
+        "def convert(record):\n    return {'steps': record['calls']}\n", encoding="utf-8"
+    )
+    traces = write_jsonl(tmp_path / "t.jsonl", [{"calls": [step("pwd")]}])
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(
+        main, ["replay", str(ROOT / CONTRACT), traces, "--adapter", "my_traces:convert"]
+    )
+    assert res.exit_code == 0, res.output
+    assert "1 run(s), 1 step(s): 1 agree, 0 disagree" in res.output
+
+
+# ---------------------------------------------------------------------------------- bad input
+
+
+def diagnostics(res: Result) -> list[tuple[str, str, int, str]]:
+    assert res.exit_code == 2, res.output
+    data = json.loads(res.output)["diagnostics"]
+    return [(d["code"], d["file"], d["line"], d["message"]) for d in data]
+
+
+def test_missing_trace_file() -> None:
+    res = replay(CONTRACT, "tests/data/bfcl/nope.jsonl", "--format", "json")
+    assert diagnostics(res) == [
+        ("E0901", "tests/data/bfcl/nope.jsonl", 1, "no such trace file: tests/data/bfcl/nope.jsonl")
+    ]
+
+
+def test_a_line_that_is_not_json(tmp_path: Path) -> None:
+    traces = tmp_path / "t.jsonl"
+    traces.write_text(json.dumps({"steps": []}) + "\n{oops\n", encoding="utf-8")
+    res = replay(CONTRACT, str(traces), "--format", "json")
+    assert diagnostics(res) == [
+        (
+            "E0902",
+            str(traces),
+            2,
+            "line 2 is not valid JSON: Expecting property name enclosed in double quotes",
+        )
+    ]
+    text = replay(CONTRACT, str(traces)).output
+    assert f"{traces}:2:2: error[E0902]" in text
+    assert "hint: a JSON Lines trace holds one complete JSON object per line" in text
+
+
+def test_shape_problems_name_the_line(tmp_path: Path) -> None:
+    runs: list[Any] = [
+        {"steps": [step("pwd")]},
+        {"steps": [{"args": {}, "outcome": "ok"}]},
+        {"steps": [{"tool": "pwd", "outcome": "okay"}]},
+        {"steps": [{"tool": "pwd"}]},
+        [1, 2],
+    ]
+    traces = write_jsonl(tmp_path / "t.jsonl", runs)
+    got = diagnostics(replay(CONTRACT, traces, "--format", "json"))
+    assert [(code, line) for code, _, line, _ in got] == [
+        ("E0904", 2),
+        ("E0905", 3),
+        ("E0905", 4),
+        ("E0903", 5),
+    ]
+    assert got[0][3] == "run 2, step 1 has no `tool`"
+    assert got[1][3] == "run 3, step 1 has the unknown outcome `okay`"
+    assert got[2][3] == "run 4, step 1 has no `outcome`"
+    assert got[3][3] == "run 5 must be an object with `steps`, got a list"
+
+
+def test_state_and_now_problems(tmp_path: Path) -> None:
+    runs = [
+        {"steps": [step("pwd")], "state": {"cwd": 3}},
+        {"steps": [step("pwd")], "state": {"cwdd": "/x"}},
+        {"steps": [step("pwd")], "now": "soon"},
+    ]
+    got = diagnostics(replay(CONTRACT, write_jsonl(tmp_path / "t.jsonl", runs), "--format", "json"))
+    assert [(code, line) for code, _, line, _ in got] == [("E0906", 1), ("E0906", 2), ("E0907", 3)]
+    assert got[0][3] == "run 1: the contract rejects the state: `cwd`: must be a string (got 3)"
+    assert got[1][3] == "run 2: the contract rejects the state: unknown state variable `cwdd`"
+
+
+def test_foreign_records_without_an_adapter_stop_after_five_runs() -> None:
+    res = replay(CONTRACT, TRACES, "--format", "json")
+    data = json.loads(res.output)["diagnostics"]
+    assert res.exit_code == 2
+    assert [(d["code"], d["severity"], d["line"]) for d in data] == [
+        ("E0903", "error", 1),
+        ("E0903", "error", 2),
+        ("E0903", "error", 3),
+        ("E0903", "error", 4),
+        ("E0903", "error", 5),
+        ("E0903", "note", 6),
+    ]
+    assert data[0]["message"] == (
+        "run 1 has unknown field(s) `env`, `config_id`, `initial_config`, `seed`, `index`"
+    )
+    assert data[0]["hint"].endswith("records of another format need --adapter FILE:FUNC")
+
+
+def test_empty_trace_file(tmp_path: Path) -> None:
+    (tmp_path / "t.jsonl").write_text("\n", encoding="utf-8")
+    got = diagnostics(replay(CONTRACT, str(tmp_path / "t.jsonl"), "--format", "json"))
+    assert got == [("E0908", str(tmp_path / "t.jsonl"), 1, f"{tmp_path / 't.jsonl'} holds no runs")]
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (
+            "examples/gorilla_fs/missing.py:f",
+            "no such adapter file: examples/gorilla_fs/missing.py",
+        ),
+        (
+            "examples/gorilla_fs/adapter.py",
+            "`examples/gorilla_fs/adapter.py` does not name a function",
+        ),
+        (
+            "examples/gorilla_fs/adapter.py:from_bfc",
+            "the adapter module examples/gorilla_fs/adapter.py has no function `from_bfc`",
+        ),
+        ("no_such_module_xyz:f", "no module named `no_such_module_xyz`"),
+    ],
+)
+def test_adapter_that_cannot_be_loaded(spec: str, message: str) -> None:
+    got = diagnostics(replay(CONTRACT, TRACES, "--adapter", spec, "--format", "json"))
+    assert [(code, msg) for code, _, _, msg in got] == [("E0910", message)]
+
+
+def test_adapter_that_does_not_import(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("x = 1\nraise RuntimeError('boom')\n", encoding="utf-8")
+    got = diagnostics(replay(CONTRACT, TRACES, "--adapter", f"{bad}:f", "--format", "json"))
+    assert got == [("E0910", str(bad), 2, f"loading the adapter {bad} raised RuntimeError: boom")]
+
+
+def test_adapter_that_raises_or_returns_the_wrong_shape(tmp_path: Path) -> None:
+    module = tmp_path / "conv.py"
+    module.write_text(
+        "def convert(record):\n"
+        "    if record['kind'] == 'list':\n"
+        "        return [record]\n"
+        "    return {'steps': record['steps']}\n",
+        encoding="utf-8",
+    )
+    traces = write_jsonl(
+        tmp_path / "t.jsonl",
+        [
+            {"kind": "run", "steps": []},
+            {"kind": "list"},
+            {"kind": "run"},
+            {"kind": "run", "steps": 3},
+        ],
+    )
+    got = diagnostics(
+        replay(CONTRACT, traces, "--adapter", f"{module}:convert", "--format", "json")
+    )
+    assert [(code, line) for code, _, line, _ in got] == [
+        ("E0912", 2),
+        ("E0911", 3),
+        ("E0903", 4),
+    ]
+    assert got[0][3] == "the adapter returned a list for run 2, not a run object"
+    assert got[1][3] == f"the adapter raised KeyError: 'steps' on run 3 (at {module}:4)"
+    assert got[2][3] == (
+        "run 4 (as the adapter returned it) has no `steps` list (`steps` is a number)"
+    )
+
+
+def test_bad_now_option() -> None:
+    res = replay(CONTRACT, TRACES, "--adapter", ADAPTER, "--now", "tomorrow", "--format", "json")
+    assert [d[0] for d in diagnostics(res)] == ["E0705"]
