@@ -369,5 +369,95 @@ def export_cmd(contract: str, target: str, tool: str | None, output: str | None)
         sys.exit(EXIT_INPUT)
 
 
+@main.command(name="replay")
+@click.argument("contract", type=click.Path(dir_okay=True))
+@click.argument("traces", type=click.Path(dir_okay=True))
+@click.option(
+    "--adapter",
+    help="FILE.py:FUNC or MODULE:FUNC turning one foreign record into a run (docs/replay.md).",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option(
+    "--now",
+    help="The time of runs that carry no `now` (RFC 3339). Default: 2000-01-01T00:00:00Z.",
+)
+@click.option(
+    "--show",
+    type=click.IntRange(0),
+    default=10,
+    show_default=True,
+    help="List this many disagreements in full (0: all).",
+)
+def replay_cmd(
+    contract: str, traces: str, adapter: str | None, fmt: str, now: str | None, show: int
+) -> None:
+    """Replay recorded runs in TRACES against CONTRACT: per step, the contract's prediction
+    against what really happened, carrying the state along the real outcome.
+
+    Exit 0 when every step agrees, 1 when some step disagrees, 2 on bad input.
+    """
+    from .replay import load_adapter, read_runs, render_json, render_text, replay_runs
+    from .simulator.inputs import parse_now
+
+    c = _load(contract, fmt)
+    try:
+        when = parse_now(now, "<command line: --now>") if now is not None else None
+        fn = load_adapter(adapter) if adapter is not None else None
+        runs = read_runs(traces, c.compiled, fn)
+    except ContractError as exc:
+        _fail_input(exc, fmt)
+        return
+    result = replay_runs(c, runs, when)
+    limit = show or None
+    if fmt == "json":
+        report = render_json(result, contract, traces, limit)
+        click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_text(result, contract, traces, limit), nl=False)
+    if not result.agree:
+        sys.exit(EXIT_FAIL)
+
+
+@main.command(name="import-pddl")
+@click.argument("domain", type=click.Path(dir_okay=True))
+@click.argument("problem", type=click.Path(dir_okay=True))
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False), help="Write the contract here, not stdout."
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def import_pddl(domain: str, problem: str, output: str | None, fmt: str) -> None:
+    """Import a PDDL DOMAIN and PROBLEM as a .contract: predicates become state relations,
+    objects enum members, :init the initial state and :goal the goal `solved` (docs/pddl.md).
+
+    Exit 0 on success, 2 when the PDDL cannot be read or uses what the importer does not
+    support (E08xx diagnostics at file:line:col), or the output cannot be written.
+    """
+    from .pddl import from_pddl
+
+    try:
+        contract = from_pddl(domain, problem)
+    except ContractError as exc:
+        _fail_input(exc, fmt)
+        return
+    if output is None:
+        click.echo(contract.source, nl=False)
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(contract.source)
+    except OSError as exc:
+        click.echo(f"error: cannot write {output}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_INPUT)
+    click.echo(
+        f"wrote {output}: {len(contract.tools)} tool(s); check a plan with "
+        f"`contractsim simulate {output} PLAN --goal solved`",
+        err=True,
+    )
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
