@@ -175,6 +175,28 @@ def read_bounded(path: Path, limit: int) -> bytes | None:
     return None if len(data) > limit else data
 
 
+def read_input(path: str | os.PathLike[str], what: str, code: str, limit: int) -> bytes:
+    """The bytes of an input file (a plan, a trace, a PDDL file …): a missing path, a directory,
+    an unreadable or too large file is a ``code`` diagnostic, never an exception."""
+    p = Path(path)
+    name = str(path)
+
+    def problem(message: str, hint: str | None = None) -> ContractError:
+        return ContractError([error(code, message, Span(file=name, end_col=2), hint=hint)])
+
+    if not p.exists():
+        raise problem(f"no such {what} file: {name}", "check the path")
+    if p.is_dir():
+        raise problem(f"{name} is a directory, not a {what} file")
+    try:
+        data = read_bounded(p, limit)
+    except OSError as exc:
+        raise problem(f"cannot read {name}: {exc.strerror or exc}") from None
+    if data is None:
+        raise problem(f"{name} is larger than {limit:,} bytes")
+    return data
+
+
 def decode_source(data: bytes, filename: str) -> str:
     if b"\0" in data[:8192]:
         raise ContractError(

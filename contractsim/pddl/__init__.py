@@ -25,29 +25,11 @@ __all__ = ["GOAL_NAME", "from_pddl", "pddl_to_contract", "read_pddl_file"]
 
 def read_pddl_file(path: str | os.PathLike[str], what: str) -> str:
     """The text of a PDDL file; every way it can be unreadable is a diagnostic (E0801)."""
-    from ..api import read_bounded
+    from ..api import read_input
 
-    p = Path(path)
     name = str(path)
     where = Span(file=name)
-    if not p.exists():
-        raise ContractError(
-            [error("E0801", f"no such {what} file: {name}", where, "check the path")]
-        )
-    if p.is_dir():
-        raise ContractError(
-            [error("E0801", f"{name} is a directory, not a {what} file", where, None)]
-        )
-    try:
-        data = read_bounded(p, MAX_PDDL_BYTES)
-    except OSError as exc:
-        raise ContractError(
-            [error("E0801", f"cannot read {name}: {exc.strerror or exc}", where)]
-        ) from None
-    if data is None:
-        raise ContractError(
-            [error("E0801", f"{name} is larger than {MAX_PDDL_BYTES:,} bytes", where)]
-        )
+    data = read_input(path, what, "E0801", MAX_PDDL_BYTES)
     if b"\0" in data[:8192]:
         raise ContractError(
             [error("E0801", f"{name} is a binary file, not PDDL", where, "pass a .pddl text file")]

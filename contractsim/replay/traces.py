@@ -299,25 +299,9 @@ def _record_run(
 
 
 def _read(name: str) -> str:
-    p = Path(name)
-    if not p.exists():
-        raise ContractError(
-            [_diag("E0901", f"no such trace file: {name}", name, hint="check the path")]
-        )
-    if p.is_dir():
-        raise ContractError([_diag("E0901", f"{name} is a directory, not a trace file", name)])
-    from ..api import read_bounded
+    from ..api import read_input
 
-    try:
-        data = read_bounded(p, MAX_TRACE_BYTES)
-    except OSError as exc:
-        raise ContractError(
-            [_diag("E0901", f"cannot read {name}: {exc.strerror or exc}", name)]
-        ) from None
-    if data is None:
-        raise ContractError(
-            [_diag("E0901", f"{name} is larger than {MAX_TRACE_BYTES:,} bytes", name)]
-        )
+    data = read_input(name, "trace", "E0901", MAX_TRACE_BYTES)
     try:
         return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:

@@ -13,7 +13,6 @@ import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -61,30 +60,13 @@ def _diag(
 
 
 def read_text(path: str | os.PathLike[str], what: str) -> str:
-    p = Path(path)
-    name = str(path)
-    if not p.exists():
-        raise ContractError(
-            [_diag("E0700", f"no such {what} file: {name}", name, hint="check the path")]
-        )
-    if p.is_dir():
-        raise ContractError([_diag("E0700", f"{name} is a directory, not a {what} file", name)])
-    try:
-        from ..api import read_bounded
+    from ..api import read_input
 
-        data = read_bounded(p, MAX_PLAN_BYTES)
-        if data is None:
-            raise ContractError(
-                [_diag("E0700", f"{name} is larger than {MAX_PLAN_BYTES:,} bytes", name)]
-            )
-    except OSError as exc:
-        raise ContractError(
-            [_diag("E0700", f"cannot read {name}: {exc.strerror or exc}", name)]
-        ) from None
+    data = read_input(path, what, "E0700", MAX_PLAN_BYTES)
     try:
         return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError:
-        raise ContractError([_diag("E0700", f"{name} is not UTF-8 text", name)]) from None
+        raise ContractError([_diag("E0700", f"{path} is not UTF-8 text", str(path))]) from None
 
 
 def parse_data(text: str, name: str, what: str) -> Any:
