@@ -443,3 +443,97 @@ def test_adapter_that_raises_or_returns_the_wrong_shape(tmp_path: Path) -> None:
 def test_bad_now_option() -> None:
     res = replay(CONTRACT, TRACES, "--adapter", ADAPTER, "--now", "tomorrow", "--format", "json")
     assert [d[0] for d in diagnostics(res)] == ["E0705"]
+
+
+# --------------------------------------------------------------- found in review (regressions)
+SENDER = """
+contract sender version "1.0.0"
+type Reply = record { error?: str, id?: str }
+event rate_limit "the provider's limit"
+state {
+  sent: int = 0
+  ids: set[str] = {}
+}
+tool send(body: str) -> Reply {
+  outcome limited fails RATE_LIMITED "limited" on rate_limit probability 0.01
+  outcome refused fails REFUSED "refused" observed when result.error != null
+  outcome done success {
+    sent += 1
+  }
+}
+tool create() -> record { id: str } {
+  effect ids.add(result.id)
+}
+"""
+
+
+def sender(tmp_path: Path) -> str:
+    path = tmp_path / "sender.contract"
+    path.write_text(SENDER, encoding="utf-8")
+    return str(path)
+
+
+def test_an_environment_event_is_a_risk_not_a_predicted_failure(tmp_path: Path) -> None:
+    runs = [
+        {
+            "steps": [
+                step("send", body="a"),
+                step("send", body="b"),
+                step("send", "error", "x", body="c"),
+            ]
+        }
+    ]
+    res = replay(sender(tmp_path), write_jsonl(tmp_path / "t.jsonl", runs), "--format", "json")
+    report = json.loads(res.output)
+    assert report["by_verdict"]["ok"] == {"ok": 2, "error": 1, "crash": 0}
+    assert report["risks"] == {"steps": 3, "failed": 1}
+    assert report["precision"] is None and report["recall"] == 0.0
+    assert res.exit_code == 1  # the failure that the event explains is still a miss
+
+
+def test_a_recognised_failure_names_the_matched_outcome(tmp_path: Path) -> None:
+    refused = step("send", "error", "no", body="a")
+    refused["result"] = {"error": "no"}
+    runs = [{"steps": [refused]}]
+    res = replay(sender(tmp_path), write_jsonl(tmp_path / "t.jsonl", runs), "--format", "json")
+    (d,) = json.loads(res.output)["disagreements"]
+    assert d["matched_outcome"] == "refused"
+    text = replay(sender(tmp_path), str(tmp_path / "t.jsonl")).output
+    assert "    matched outcome: refused" in text
+
+
+def test_results_that_do_not_fit_the_return_type_are_listed(tmp_path: Path) -> None:
+    bad = step("create")
+    bad["result"] = {"id": 5}
+    runs = [{"steps": [bad]}]
+    res = replay(sender(tmp_path), write_jsonl(tmp_path / "t.jsonl", runs), "--format", "json")
+    report = json.loads(res.output)
+    assert res.exit_code == 0
+    (m,) = report["result_mismatches"]
+    assert (m["step"], m["tool"]) == (1, "create")
+    assert m["problem"].startswith("the result does not match")
+    text = replay(sender(tmp_path), str(tmp_path / "t.jsonl")).output
+    assert "1 successful step(s) returned a value that does not fit the tool's return type" in text
+
+
+def test_adapters_that_exit_or_print(tmp_path: Path) -> None:
+    adapter = tmp_path / "ad.py"
+    adapter.write_text(
+        "import sys\n"
+        "print('loading')\n"
+        "def exits(record):\n    sys.exit(5)\n"
+        "def prints(record):\n"
+        "    print('hello from adapter')\n"
+        "    return {'steps': [{'tool': 'send', 'args': {'body': 'x'}, 'outcome': 'ok'}]}\n",
+        encoding="utf-8",
+    )
+    traces = write_jsonl(tmp_path / "t.jsonl", [{"anything": 1}])
+    res = replay(sender(tmp_path), traces, "--adapter", f"{adapter}:exits", "--format", "json")
+    assert res.exit_code == 2
+    assert "E0911" in res.output
+    res = CliRunner().invoke(
+        main,
+        ["replay", sender(tmp_path), traces, "--adapter", f"{adapter}:prints", "--format", "json"],
+    )
+    assert res.exit_code == 0
+    assert json.loads(res.stdout)["steps"] == 1

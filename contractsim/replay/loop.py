@@ -3,6 +3,8 @@
 For each step the simulator predicts the call (``ok``, ``fails`` or ``may_fail``) from the state
 reached so far, then :meth:`Simulator.observe` carries the state forward along what really
 happened. A ``may_fail`` counts as a predicted failure; ``error`` and ``crash`` are real failures.
+A failure that only an environment event causes (``on EVENT probability p``) is a risk, not a
+prediction: such a step counts as predicted ``ok`` and is counted among the risks.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, cast
 
-from ..simulator.observe import Observation, Status
+from ..simulator.observe import Observation, Status, event_risks
 from .traces import Run
 
 if TYPE_CHECKING:
@@ -59,6 +61,8 @@ class Disagreement:
     outcome: str
     error: str | None
     notes: tuple[str, ...] = ()
+    matched: str | None = None
+    """The contract outcome the real call was matched to (e.g. by ``observed when``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -72,8 +76,29 @@ class Disagreement:
             "violations": self.violations,
             "outcome": self.outcome,
             "error": self.error,
+            "matched_outcome": self.matched,
             "notes": list(self.notes),
             "state": self.state,
+        }
+
+
+@dataclass(frozen=True)
+class ResultMismatch:
+    """A real result that does not fit the contract's return type."""
+
+    run: str
+    line: int
+    step: int
+    tool: str
+    problem: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run": self.run,
+            "line": self.line,
+            "step": self.step,
+            "tool": self.tool,
+            "problem": self.problem,
         }
 
 
@@ -88,6 +113,12 @@ class ReplayResult:
     """(predicted verdict, real outcome) → number of steps."""
     tools: dict[str, ToolCounts] = field(default_factory=dict)
     disagreements: list[Disagreement] = field(default_factory=list)
+    risks: int = 0
+    """Steps predicted ok that only an environment event could make fail."""
+    risks_realised: int = 0
+    """Of those, the steps that really failed."""
+    result_mismatches: list[ResultMismatch] = field(default_factory=list)
+    """Successful steps whose returned value does not fit the tool's ``-> TYPE``."""
 
     @property
     def steps(self) -> int:
@@ -156,7 +187,14 @@ def _replay_one(sim: Simulator, run: Run, out: ReplayResult) -> None:
     for i, step in enumerate(run.steps, 1):
         seen = Observation(cast(Status, step.outcome), step.result, step.error)
         obs = sim.observe(state, step.tool, step.args, seen)
-        verdict = obs.prediction.verdict
+        verdict = obs.predicted
+        if verdict == "ok" and event_risks(obs.prediction):
+            out.risks += 1
+            out.risks_realised += step.outcome != "ok"
+        if obs.result_problem is not None:
+            out.result_mismatches.append(
+                ResultMismatch(run.name, run.line, i, step.tool, obs.result_problem)
+            )
         out.matrix[(verdict, step.outcome)] += 1
         counts = out.tools.setdefault(step.tool, ToolCounts())
         counts.steps += 1
@@ -181,6 +219,7 @@ def _replay_one(sim: Simulator, run: Run, out: ReplayResult) -> None:
                     outcome=step.outcome,
                     error=step.error,
                     notes=obs.notes,
+                    matched=obs.outcome,
                 )
             )
         state = obs.state

@@ -49,6 +49,8 @@ def render_json(
             }
             for name, c in sorted(result.tools.items())
         },
+        "risks": {"steps": result.risks, "failed": result.risks_realised},
+        "result_mismatches": [m.to_json() for m in result.result_mismatches],
         "disagreements": [d.to_json() for d in shown],
     }
 
@@ -75,6 +77,20 @@ def render_text(result: ReplayResult, contract: str, traces: str, show: int | No
         "",
         f"precision {_ratio(result.precision)}   recall {_ratio(result.recall)}"
         "   (of predicted failures; may_fail counts as predicted)",
+    ]
+    if result.risks:
+        lines.append(
+            f"{result.risks} step(s) predicted ok could fail only on an environment event "
+            f"(counted as predicted ok); {result.risks_realised} of them failed"
+        )
+    if result.result_mismatches:
+        first = result.result_mismatches[0]
+        lines.append(
+            f"{len(result.result_mismatches)} successful step(s) returned a value that does not "
+            f"fit the tool's return type; first: {first.run} step {first.step} ({first.tool}): "
+            f"{first.problem}"
+        )
+    lines += [
         "",
         f"{'tool':<16}{'steps':>7}{'agree':>7}{'false alarms':>14}{'misses':>8}",
     ]
@@ -100,6 +116,8 @@ def _disagreement_text(d: Disagreement) -> list[str]:
         out.append(f"    our rule: {v['code']}: {v['message']}{where}")
     if not d.violations:
         out.append("    our rule: none (the contract allows this call here)")
+    if d.matched:
+        out.append(f"    matched outcome: {d.matched}")
     out.extend(f"    note: {n}" for n in d.notes)
     state = json.dumps(d.state, ensure_ascii=False, sort_keys=True)
     if len(state) > STATE_CHARS:

@@ -14,6 +14,7 @@ the file, the line of the run, a code (E0901–E0912) and a hint.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
@@ -96,7 +97,8 @@ def load_adapter(spec: str) -> Adapter:
         )
     is_file = target.endswith(".py") or "/" in target or os.sep in target
     try:
-        module = _load_file(target, where) if is_file else _import(target, where)
+        with contextlib.redirect_stdout(sys.stderr):
+            module = _load_file(target, where) if is_file else _import(target, where)
     except ContractError:
         raise
     except BaseException as exc:  # the user's module raised while loading
@@ -272,8 +274,12 @@ def _record_run(
     data = record
     if adapter is not None:
         try:
-            data = adapter(record)
-        except Exception as exc:  # the user's code: any exception is a diagnostic
+            # what the adapter prints must not mix with the report (stdout may be JSON)
+            with contextlib.redirect_stdout(sys.stderr):
+                data = adapter(record)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # the user's code: any exception (even SystemExit)
             problems.append(
                 _diag(
                     "E0911",

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 from ..compiler.values import thaw
 from ..dsl.diagnostics import ContractError, did_you_mean
 from ..simulator.engine import Simulator, StepResult, Violation, Warning_
-from ..simulator.observe import Observation, Observed
+from ..simulator.observe import Observation, Observed, expected_verdict
 from ..simulator.state import State
 
 if TYPE_CHECKING:
@@ -565,9 +565,10 @@ class Guard:
     def _refusal(self, prediction: StepResult, args: Mapping[str, Any]) -> GuardError | None:
         """A refusal when the call must fail whatever the environment does (an environment
         event's failure branch is a risk, reported as a warning, not a reason to refuse)."""
-        failing = [b for b in prediction.branches if b.failed and b.event is None]
-        if not any(b.certain for b in failing) and not (self.block_on_unknown and failing):
+        expected = expected_verdict(prediction)
+        if expected == "ok" or (expected == "may_fail" and not self.block_on_unknown):
             return None
+        failing = [b for b in prediction.branches if b.failed and b.event is None]
         violations = [v for b in failing for v in b.violations if v.certain] or [
             v for b in failing for v in b.violations
         ]

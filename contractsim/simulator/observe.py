@@ -27,7 +27,7 @@ from ..compiler.compile import OBSERVED_ERROR, CTool
 from ..compiler.validators import model_values, problems_from
 from ..compiler.values import UNKNOWN, freeze
 from ..dsl.types import type_label
-from .engine import Branch, StepResult, Violation
+from .engine import Branch, StepResult, Verdict, Violation
 from .state import State
 
 if TYPE_CHECKING:
@@ -78,11 +78,18 @@ class Observed:
     notes: tuple[str, ...] = field(default=())
     """Why the call and the contract do not fit together, when they do not (a ``may_fail``
     either way is no disagreement here)."""
+    result_problem: str | None = None
+    """Why the returned value does not fit ``-> TYPE`` (for a call that succeeded)."""
+
+    @property
+    def predicted(self) -> Verdict:
+        """The prediction for this one call: :func:`expected_verdict`."""
+        return expected_verdict(self.prediction)
 
     @property
     def predicted_failure(self) -> bool:
         """The prediction was ``fails`` or ``may_fail``."""
-        return self.prediction.verdict != "ok"
+        return self.predicted != "ok"
 
     @property
     def agrees(self) -> bool:
@@ -92,6 +99,22 @@ class Observed:
     @property
     def violations(self) -> list[Violation]:
         return self.prediction.violations
+
+
+def expected_verdict(step: StepResult) -> Verdict:
+    """What a single real call should do: ``fails`` when it fails whatever the environment does,
+    ``may_fail`` when that depends on unknown state, ``ok`` otherwise. A failure that only an
+    environment event causes (``on EVENT``) is a risk, not a prediction (unlike the plan-level
+    :attr:`StepResult.verdict`, which counts every branch)."""
+    failing = [b for b in step.branches if b.failed and b.event is None]
+    if any(b.certain for b in failing):
+        return "fails"
+    return "may_fail" if failing else "ok"
+
+
+def event_risks(step: StepResult) -> list[Branch]:
+    """The failure branches that only an environment event causes."""
+    return [b for b in step.branches if b.failed and b.event is not None]
 
 
 def observe(
@@ -134,8 +157,10 @@ def _observe(
     matched = _observed_matches(sim, ctool, state, values, raw, seen.error, notes)
     status = seen.status or _classify(ctool, raised, matched, notes)
     wanted_failure = status != "ok"
+    problem = shape[0] if shape and not wanted_failure else None
     if not wanted_failure:
         notes.extend(shape)
+    expected = expected_verdict(prediction)
     explicit = [
         name
         for name, cout in ctool.outcomes.items()
@@ -166,10 +191,11 @@ def _observe(
             forced = sim._step_validated(state, ctool, values, args, real, force=True).branches
             candidates = [b for b in forced if not b.failed]
     candidates = [b for b in candidates if matched.get(b.outcome or "") is not False]
-    if prediction.verdict == "fails" and not wanted_failure:
+    if expected == "fails" and not wanted_failure:
         notes.insert(0, "the contract predicted a failure, but the call succeeded")
-    elif prediction.verdict == "ok" and wanted_failure and not explicit:
-        # (a failure the contract declares and recognises is no disagreement)
+    elif expected == "ok" and wanted_failure and not explicit and not event_risks(prediction):
+        # (a failure the contract declares — recognised, or an environment event — is no
+        # disagreement with the contract)
         notes.insert(0, "the contract predicted success, but the call failed")
     branch = _pick(candidates, matched, notes)
     if branch is None:
@@ -177,8 +203,8 @@ def _observe(
             notes.append("the contract has no failure here that fits; the state is unchanged")
         else:
             notes.append("no success outcome of the contract fits; the state is unchanged")
-        return Observed(prediction, status, None, None, state, tuple(notes))
-    return Observed(prediction, status, branch.outcome, branch, branch.state, tuple(notes))
+        return Observed(prediction, status, None, None, state, tuple(notes), problem)
+    return Observed(prediction, status, branch.outcome, branch, branch.state, tuple(notes), problem)
 
 
 def _validated_args(ctool: CTool, args: dict[str, Any]) -> dict[str, Any] | None:
