@@ -237,7 +237,10 @@ class Guard:
         self.contract = contract
         self.mode: Mode = mode
         self.block_on_unknown = block_on_unknown
-        self._fixed_sim = Simulator(contract, now=now) if now is not None else None
+        # the wall clock matters only to a contract that reads it: otherwise one simulator serves
+        self._fixed_sim = (
+            Simulator(contract, now=now) if now is not None or not _reads_clock(contract) else None
+        )
         sim = self._simulator()
         self._state = state if isinstance(state, State) else sim.initial_state(state)
         self._lock = threading.RLock()
@@ -598,6 +601,16 @@ class Guard:
             self.history.append(record)
         _LAST.set(record)
         return _Refused(self, error, warnings)
+
+
+def _reads_clock(contract: Contract) -> bool:
+    """Whether the contract calls ``today()`` or ``now()`` anywhere."""
+    from ..dsl import ir
+    from ..dsl.walk import all_exprs
+
+    return any(
+        isinstance(e, ir.Call) and e.func in ("today", "now") for e in all_exprs(contract.ir)
+    )
 
 
 def _is_async(fn: Any) -> bool:

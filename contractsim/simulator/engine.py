@@ -526,7 +526,7 @@ class Simulator:
                 emitted = emitted + tuple(ctx.warnings)
                 approx = approx or ctx.havoc
             transitions = flow.outgoing.get(step, [])
-            sub_state = State(vals, self.layout)
+            sub_state = state.derive(vals)
             sub_safe = safe or sub_state.has_unknown
 
             def follow(
@@ -678,7 +678,7 @@ class Simulator:
             stored = self._stores_result(ctool.name, out.name, bodies)
             result = self._fresh_result(ctool, work if stored else [work[-1]])
         result_unknown = lib.contains_unknown(result)
-        use_safe = safe or result_unknown or State(vals, self.layout).has_unknown
+        use_safe = safe or result_unknown or state.derive(vals).has_unknown
         for body in bodies:
             if body is None:
                 continue
@@ -692,7 +692,7 @@ class Simulator:
                     body.span,
                     self._interpreted_error(body, state, values),
                 )
-        new_state = State(tuple(work), self.layout)
+        new_state = state.derive(tuple(work))
         warnings = [self._warning(code, key, vals_) for code, key, vals_ in emitted]
         warnings += [self._warning(code, key, vals_) for code, key, vals_ in ctx.warnings]
         violations: list[Violation] = []
@@ -803,7 +803,7 @@ class Simulator:
                     for target, ok in applicable:
                         values = list(v.state.data)
                         values[slot] = target
-                        moved = replace(v, state=State(tuple(values), self.layout))
+                        moved = replace(v, state=v.state.derive(tuple(values)))
                         if ok is UNKNOWN:
                             moved.assumptions = v.assumptions + ("a transition guard holds",)
                             moved.probability = None
@@ -1066,7 +1066,7 @@ def _with(state: State, updates: dict[int, Any]) -> State:
     data = list(state.data)
     for slot, value in updates.items():
         data[slot] = value
-    return State(tuple(data), state.layout)
+    return state.derive(tuple(data))
 
 
 def _error_text(exc: BaseException) -> str:

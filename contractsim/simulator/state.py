@@ -54,6 +54,20 @@ class State(Mapping[str, Any]):
             self._has_unknown = any(contains_unknown(v) for v in self.data)
         return self._has_unknown
 
+    def derive(self, data: tuple[Any, ...]) -> State:
+        """A state with new values, computed from this one: whether it holds ``unknown`` is
+        worked out from the slots that changed only (a step over a large known state must not
+        walk every collection again)."""
+        if data is self.data:
+            return self
+        new = State(data, self.layout)
+        if self._has_unknown is False:
+            old = self.data
+            new._has_unknown = any(
+                contains_unknown(v) for i, v in enumerate(data) if v is not old[i]
+            )
+        return new
+
     def __hash__(self) -> int:
         if self._hash is None:
             self._hash = hash(self.data)
