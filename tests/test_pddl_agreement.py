@@ -57,8 +57,9 @@ class Pair:
         self.up = UPSequentialSimulator(self.problem)
         self.em = self.problem.environment.expression_manager
         self.actions = list(self.problem.actions)
-        tools = {t.name: t for t in self.contract.ir.tools}
-        self.tools = [tools[a.name.lower().replace("-", "_")] for a in self.actions]
+        # each tool names its PDDL action in its description (what IPC plans are resolved by)
+        tools = {t.description: t for t in self.contract.ir.tools}
+        self.tools = [tools[f"PDDL action `{a.name.lower()}`"] for a in self.actions]
         # the i-th `require` of a tool is the i-th top-level conjunct of the PDDL precondition
         self.codes = [
             {c.code: i for i, c in enumerate(t.conditions) if c.strength == "require"}
@@ -215,3 +216,58 @@ def test_unsupported_domains_are_refused_by_name() -> None:
         (d,) = info.value.diagnostics
         assert (d.code, d.span.line) == ("E0805", 2)
         assert requirement in d.message
+
+
+def _up_and_ours(tmp_path: Path, domain: str, problem: str) -> tuple[Any, Any]:
+    (tmp_path / "d.pddl").write_text(domain)
+    (tmp_path / "p.pddl").write_text(problem)
+    contract = contractsim.from_pddl(tmp_path / "d.pddl", tmp_path / "p.pddl")
+    return contract.simulator(now="2024-01-01T00:00:00Z"), (
+        tmp_path / "d.pddl",
+        tmp_path / "p.pddl",
+    )
+
+
+def test_exists_over_an_empty_type_is_false_unified_planning_says_true(tmp_path: Path) -> None:
+    """A disagreement, pinned (found by random domains, review files rand/bad9, rand/bad11):
+    ``(exists (?v - none) (f))`` where no object is a ``none`` and ``?v`` does not occur in the
+    body. PDDL's semantics: an existential over an empty domain is false whatever its body, so
+    the action is not applicable. unified-planning 1.3 (in an action with a parameter) drops the
+    quantifier because its variable does not occur, and reads the condition as ``(f)``. We are
+    right; without the parameter unified-planning itself says "not applicable"."""
+    domain = """(define (domain e) (:requirements :adl :typing) (:types none - thing thing)
+     (:predicates (f) (g))
+     (:action a :parameters (?x - thing) :precondition (exists (?v - none) (f)) :effect (g)))"""
+    problem = "(define (problem ep) (:domain e) (:objects t - thing) (:init (f)) (:goal (g)))"
+    sim, (d, p) = _up_and_ours(tmp_path, domain, problem)
+    step = sim.step(sim.initial_state(), "a", {"x": "t"})
+    assert (step.verdict, [v.code for v in step.violations]) == ("fails", ["PRECONDITION_1"])
+    theirs = PDDLReader().parse_problem(str(d), str(p))
+    up_sim = UPSequentialSimulator(theirs)
+    t = theirs.environment.expression_manager.ObjectExp(theirs.object("t"))
+    assert up_sim.is_applicable(up_sim.get_initial_state(), theirs.actions[0], [t]) is True
+
+
+def test_nested_forall_effects_unified_planning_cannot_read(tmp_path: Path) -> None:
+    """Pinned: ``(forall (?x) (forall (?y) (q ?x ?y)))`` is a valid ADL effect (:conditional-
+    effects allows universal effects inside universal effects); unified-planning 1.3 refuses it
+    ("Nested forall on effects are not supported"). We read it as two nested loops: every pair
+    holds afterwards."""
+    from unified_planning.exceptions import UPUnsupportedProblemTypeError
+
+    domain = """(define (domain n) (:requirements :adl :typing) (:types thing)
+     (:predicates (q ?x ?y - thing))
+     (:action fill :parameters ()
+       :effect (forall (?x - thing) (forall (?y - thing) (q ?x ?y)))))"""
+    problem = "(define (problem np) (:domain n) (:objects a b - thing) (:init) (:goal (q b a)))"
+    sim, (d, p) = _up_and_ours(tmp_path, domain, problem)
+    report = sim.run([("fill", {})], goal="solved")
+    assert (report.verdict, report.goal_results["reached"]) == ("ok", True)
+    assert sorted(map(tuple, report.paths[0].state["q"])) == [
+        ("a", "a"),
+        ("a", "b"),
+        ("b", "a"),
+        ("b", "b"),
+    ]
+    with pytest.raises(UPUnsupportedProblemTypeError, match="Nested forall on effects"):
+        UPSequentialSimulator(PDDLReader().parse_problem(str(d), str(p)))

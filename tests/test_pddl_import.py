@@ -68,7 +68,7 @@ def test_blocks_contract_reads_like_a_hand_written_one() -> None:
     assert "  handempty: bool = true" in text
     assert 'goal solved = ("d", "c") in on_\n  and ("c", "b") in on_' in text
     assert (
-        "tool unstack(x: Object, y: Object) {\n"
+        'tool unstack(x: Object, y: Object) "PDDL action `unstack`" {\n'
         "  require (x, y) in on_\n"
         '    else NOT_ON "(on {x} {y}) does not hold"\n'
         '    hint "made true by stack"\n'
@@ -96,8 +96,8 @@ def test_type_hierarchy_becomes_unions_of_enums() -> None:
     assert "type Vehicle = Truck | Plane" in text
     assert "type Truck = enum { t1 }" in text
     assert 'at: set[tuple[Vehicle, Place]] = {("t1", "home"), ("p1", "work")}' in text
-    assert "tool go(t: Truck, from: Place, to: Place) {" in text
-    assert '    else SAME_OBJECT "(not (= {from} {to})) does not hold"' in text
+    assert 'tool go(t: Truck, from: Place, to: Place) "PDDL action `go`" {' in text
+    assert '    else SAME_OBJECT "{from} and {to} are the same object"' in text
     sim = contractsim.loads(text).simulator(now="2024-01-01T00:00:00Z")
     report = sim.run([("go", {"t": "t1", "from": "home", "to": "work"})], goal="solved")
     assert (report.verdict, report.goal_results["reached"]) == ("ok", True)
@@ -131,8 +131,12 @@ def test_action_costs_become_tool_costs() -> None:
       (:goal (at y)) (:metric minimize (total-cost)))"""
     text = pddl_to_contract(domain, problem)
     assert 'const DIST: map[tuple[Loc, Loc], int] = {("x", "y"): 7, ("y", "x"): 3}' in text
-    assert "tool go(a: Loc, b: Loc) cost DIST[(a, b)] {" in text
-    assert "tool wait() cost 2 {" in text
+    assert 'tool go(a: Loc, b: Loc) "PDDL action `go`" cost DIST[(a, b)] {' in text
+    assert 'tool wait() "PDDL action `wait`" cost 2 {' in text
+    # (dist x x) and (dist y y) have no value: PDDL cannot apply `go` there
+    assert (
+        '  require (a, b) in DIST\n    else COST_UNDEFINED "(dist {a} {b}) has no value in :init"\n'
+    ) in text
     sim = contractsim.loads(text).simulator(now="2024-01-01T00:00:00Z")
     report = sim.run([("go", {"a": "x", "b": "y"}), ("wait", {})], goal="solved")
     assert [s.cost for s in report.steps] == [7, 2]
@@ -237,7 +241,7 @@ def test_cli_reports_bad_pddl_as_a_located_diagnostic(tmp_path: Path) -> None:
         (DOMAIN, "(define (problem p) (:domain d) (:init (clear a)", ("E0802", "p.pddl", 1, 33)),
         (DOMAIN, "(define (problem p) (:domain d)) (extra)", ("E0803", "p.pddl", 1, 34)),
         (DOMAIN, "hello", ("E0803", "p.pddl", 1, 1)),
-        ("(" * 500, PROBLEM, ("E0802", "d.pddl", 1, 201)),
+        ("(" * 500, PROBLEM, ("E0802", "d.pddl", 1, 65)),
     ],
 )
 def test_bad_pddl_gives_a_located_diagnostic(
@@ -258,3 +262,272 @@ def test_random_garbage_never_gives_a_traceback() -> None:
                 pddl_to_contract(domain, problem)
             except ContractError as exc:
                 assert exc.diagnostics and exc.diagnostics[0].code.startswith("E08")
+
+
+# ------------------------------------------------------------------ IPC plans (review findings)
+
+
+def _blocks_contract(tmp_path: Path) -> Path:
+    out = tmp_path / "blocks.contract"
+    out.write_text(
+        contractsim.from_pddl(
+            DATA / "blocks" / "domain.pddl", DATA / "blocks" / "probBLOCKS-4-0.pddl"
+        ).source
+    )
+    return out
+
+
+def _simulate(contract: Path, plan_text: str, tmp_path: Path) -> tuple[int, str]:
+    plan = tmp_path / "p.plan"
+    plan.write_text(plan_text)
+    result = CliRunner().invoke(main, ["simulate", str(contract), str(plan), "--goal", "solved"])
+    return result.exit_code, result.output
+
+
+def test_ipc_steps_with_too_many_or_too_few_arguments_are_located(tmp_path: Path) -> None:
+    contract = _blocks_contract(tmp_path)
+    code, output = _simulate(contract, "; extra\n(pick-up b zz qq)\n(stack b a)\n", tmp_path)
+    assert code == 2
+    assert (
+        f"{tmp_path / 'p.plan'}:2:1: error[E0701]: `pick-up` takes 1 argument(s) (x), 3 given: "
+        "`(pick-up b zz qq)`"
+    ) in output
+    assert "hint: write `(pick-up X)`" in output
+    code, output = _simulate(contract, "(pick-up b)\n(STACK b)\n", tmp_path)
+    assert code == 2
+    assert "p.plan:2:1: error[E0701]: `stack` takes 2 argument(s) (x, y), 1 given" in output
+
+
+def test_ipc_plan_formats(tmp_path: Path) -> None:
+    contract = _blocks_contract(tmp_path)
+    # a planner's empty plan: only a comment
+    code, output = _simulate(contract, "; cost = 0 (unit cost)\n", tmp_path)
+    assert code == 1 and "0 step(s)" in output and "goal solved: NOT reached" in output
+    # two steps on one line, and one step over two lines
+    code, output = _simulate(contract, "(pick-up b)(stack b a)\n(pick-up\n  c)\n", tmp_path)
+    assert code == 1 and "3 step(s)" in output and "pick_up:ok → stack:ok → pick_up:ok" in output
+    # planner output and timed steps are not IPC steps: each is reported at its line
+    code, output = _simulate(
+        contract, "solution found\n(pick-up b)\n0: (stack b a) [1]\n", tmp_path
+    )
+    assert code == 2
+    assert "p.plan:1:1: error[E0701]: not an IPC plan step: solution found" in output
+    assert "p.plan:3:1: error[E0701]: not an IPC plan step: 0: (stack b a) [1]" in output
+
+
+def test_plan_actions_are_found_by_their_pddl_names(tmp_path: Path) -> None:
+    domain = """(define (domain acts) (:requirements :strips)
+     (:predicates (p ?x) (q ?x))
+     (:action über :parameters (?x) :precondition (p ?x) :effect (not (p ?x)))
+     (:action 2nd-step :parameters (?x) :precondition (not (p ?x)) :effect (q ?x))
+     (:action move.fast :parameters (?x) :precondition (q ?x) :effect (p ?x)))"""
+    problem = "(define (problem ap) (:domain acts) (:objects a) (:init (p a)) (:goal (p a)))"
+    text = pddl_to_contract(domain, problem)
+    assert (
+        "# Renamed from PDDL: action über → tool _ber, action 2nd-step → tool n_2nd_step," in text
+    )
+    assert 'tool move_fast(x: Object) "PDDL action `move.fast`" {' in text
+    contract = tmp_path / "a.contract"
+    contract.write_text(text)
+    code, output = _simulate(contract, "(ÜBER a)\n(2nd-step a)\n(move.fast a)\n", tmp_path)
+    assert code == 0 and "_ber:ok → n_2nd_step:ok → move_fast:ok" in output
+    # only PDDL names: the tool name `move_fast` is not an action of the domain
+    code, output = _simulate(contract, "(move_fast a)\n", tmp_path)
+    assert code == 2
+    assert "p.plan:1:1: error[E0701]: the PDDL domain has no action `move_fast`" in output
+    assert "did you mean `move.fast`?" in output
+
+
+# ------------------------------------------------------- valid PDDL always gives a valid contract
+
+
+def test_equality_with_a_constant_of_an_unrelated_type_is_decided_by_the_types() -> None:
+    domain = """(define (domain eq) (:requirements :typing :equality)
+      (:types depot - place truck place)
+      (:constants home - place)
+      (:predicates (at ?t - truck ?p - place))
+      (:action go :parameters (?t - truck ?from - place ?to - depot)
+        :precondition (and (at ?t ?from) (not (= ?to home)) (or (= ?to home) (at ?t ?from)))
+        :effect (and (not (at ?t ?from)) (at ?t ?to))))"""
+    problem = """(define (problem eq1) (:domain eq) (:objects t - truck d1 d2 - depot)
+      (:init (at t home)) (:goal (at t d2)))"""
+    text = pddl_to_contract(domain, problem)
+    assert check_text(text, "x.contract") == []
+    assert "SAME_OBJECT" not in text  # (not (= ?to home)) always holds: no `require true`
+    assert "  require false or (t, from) in at\n" in text
+    sim = contractsim.loads(text).simulator(now="2024-01-01T00:00:00Z")
+    report = sim.run([("go", {"t": "t", "from": "home", "to": "d2"})], goal="solved")
+    assert (report.verdict, report.goal_results["reached"]) == ("ok", True)
+
+
+def test_names_the_contract_language_reserves_are_renamed() -> None:
+    preds = ["set", "map", "str", "int", "bool", "float", "list", "tuple", "len", "any", "union"]
+    domain = (
+        "(define (domain names) (:predicates "
+        + " ".join(f"({p} ?x)" for p in preds)
+        + ") (:action drop :parameters (?x) :precondition (and "
+        + " ".join(f"({p} ?x)" for p in preds)
+        + ") :effect (and "
+        + " ".join(f"(not ({p} ?x))" for p in preds)
+        + ")))"
+    )
+    problem = "(define (problem pn) (:domain names) (:objects a) (:init (set a)) (:goal (set a)))"
+    text = pddl_to_contract(domain, problem)
+    assert check_text(text, "x.contract") == []
+    assert '  set_: set[Object] = {"a"}' in text
+    assert 'tool drop(x: Object) "PDDL action `drop`" {' in text  # a tool may be named `drop`
+
+
+def test_nesting_is_limited_as_the_contract_language_limits_it() -> None:
+    def goal(depth: int) -> str:
+        return "(not " * depth + "(p b1)" + ")" * depth
+
+    domain = "(define (domain d) (:predicates (p ?x)) (:action a :parameters () :effect (and)))"
+
+    def problem(depth: int) -> str:
+        return f"(define (problem q) (:domain d) (:objects b1) (:goal {goal(depth)}))"
+
+    # 61 `not`s: the goal's atom is at depth 64 (inside define, :goal and the nots)
+    assert check_text(pddl_to_contract(domain, problem(61)), "x.contract") == []
+    # one more: the atom's `(` (column 54 + 62 * 5) is too deep
+    assert _diag(domain, problem(62)) == ("E0802", "p.pddl", 1, 364)
+
+
+def test_a_contract_the_importer_gets_wrong_is_reported_at_the_pddl(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import contractsim.pddl as pddl
+
+    (tmp_path / "d.pddl").write_text(DOMAIN)
+    (tmp_path / "p.pddl").write_text(PROBLEM)
+    monkeypatch.setattr(
+        pddl,
+        "pddl_to_contract",
+        lambda *_: 'contract c version "1.0.0"\nstate { set: int = 0 }\n',
+    )
+    with pytest.raises(ContractError) as info:
+        pddl.from_pddl(tmp_path / "d.pddl", tmp_path / "p.pddl")
+    (d,) = info.value.diagnostics
+    assert (d.code, d.span.file, d.span.line) == ("E0811", str(tmp_path / "d.pddl"), 1)
+    assert d.message == (
+        "the importer wrote a contract that does not check: line 2: E0203 `set` is a reserved name"
+    )
+
+
+def test_add_effects_of_the_wrong_type_are_refused() -> None:
+    domain = """(define (domain sem4) (:requirements :adl :typing)
+      (:types block - thing thing)
+      (:predicates (p ?x - block) (q ?x - thing))
+      (:action a :parameters (?x - thing) :effect (and (p ?x) (q ?x)))
+      (:action b :parameters (?x - thing) :precondition (p ?x) :effect (not (p ?x))))"""
+    problem = "(define (problem s) (:domain sem4) (:objects b - block) (:goal (p b)))"
+    with pytest.raises(ContractError) as info:
+        pddl_to_contract(domain, problem, "d.pddl", "p.pddl")
+    (d,) = info.value.diagnostics  # the precondition and the delete of `b` are fine
+    assert (d.code, d.span.line, d.span.col) == ("E0808", 4, 59)
+    assert d.message == (
+        "this effect adds `p` for `?x` of type `thing`, but `p` holds only a `block` there"
+    )
+
+
+def test_problems_of_one_file_are_reported_together_in_order() -> None:
+    domain = DOMAIN.replace("(clear ?y) (handempty)", "(hand ?y) (clear ?z) (on ?x)")
+    with pytest.raises(ContractError) as info:
+        pddl_to_contract(domain, PROBLEM, "d.pddl", "p.pddl")
+    assert [(d.code, d.span.line, d.span.col) for d in info.value.diagnostics] == [
+        ("E0806", 6, 25),
+        ("E0806", 6, 41),
+        ("E0807", 6, 45),
+    ]
+    problem = PROBLEM.replace("(clear a) (clear b)", "(clear z) (clear z) (on z a)")
+    with pytest.raises(ContractError) as info:
+        pddl_to_contract(DOMAIN, problem, "d.pddl", "p.pddl")
+    assert [(d.code, d.span.col) for d in info.value.diagnostics] == [
+        ("E0806", 17),
+        ("E0806", 27),
+        ("E0806", 34),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("domain", "problem", "expected"),
+    [
+        # two :parameters, a second :precondition / :effect
+        (
+            DOMAIN.replace(":precondition", ":parameters (?z - block) :precondition"),
+            PROBLEM,
+            ("E0810", "d.pddl", 6, 5),
+        ),
+        (DOMAIN.replace(":effect", ":effect (and) :effect"), PROBLEM, ("E0810", "d.pddl", 7, 19)),
+        # actions: the same name in another case, names that become the same tool
+        (
+            DOMAIN.replace("  (:action stack", "  (:action STACK :parameters ()) (:action stack"),
+            PROBLEM,
+            ("E0810", "d.pddl", 5, 43),
+        ),
+        (
+            DOMAIN.replace("  (:action stack", "  (:action pick-up) (:action pick_up) (:action s"),
+            PROBLEM,
+            ("E0810", "d.pddl", 5, 30),
+        ),
+        # problem sections
+        (DOMAIN, PROBLEM.replace("(:init", "(:init) (:init"), ("E0810", "p.pddl", 3, 12)),
+        (DOMAIN, PROBLEM.replace("(:goal (on a b))", ""), ("E0803", "p.pddl", 1, 9)),
+        (DOMAIN, PROBLEM.replace("(:domain d)", ""), ("E0803", "p.pddl", 1, 9)),
+        (DOMAIN, PROBLEM.replace("a b - block", "?a b - block"), ("E0803", "p.pddl", 2, 13)),
+        # costs: negative, not finite, no value
+        (
+            DOMAIN.replace("(not (clear ?y))", "(not (clear ?y)) (increase (total-cost) -1)"),
+            PROBLEM,
+            ("E0803", "d.pddl", 7, 69),
+        ),
+        (
+            DOMAIN.replace("(not (clear ?y))", "(not (clear ?y)) (increase (total-cost) inf)"),
+            PROBLEM,
+            ("E0803", "d.pddl", 7, 69),
+        ),
+        (
+            DOMAIN.replace(
+                "(handempty))\n  (:action", "(handempty)) (:functions (c))\n  (:action"
+            ).replace("(not (clear ?y))", "(not (clear ?y)) (increase (total-cost) (c))"),
+            PROBLEM,
+            ("E0803", "p.pddl", 3, 4),
+        ),
+    ],
+)
+def test_more_bad_pddl_gives_a_located_diagnostic(
+    domain: str, problem: str, expected: tuple[str, str, int, int]
+) -> None:
+    assert _diag(domain, problem) == expected
+
+
+def test_types_are_read_before_the_sections_that_use_them() -> None:
+    # `thing` is declared only as a parent; :predicates comes before :types
+    domain = """(define (domain o) (:requirements :typing)
+      (:predicates (p ?x - thing))
+      (:constants k - thing)
+      (:types block - thing)
+      (:action a :parameters (?x - block) :precondition (p ?x) :effect (not (p ?x))))"""
+    problem = (
+        "(define (problem q) (:domain o) (:objects b - block) (:init (p b) (p k)) (:goal (p k)))"
+    )
+    text = pddl_to_contract(domain, problem)
+    assert check_text(text, "x.contract") == []
+    assert "type Thing = enum { k } | Block" in text
+
+
+def test_the_emitted_contract_drops_dead_code_and_brackets_mixed_and_or() -> None:
+    domain = """(define (domain r) (:requirements :adl :typing)
+      (:types thing none)
+      (:predicates (p ?x - thing) (q ?x - thing) (f))
+      (:action a :parameters (?x - thing)
+        :precondition (or (and (p ?x) (q ?x)) (f))
+        :effect (and (when (exists (?n - none) (f)) (not (f))) (p ?x)
+                     (when (q ?x) (not (q ?x))))))"""
+    problem = "(define (problem q) (:domain r) (:objects t - thing) (:init (f)) (:goal (p t)))"
+    text = pddl_to_contract(domain, problem)
+    assert check_text(text, "x.contract") == []
+    assert "  require (x in p and x in q) or f\n" in text
+    assert "if false" not in text and "let was_f" not in text
+    assert "    let was_q = q\n    if x in was_q {\n      q.remove(x)\n    }\n" in text
+    assert "    }\n    p.add(x)\n  }\n" in text

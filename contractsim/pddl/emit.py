@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ..dsl.builtins import BUILTINS
+from ..dsl.types import PRIMITIVE_NAMES
 from .model import (
     Action,
     And,
@@ -36,25 +38,45 @@ from .model import (
 )
 
 GOAL_NAME = "solved"
+PDDL_ACTION = "PDDL action `{}`"
+"""A tool's description: the PDDL action it comes from (IPC plans name tools by it)."""
 LINE = 96
-# the grammar's keywords (contractsim/grammar/contract.lark) and names with a meaning of their own
-RESERVED = set(
-    "and by const contract cost effect else ensure enum event fails false final flow for format "
-    "goal hint if in initial let machine max max_items max_length min min_items min_length not "
-    "null on or outcome partial pattern predicate probability record report reports require risk "
-    "should state states step success tags tool true type union unknown unrolled version warn "
-    "when result old fresh".split()
+# the grammar's keywords (contractsim/grammar/contract.lark), names with a meaning of their own,
+# the type names the checker reserves (E0203) and the built-in functions
+KEYWORDS = set(
+    "and by const contract cost effect else ensure enum event fails false final flow for "
+    "format goal hint if in initial let machine max max_items max_length min min_items "
+    "min_length not null on or outcome partial pattern predicate probability record report "
+    "reports require risk should state states step success tags tool true type union "
+    "unknown unrolled version warn when result old fresh".split()
+)
+"""What a tool cannot be named (tools may have the names of types and built-in functions)."""
+RESERVED = (
+    set(
+        "and by const contract cost effect else ensure enum event fails false final flow for "
+        "format goal hint if in initial let machine max max_items max_length min min_items "
+        "min_length not null on or outcome partial pattern predicate probability record report "
+        "reports require risk should state states step success tags tool true type union "
+        "unknown unrolled version warn when result old fresh any all list set map tuple".split()
+    )
+    | set(PRIMITIVE_NAMES)
+    | set(BUILTINS)
 )
 
 
-def ident(name: str) -> str:
+def ident(name: str, reserved: set[str] = RESERVED) -> str:
     """A PDDL name as a contract identifier: ``at-robby`` → ``at_robby``, keywords get ``_``."""
     out = re.sub(r"[^a-z0-9_]", "_", name.lower())
     if not out or not (out[0].isalpha() or out[0] == "_"):
         out = "n_" + out
-    if out in RESERVED:
+    if out in reserved:
         out += "_"
     return out
+
+
+def tool_ident(action: str) -> str:
+    """The tool name of a PDDL action (before any clash with another action, which is E0810)."""
+    return ident(action, KEYWORDS)
 
 
 def camel(name: str) -> str:
@@ -82,9 +104,9 @@ class Names:
     def __init__(self, taken: Iterable[str] = ()) -> None:
         self.taken = set(taken)
 
-    def new(self, base: str) -> str:
+    def new(self, base: str, reserved: set[str] = RESERVED) -> str:
         name, n = base, 2
-        while name in self.taken or name in RESERVED:
+        while name in self.taken or name in reserved:
             name = f"{base}_{n}" if not base.endswith("_") else f"{base}{n}"
             n += 1
         self.taken.add(name)
@@ -103,7 +125,9 @@ class Emitter:
         self.all_consts: dict[str, str] = {}  # type -> const name (all members)
         self.lines: list[str] = []
         # tools first: IPC plans name them, so they keep their names when they can
-        self.tool_names = {a.name: self.globals.new(ident(a.name)) for a in domain.actions}
+        self.tool_names = {
+            a.name: self.globals.new(tool_ident(a.name), KEYWORDS) for a in domain.actions
+        }
         used = self.used_predicates()
         self.rel: dict[str, str] = {}
         for pred in domain.predicates:
@@ -221,6 +245,9 @@ class Emitter:
             elem, rel = self.atom_parts(f, env, rels)
             return (f"{elem} in {rel}", 4) if elem else (rel, 9)
         if isinstance(f, Eq):
+            if not f.possible or not (f.left.is_var or f.right.is_var):
+                # the types (or two constants) decide it: no comparison of unrelated enums
+                return ("true" if f.possible else "false"), 9
             return f"{self.term(f.left, env)} == {self.term(f.right, env)}", 4
         if isinstance(f, Not):
             inner = f.arg
@@ -228,6 +255,8 @@ class Emitter:
                 elem, rel = self.atom_parts(inner, env, rels)
                 return (f"{elem} not in {rel}", 4) if elem else (f"not {rel}", 3)
             if isinstance(inner, Eq):
+                if not inner.possible or not (inner.left.is_var or inner.right.is_var):
+                    return ("false" if inner.possible else "true"), 9
                 return f"{self.term(inner.left, env)} != {self.term(inner.right, env)}", 4
             text, prec = self.cond(inner, env, names, rels)
             return (f"not {text}" if prec >= 4 else f"not ({text})"), 3
@@ -244,7 +273,8 @@ class Emitter:
             if len(f.args) == 1:
                 return self.cond(f.args[0], env, names, rels)
             parts = [self.cond(a, env, names, rels) for a in f.args]
-            return " or ".join(t for t, _ in parts), 1
+            # `and` binds tighter than `or`; the parentheses are for the reader
+            return " or ".join(t if p != 2 else f"({t})" for t, p in parts), 1
         if isinstance(f, Imply):
             return self.cond(Or((Not(f.left), f.right)), env, names, rels)
         assert isinstance(f, Quant)
@@ -270,13 +300,14 @@ class Emitter:
     # ---------------------------------------------------------------- PDDL text for messages
 
     def pddl(self, f: Formula, env: dict[str, str]) -> str:
+        """The PDDL text of a condition as a message template: a variable of ``env`` becomes
+        ``{name}`` (its value), literal braces are doubled."""
+
         def term(t: Term) -> str:
-            if t.is_var:
-                return "{" + env[t.name] + "}" if t.name in env else "?" + t.name
-            return t.name
+            return self.pddl_term(t, env)
 
         if isinstance(f, Atom):
-            return "(" + " ".join([f.pred, *(term(a) for a in f.args)]) + ")"
+            return "(" + " ".join([_braces(f.pred), *(term(a) for a in f.args)]) + ")"
         if isinstance(f, Eq):
             return f"(= {term(f.left)} {term(f.right)})"
         if isinstance(f, Not):
@@ -290,6 +321,11 @@ class Emitter:
         inner = {k: v for k, v in env.items() if k not in {p.name for p in f.params}}
         params = " ".join(f"?{p.name} - {'|'.join(p.types)}" for p in f.params)
         return f"({f.kind} ({params}) {self.pddl(f.body, inner)})"
+
+    def pddl_term(self, t: Term, env: dict[str, str]) -> str:
+        if t.is_var:
+            return "{" + env[t.name] + "}" if t.name in env else "?" + _braces(t.name)
+        return _braces(t.name)
 
     # ---------------------------------------------------------------- tools
 
@@ -309,7 +345,7 @@ class Emitter:
         for p in a.params:
             env[p.name] = names.new(ident(p.name))
             params.append(f"{env[p.name]}: {self.type_expr(p.types)}")
-        head = f"tool {name}({', '.join(params)})"
+        head = f"tool {name}({', '.join(params)}) {_quote(PDDL_ACTION.format(a.name))}"
         cost = self.cost(a, env)
         if cost is not None:
             head += f" cost {cost}"
@@ -317,13 +353,20 @@ class Emitter:
         codes = Names()
         for i, c in enumerate(conjuncts(a.pre), 1):
             text, _ = self.cond(c, env, names, self.rel)
+            if text == "true":
+                continue  # decided by the types: nothing to check
             code, hint = self.code_and_hint(c, i)
             code = codes.new(code)
-            msg = self.pddl(c, env) + " does not hold"
-            out.append(f"  require {text}")
+            if isinstance(c, Not) and isinstance(c.arg, Eq):
+                left, right = (self.pddl_term(t, env) for t in (c.arg.left, c.arg.right))
+                msg = f"{left} and {right} are the same object"
+            else:
+                msg = self.pddl(c, env) + " does not hold"
+            out += _wrap_expr("  require ", text)
             out.append(f"    else {code} {_quote(msg)}")
             if hint:
                 out.append(f"    hint {_quote(hint)}")
+        out += self.cost_requires(a, env, codes)
         body = self.effect_body(a, env, names)
         if body:
             out.append("  effect {")
@@ -341,7 +384,7 @@ class Emitter:
             hint = (
                 "made true by " + ", ".join(tools)
                 if tools
-                else f"no action adds {c.pred}: only :init makes it true"
+                else f"no action adds {_braces(c.pred)}: only :init makes it true"
             )
             return f"NOT_{upper(c.pred)}", hint
         if isinstance(c, Not) and isinstance(c.arg, Atom):
@@ -364,6 +407,39 @@ class Emitter:
             return "0" if self.uses_costs else None
         return " + ".join(parts)
 
+    def cost_requires(self, a: Action, env: dict[str, str], codes: Names) -> list[str]:
+        """A ``require`` for each cost the problem's ``:init`` leaves undefined for some
+        arguments: PDDL cannot apply an action whose cost has no value."""
+        out: list[str] = []
+        for e in a.effects:
+            if not isinstance(e, Cost) or not isinstance(e.amount, CostTerm):
+                continue
+            amount = e.amount
+            params = self.d.functions[amount.func]
+            if not params:
+                continue  # the problem reader requires a value
+            defined = sum(1 for f, _ in self.p.costs if f == amount.func)
+            combos = 1
+            for q in params:
+                combos *= len(set(self.members_of(q.types)))
+            if defined >= combos:
+                continue
+            cost = self.cost_amount(amount, env)
+            key = cost[cost.index("[") + 1 : -1]
+            const = cost[: cost.index("[")]
+            out.append(f"  require {key} in {const}")
+            args = " ".join(self.pddl_term(t, env) for t in amount.args)
+            msg = f"({_braces(amount.func)} {args}) has no value in :init"
+            out.append(f"    else {codes.new('COST_UNDEFINED')} {_quote(msg)}")
+            out.append('    hint "PDDL cannot apply an action whose cost is undefined"')
+        return out
+
+    def members_of(self, types: tuple[str, ...]) -> list[str]:
+        out: list[str] = []
+        for t in types:
+            out += self.members(t)
+        return out
+
     def cost_amount(self, amount: int | float | CostTerm, env: dict[str, str]) -> str:
         if not isinstance(amount, CostTerm):
             return repr(amount)
@@ -384,14 +460,19 @@ class Emitter:
             if isinstance(e, When):
                 read |= _preds(e.cond)
         rels = dict(self.rel)
-        out: list[str] = []
+        lets: list[tuple[str, str]] = []
         for pred in sorted(read & modified):
             snap = names.new("was_" + self.rel[pred])
-            out.append(f"let {snap} = {self.rel[pred]}")
+            lets.append((snap, self.rel[pred]))
             rels[pred] = snap
-        out += self.effect_lines(a.effects, env, names, rels, False)
-        out += self.effect_lines(a.effects, env, names, rels, True)
-        return out
+        body = self.effect_lines(a.effects, env, names, rels, False)
+        body += self.effect_lines(a.effects, env, names, rels, True)
+        used = [
+            f"let {snap} = {rel}"
+            for snap, rel in lets
+            if any(re.search(rf"\b{snap}\b", line) for line in body)
+        ]
+        return used + body
 
     def effect_lines(
         self,
@@ -413,9 +494,13 @@ class Emitter:
                     out.append(f"{rel}.{'add' if positive else 'remove'}({elem})")
             elif isinstance(e, When):
                 inner = self.effect_lines(e.effects, env, names, rels, positive)
-                if inner:
-                    text, _ = self.cond(e.cond, env, names, rels)
-                    out.append(f"if {text} {{")
+                text = self.cond(e.cond, env, names, rels)[0] if inner else "false"
+                if text == "true":
+                    out += inner
+                elif text != "false":
+                    head = _wrap_expr("if ", text)
+                    head[-1] += " {"
+                    out += head
                     out += ["  " + x for x in inner]
                     out.append("}")
             elif isinstance(e, ForallEff):
@@ -454,7 +539,9 @@ class Emitter:
             goal = []
             for c in conjuncts(p.goal):
                 text, prec = self.cond(c, {}, names, self.rel)
-                goal.append(text if prec >= 2 else f"({text})")
+                if text != "true" or len(conjuncts(p.goal)) == 1:
+                    goal.append(text if prec >= 2 else f"({text})")
+            goal = goal or ["true"]
         state = self.state_lines()
         out = [
             f"# Imported from PDDL by `contractsim import-pddl`: domain `{d.name}`, "
@@ -465,6 +552,7 @@ class Emitter:
             f'contract {ident(d.name + "_" + p.name).strip("_")} version "1.0.0"',
             f"  {_quote(f'PDDL domain {d.name}, problem {p.name}')}",
             "",
+            *self.renamed(),
         ]
         for t in ["object", *d.types]:
             if t in self.used_types:
@@ -483,12 +571,29 @@ class Emitter:
             out.append("")
         out += state
         out.append("")
-        out.append(f"goal {GOAL_NAME} = {goal[0]}")
-        out += [f"  and {g}" for g in goal[1:]]
+        out += _wrap_expr(f"goal {GOAL_NAME} = ", goal[0])
+        for g in goal[1:]:
+            out += _wrap_expr("  and ", g)
         out.append(f"  {_quote(f'the goal of problem {p.name}')}")
         out.append("")
         out += tools
         return "\n".join(out).rstrip() + "\n"
+
+    def renamed(self) -> list[str]:
+        """Comment lines naming each action and predicate whose contract name differs."""
+        pairs = [f"action {a} → tool {t}" for a, t in self.tool_names.items() if a != t]
+        pairs += [f"predicate {p} → {r}" for p, r in self.rel.items() if p != r]
+        if not pairs:
+            return []
+        out = ["# Renamed from PDDL:"]
+        for pair in pairs:
+            if len(out[-1]) + len(pair) + 2 > LINE:
+                out[-1] += ","
+                out.append("#  ")
+            elif out[-1] != "# Renamed from PDDL:":
+                out[-1] += ","
+            out[-1] += " " + pair
+        return out
 
     def state_lines(self) -> list[str]:
         facts: dict[str, list[Atom]] = {}
@@ -534,6 +639,46 @@ class Emitter:
             key = lit(args[0]) if len(args) == 1 else "(" + ", ".join(lit(a) for a in args) + ")"
             items.append(f"{key}: {v}")
         return _wrap(f"const {const}: map[{ktype}, {num}] = ", items, "{", "}")
+
+
+def _wrap_expr(head: str, text: str, width: int = LINE) -> list[str]:
+    """``head + text``, broken before top-level ``and``/``or`` when longer than ``width``
+    (continuation lines indented two more; an expression across lines reads the same)."""
+    one = head + text
+    if len(one) <= width:
+        return [one]
+    indent = " " * (len(head) - len(head.lstrip()) + 4)
+    parts: list[str] = []
+    depth, quoted, start, i = 0, False, 0, 0
+    while i < len(text):
+        ch = text[i]
+        if ch == '"' and (i == 0 or text[i - 1] != "\\"):
+            quoted = not quoted
+        elif not quoted and ch in "([{":
+            depth += 1
+        elif not quoted and ch in ")]}":
+            depth -= 1
+        elif not quoted and depth == 0:
+            for op in (" and ", " or "):
+                if text.startswith(op, i):
+                    parts.append(text[start:i])
+                    start = i + 1
+                    break
+        i += 1
+    parts.append(text[start:])
+    if len(parts) == 1:
+        return [one]
+    lines = [head + parts[0]]
+    for part in parts[1:]:
+        if len(lines[-1]) + 1 + len(part) <= width and len(lines) > 1:
+            lines[-1] += " " + part
+        else:
+            lines.append(indent + part)
+    return lines
+
+
+def _braces(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 def _quote(text: str) -> str:

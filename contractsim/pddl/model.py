@@ -31,8 +31,11 @@ class Atom:
 
 @dataclass(frozen=True)
 class Eq:
+    """``(= left right)``; ``possible`` is False when the types say it can never hold."""
+
     left: Term
     right: Term
+    possible: bool = True
 
 
 @dataclass(frozen=True)

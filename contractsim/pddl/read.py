@@ -6,6 +6,7 @@ anything but :class:`~contractsim.ContractError`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 from ..dsl.diagnostics import ContractError, Diagnostic, did_you_mean
@@ -76,9 +77,24 @@ class _Reader:
     def __init__(self, file: str) -> None:
         self.file = file
         self.diags: list[Diagnostic] = []
+        self.ancestor_cache: dict[str, list[str]] = {}
+        self.fits: set[tuple[str, tuple[str, ...]]] = set()  # (object type, parameter types)
 
     def fail(self, code: str, message: str, node: Node | None, hint: str | None = None) -> None:
-        raise ContractError([pddl_error(code, message, node, self.file, hint)])
+        """Stop reading: the problems found so far and this one."""
+        self.report(code, message, node, hint)
+        raise ContractError(self.sorted_diags())
+
+    def sorted_diags(self) -> list[Diagnostic]:
+        """The problems found, each once, in the order of their position in the file."""
+        seen: set[tuple[str, int, int, str]] = set()
+        out = []
+        for d in sorted(self.diags, key=lambda d: (d.span.line, d.span.col)):
+            key = (d.code, d.span.line, d.span.col, d.message)
+            if key not in seen:
+                seen.add(key)
+                out.append(d)
+        return out
 
     def report(self, code: str, message: str, node: Node | None, hint: str | None = None) -> None:
         self.diags.append(pddl_error(code, message, node, self.file, hint))
@@ -207,15 +223,23 @@ class DomainReader(_Reader):
         d = Domain(name=name, file=self.file)
         self.domain = d
         self.type_nodes: dict[str, Node] = {}
-        pending_actions: list[SList] = []
-        for section in root.items[2:]:
-            sec = self.slist(section, "a domain section such as `(:predicates …)`", root)
-            head = sec.head_key
-            if head == ":requirements":
+        sections = [
+            self.slist(section, "a domain section such as `(:predicates …)`", root)
+            for section in root.items[2:]
+        ]
+        # requirements and types first: the other sections name types, in whatever order
+        for sec in sections:
+            if sec.head_key == ":requirements":
                 self.requirements(sec)
-            elif head == ":types":
+            elif sec.head_key == ":types":
                 self.types(sec)
-            elif head == ":constants":
+        self.check_types()
+        pending_actions: list[SList] = []
+        for sec in sections:
+            head = sec.head_key
+            if head in (":requirements", ":types"):
+                continue
+            if head == ":constants":
                 for obj, types, tnode in self.typed_list(sec.items[1:], "constant", sec, False):
                     self.add_object(d.constants, obj, types[0], tnode)
             elif head == ":predicates":
@@ -235,14 +259,43 @@ class DomainReader(_Reader):
                 )
             else:
                 self.unknown_keyword(sec.items[0] if sec.items else sec, DOMAIN_SECTIONS)
-        self.check_types()
+        tools: dict[str, Action] = {}
         for sec in pending_actions:
             action = self.action(sec)
-            if action is not None:
-                d.actions.append(action)
+            if action is None:
+                continue
+            self.unique_action(action, tools)
+            d.actions.append(action)
         if self.diags:
-            raise ContractError(self.diags)
+            raise ContractError(self.sorted_diags())
         return d
+
+    def unique_action(self, action: Action, tools: dict[str, Action]) -> None:
+        """Two actions with one name (PDDL compares names case-insensitively), or whose names
+        become the same tool name, are E0810: a plan could not say which one it means."""
+        from .emit import tool_ident
+
+        node = action.node
+        where = node.items[1] if isinstance(node, SList) else node
+        tool = tool_ident(action.name)
+        other = tools.get(tool)
+        if other is None:
+            tools[tool] = action
+        elif other.name == action.name:
+            self.report(
+                "E0810",
+                f"action `{action.name}` is declared twice (at line {other.node.line})",
+                where,
+                "PDDL names are case-insensitive: rename one of them",
+            )
+        else:
+            self.report(
+                "E0810",
+                f"actions `{other.name}` (line {other.node.line}) and `{action.name}` would "
+                f"both become tool `{tool}`",
+                where,
+                "rename one of them (tool names keep letters, digits and `_`; others become `_`)",
+            )
 
     def unknown_keyword(self, node: Node, known: Iterable[str]) -> None:
         text = node.text if isinstance(node, Sym) else "(…)"
@@ -405,8 +458,19 @@ class DomainReader(_Reader):
                 "write `:parameters (…) :precondition (…) :effect (…)`",
             )
         scope: dict[str, tuple[str, ...]] = {}
+        seen: dict[str, Sym] = {}
         for key_node, value in zip(items[0::2], items[1::2]):
             key = self.sym(key_node, "`:parameters`, `:precondition` or `:effect`", sec)
+            if key.key in seen and key.key in (":parameters", ":precondition", ":effect"):
+                self.report(
+                    "E0810",
+                    f"action `{name.text}` has a second `{key.text}` (the first is at line "
+                    f"{seen[key.key].line})",
+                    key,
+                    f"give each action one `{key.key}`",
+                )
+                continue
+            seen[key.key] = key
             if key.key == ":parameters":
                 params = self.params(self.slist(value, "the parameters", key), "parameter")
                 scope = {p.name: p.types for p in params}
@@ -447,21 +511,23 @@ class DomainReader(_Reader):
             return scope.get(t.name, ("object",))
         return (self.objects().get(t.name, "object"),)
 
-    def atom(self, node: SList, scope: dict[str, tuple[str, ...]]) -> Atom:
+    def atom(self, node: SList, scope: dict[str, tuple[str, ...]], added: bool = False) -> Atom:
+        """An atom, its predicate, arity and argument types checked. An ``added`` atom (an add
+        effect) must be of the declared types for every value of its variables."""
         name = self.sym(node.items[0] if node.items else None, "a predicate name", node)
         args = tuple(self.term(a, scope) for a in node.items[1:])
         decl = self.domain.predicates.get(name.key)
         if decl is None:
             guess = did_you_mean(name.key, list(self.domain.predicates))
-            self.fail(
+            self.report(
                 "E0806",
                 f"undeclared predicate `{name.text}`",
                 name,
                 f"did you mean `{guess}`?" if guess else "declare it in `(:predicates …)`",
             )
-            raise AssertionError  # pragma: no cover
+            return Atom(name.key, args)
         if len(args) != len(decl):
-            self.fail(
+            self.report(
                 "E0807",
                 f"`{name.text}` takes {len(decl)} argument(s), {len(args)} given",
                 node,
@@ -469,17 +535,44 @@ class DomainReader(_Reader):
                 + "".join(f" ?{p.name} - {'|'.join(p.types)}" for p in decl)
                 + ")",
             )
+            return Atom(name.key, args)
+        objects = self.objects()
         for arg, p, anode in zip(args, decl, node.items[1:]):
-            self.check_arg(arg, p, anode, scope, name.key)
+            if not arg.is_var and (objects.get(arg.name, "object"), p.types) in self.fits:
+                continue  # the common case of a fact in :init, decided once per type
+            self.check_arg(arg, p, anode, scope, name.key, added)
         return Atom(name.key, args)
 
     def check_arg(
-        self, arg: Term, p: Param, node: Node, scope: dict[str, tuple[str, ...]], pred: str
+        self,
+        arg: Term,
+        p: Param,
+        node: Node,
+        scope: dict[str, tuple[str, ...]],
+        pred: str,
+        added: bool = False,
     ) -> None:
+        if (arg.name not in scope) if arg.is_var else (arg.name not in self.objects()):
+            return  # undeclared: reported once, as such
         have = self.term_types(arg, scope)
-        if arg.is_var and any(self.overlaps(h, w) for h in have for w in p.types):
+        if arg.is_var and added:
+            # an add effect makes the atom true for every value: each must be of the type
+            if all(any(w in self.ancestors(h) for w in p.types) for h in have):
+                return
+        elif arg.is_var and any(self.overlaps(h, w) for h in have for w in p.types):
             return  # a variable may be of a supertype: the atom is then false for some values
         if not arg.is_var and any(w in self.ancestors(have[0]) for w in p.types):
+            self.fits.add((have[0], p.types))
+            return
+        if arg.is_var and added:
+            self.report(
+                "E0808",
+                f"this effect adds `{pred}` for `?{arg.name}` of type `{'|'.join(have)}`, but "
+                f"`{pred}` holds only a `{'|'.join(p.types)}` there",
+                node,
+                f"declare `?{arg.name}` with type `{'|'.join(p.types)}` (or a subtype), or widen "
+                f"`{pred}`'s parameter",
+            )
             return
         self.report(
             "E0808",
@@ -490,6 +583,13 @@ class DomainReader(_Reader):
         )
 
     def ancestors(self, t: str) -> list[str]:
+        """``t`` and the types above it (remembered: a problem asks this for every argument)."""
+        cached = self.ancestor_cache.get(t)
+        if cached is None:
+            cached = self.ancestor_cache[t] = self.find_ancestors(t)
+        return cached
+
+    def find_ancestors(self, t: str) -> list[str]:
         out = [t]
         seen = {t}
         while t != "object":
@@ -533,7 +633,8 @@ class DomainReader(_Reader):
                     f,
                     "only `(= ?a ?b)` between objects (:equality) is read",
                 )
-            return Eq(self.term(args[0], scope), self.term(args[1], scope))
+            left, right = self.term(args[0], scope), self.term(args[1], scope)
+            return Eq(left, right, self.can_equal(left, right, scope))
         if head in NUMERIC_HEADS:
             self.fail(
                 "E0805",
@@ -546,6 +647,19 @@ class DomainReader(_Reader):
         if not f.items:
             self.fail("E0803", "an empty condition `()`", f, "write `(and)` for no condition")
         return self.atom(f, scope)
+
+    def can_equal(self, a: Term, b: Term, scope: dict[str, tuple[str, ...]]) -> bool:
+        """Whether ``(= a b)`` can hold: two constants are equal when they are one; a variable
+        can be a constant when the constant's type is (under) one of the variable's; two
+        variables when their types overlap."""
+        if not a.is_var and not b.is_var:
+            return a.name == b.name
+        if not a.is_var:
+            a, b = b, a
+        have = self.term_types(a, scope)
+        if not b.is_var:
+            return any(t in self.ancestors(self.term_types(b, scope)[0]) for t in have)
+        return any(self.overlaps(x, y) for x in have for y in self.term_types(b, scope))
 
     def arity(self, f: SList, n: int) -> None:
         if len(f.items) - 1 != n:
@@ -586,7 +700,27 @@ class DomainReader(_Reader):
             return (self.cost(e, scope),)
         if not e.items:
             return ()
-        return (Lit(self.atom(e, scope), True),)
+        return (Lit(self.atom(e, scope, added=True), True),)
+
+    def cost_number(self, s: Sym) -> int | float:
+        """An action cost: a finite number, not negative (:action-costs)."""
+        value: int | float
+        try:
+            value = int(s.text)
+        except ValueError:
+            try:
+                value = float(s.text)
+            except ValueError:
+                self.fail("E0803", f"`{s.text}` is not a number", s, HINT_SHAPE)
+                raise AssertionError from None  # pragma: no cover
+        if not math.isfinite(value) or value < 0:
+            self.fail(
+                "E0803",
+                f"`{s.text}` is not a cost: action costs are finite and not negative",
+                s,
+                "write a number such as 0, 3 or 2.5 (:action-costs)",
+            )
+        return value
 
     def no_nested_cost(self, effects: tuple[Effect, ...], at: SList) -> None:
         if any(isinstance(x, Cost) for x in effects):
@@ -615,15 +749,7 @@ class DomainReader(_Reader):
             )
         amount = e.items[2]
         if isinstance(amount, Sym):
-            try:
-                value: int | float = int(amount.text)
-            except ValueError:
-                try:
-                    value = float(amount.text)
-                except ValueError:
-                    self.fail("E0803", f"`{amount.text}` is not a number", amount, HINT_SHAPE)
-                    raise AssertionError from None  # pragma: no cover
-            return Cost(value)
+            return Cost(self.cost_number(amount))
         fname = self.sym(amount.items[0] if amount.items else None, "a function name", amount)
         decl = self.domain.functions.get(fname.key)
         if decl is None or fname.key == TOTAL_COST:
@@ -660,20 +786,34 @@ class ProblemReader(DomainReader):
         super().__init__(file)
         self.domain = domain
         self.problem: Problem | None = None
+        self.all_objects: dict[str, str] | None = None
 
     def objects(self) -> dict[str, str]:
-        assert self.problem is not None
-        return {**self.domain.constants, **self.problem.objects}
+        # built once, after `:objects` (a dict per term made reading 180,000 facts quadratic)
+        if self.all_objects is None:
+            assert self.problem is not None
+            return {**self.domain.constants, **self.problem.objects}
+        return self.all_objects
 
     def read(self, text: str) -> Problem:  # type: ignore[override]
         root, name = _root(read_sexprs(text, self.file), "problem", self.file)
         p = Problem(name=name, file=self.file, domain_name="")
         self.problem = p
         goal: Node | None = None
-        init: SList | None = None
+        once: dict[str, SList] = {}
         for section in root.items[2:]:
             sec = self.slist(section, "a problem section such as `(:init …)`", root)
             head = sec.head_key
+            if head in (":domain", ":objects", ":init", ":goal", ":metric"):
+                if head in once:
+                    self.report(
+                        "E0810",
+                        f"a second `({head} …)` section (the first is at line {once[head].line})",
+                        sec.items[0],
+                        f"merge them into one `({head} …)`",
+                    )
+                    continue
+                once[head] = sec
             if head == ":domain":
                 dname = self.sym(sec.items[1] if len(sec.items) > 1 else None, "a name", sec)
                 p.domain_name = dname.key
@@ -686,20 +826,27 @@ class ProblemReader(DomainReader):
                     )
             elif head == ":objects":
                 for obj, types, tnode in self.typed_list(sec.items[1:], "object", sec, False):
+                    if obj.text.startswith("?"):
+                        self.report(
+                            "E0803",
+                            f"`{obj.text}` is a variable: objects are plain names",
+                            obj,
+                            f"write `{obj.text[1:]}`",
+                        )
+                        continue
                     if obj.key in self.domain.constants:
                         continue  # repeating a constant as an object is harmless
                     self.add_object(p.objects, obj, types[0], tnode)
-            elif head == ":init":
-                init = sec
             elif head == ":goal":
                 if len(sec.items) != 2:
                     self.fail("E0807", "`:goal` takes one condition", sec, None)
                 goal = sec.items[1]
             elif head == ":metric":
                 self.metric(sec)
-            elif head in (":requirements", ":length"):
-                if head == ":requirements":
-                    self.requirements(sec)
+            elif head in (":init", ":length"):
+                pass
+            elif head == ":requirements":
+                self.requirements(sec)
             elif head == ":constraints":
                 self.fail(
                     "E0805",
@@ -710,13 +857,45 @@ class ProblemReader(DomainReader):
                 )
             else:
                 self.unknown_keyword(sec.items[0] if sec.items else sec, PROBLEM_SECTIONS)
-        if init is not None:
-            self.init(init)
+        if ":domain" not in once:
+            self.report(
+                "E0803",
+                "the problem does not name its domain",
+                root.items[1],
+                f"add `(:domain {self.domain.name})` after `(problem {name})`",
+            )
+        if ":goal" not in once:
+            self.report(
+                "E0803",
+                "the problem has no `(:goal …)`",
+                root.items[1],
+                "add the condition a plan must reach, e.g. `(:goal (and …))`",
+            )
+        self.all_objects = {**self.domain.constants, **p.objects}
+        if ":init" in once:
+            self.init(once[":init"])
         if goal is not None and _nonempty(goal):
             p.goal = self.formula(goal, {})
+        for func in sorted(self.constant_costs() - {f for f, args in p.costs if not args}):
+            at = once.get(":init")
+            self.report(
+                "E0803",
+                f"the action cost `({func})` has no value in `:init`",
+                at.items[0] if at is not None else root.items[1],
+                f"add `(= ({func}) N)` to `:init`",
+            )
         if self.diags:
-            raise ContractError(self.diags)
+            raise ContractError(self.sorted_diags())
         return p
+
+    def constant_costs(self) -> set[str]:
+        """The functions without arguments that actions add to the total cost."""
+        return {
+            e.amount.func
+            for a in self.domain.actions
+            for e in a.effects
+            if isinstance(e, Cost) and isinstance(e.amount, CostTerm) and not e.amount.args
+        }
 
     def metric(self, sec: SList) -> None:
         ok = (
@@ -774,15 +953,7 @@ class ProblemReader(DomainReader):
             self.fail(
                 "E0807", f"`{fname.text}` takes {len(decl)} argument(s), {len(args)} given", f, None
             )
-        v = self.sym(value, "a number", fact)
-        try:
-            number: int | float = int(v.text)
-        except ValueError:
-            try:
-                number = float(v.text)
-            except ValueError:
-                self.fail("E0803", f"`{v.text}` is not a number", v, None)
-                raise AssertionError from None  # pragma: no cover
+        number = self.cost_number(self.sym(value, "a number", fact))
         self.problem.costs[(fname.key, tuple(a.name for a in args))] = number
 
 

@@ -7,26 +7,31 @@ PDDL is case-insensitive, and IPC 2000 files write ``:INIT``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..dsl.diagnostics import ContractError, Diagnostic, Span, error
 
-MAX_DEPTH = 200
-"""Deeper nesting is refused (no real PDDL file comes close; it would only exhaust the stack)."""
+_SPACE = " \t\r\f\v"
+_TOKEN = re.compile(r"\n|[ \t\r\f\v]+|;[^\n]*|[()]|[^ \t\r\n\f\v();]+")
+MAX_DEPTH = 64
+"""Deeper nesting is refused: no real PDDL file comes close, and the contract language reads
+brackets nested at most 64 deep (E0104), and a condition's contract text nests about as deep as
+its PDDL (a rare deeper one is reported as E0811, not as an error in the generated file)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Sym:
-    """A symbol (a name, ``?variable``, ``:keyword``, ``-`` or a number) and where it is."""
+    """A symbol (a name, ``?variable``, ``:keyword``, ``-`` or a number) and where it is;
+    ``key`` is the symbol in lower case: what PDDL compares."""
 
     text: str
     line: int
     col: int
+    key: str = field(init=False, compare=False, repr=False)
 
-    @property
-    def key(self) -> str:
-        """The symbol in lower case: what PDDL compares."""
-        return self.text.lower()
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", self.text.lower())
 
     @property
     def end_col(self) -> int:
@@ -75,22 +80,16 @@ def read_sexprs(text: str, file: str) -> list[Node]:
     unbalanced parenthesis, pointing at the unmatched one."""
     stack: list[SList] = []
     top: list[Node] = []
-    line, col = 1, 1
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
+    line, line_start = 1, 0
+    for m in _TOKEN.finditer(text):
+        tok = m.group()
+        ch = tok[0]
         if ch == "\n":
-            line, col = line + 1, 1
-            i += 1
+            line, line_start = line + 1, m.end()
             continue
-        if ch in " \t\r\f\v":
-            i += 1
-            col += 1
+        if ch in _SPACE or ch == ";":
             continue
-        if ch == ";":
-            while i < n and text[i] != "\n":
-                i += 1
-            continue
+        col = m.start() - line_start + 1
         if ch == "(":
             if len(stack) >= MAX_DEPTH:
                 raise _fail(
@@ -102,8 +101,6 @@ def read_sexprs(text: str, file: str) -> list[Node]:
                     hint="no real PDDL nests this deep: is the file generated wrongly?",
                 )
             stack.append(SList([], line, col))
-            i += 1
-            col += 1
             continue
         if ch == ")":
             if not stack:
@@ -119,15 +116,8 @@ def read_sexprs(text: str, file: str) -> list[Node]:
             done.end_line, done.end_col = line, col + 1
             done.__post_init__()
             (stack[-1].items if stack else top).append(done)
-            i += 1
-            col += 1
             continue
-        start = i
-        while i < n and text[i] not in " \t\r\n\f\v();":
-            i += 1
-        sym = Sym(text[start:i], line, col)
-        col += i - start
-        (stack[-1].items if stack else top).append(sym)
+        (stack[-1].items if stack else top).append(Sym(tok, line, col))
     if stack:
         open_ = stack[-1]
         raise _fail(

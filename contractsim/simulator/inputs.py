@@ -399,51 +399,134 @@ def _plan_step(
 
 
 def _looks_like_ipc(text: str) -> bool:
-    lines = [
-        ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith(";")
-    ]
-    return bool(lines) and all(ln.startswith("(") and ln.endswith(")") for ln in lines)
+    """Whether a plan file is an IPC plan: some line is a step ``(action …)`` (or a timed step
+    ``0: (action …)``, refused later at its line), or it holds only ``;`` comments (a planner's
+    empty plan, e.g. ``; cost = 0 (unit cost)``)."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    code = [ln for ln in lines if not ln.startswith(";")]
+    if not code:
+        return bool(lines)
+    return any(ln.startswith("(") or re.match(r"\d+(\.\d+)?\s*:\s*\(", ln) for ln in code)
 
 
 def _ipc_plan(text: str, name: str) -> Plan:
-    """IPC plan files: one ``(action arg …)`` per line, ``;`` comments. Arguments are positional
-    and bound to the tool's parameters in order when the plan runs."""
+    """IPC plan files: ``(action arg …)`` steps (usually one per line; several on a line, or
+    one over several lines, are read too), ``;`` comments. Arguments are positional and bound to
+    the tool's parameters in order when the plan runs. A line with anything else (a timestamp
+    ``0:``, a duration ``[1]``, planner output) is an E0701 at that line."""
     steps: list[PlanStep] = []
-    for i, raw in enumerate(text.splitlines(), 1):
-        line = raw.split(";", 1)[0].strip()
-        if not line:
-            continue
-        if not (line.startswith("(") and line.endswith(")")):
-            raise ContractError([_diag("E0701", f"not an IPC plan step: {line[:60]}", name, i)])
-        parts = line[1:-1].split()
-        if not parts:
-            raise ContractError([_diag("E0701", "an empty step `()`", name, i)])
-        steps.append(PlanStep(parts[0], {"$positional": parts[1:]}, i))
+    problems: list[Diagnostic] = []
+    hint = (
+        "an IPC plan holds `(action arg …)` steps and `;` comments; timestamps (`0:`), "
+        "durations (`[1]`) and planner output are not read"
+    )
+    lines = [raw.split(";", 1)[0] for raw in text.splitlines()]
+    step: list[str] | None = None  # the words of an open `(…`, which may go on over lines
+    start = 0
+    for i, line in enumerate(lines, 1):
+        for m in re.finditer(r"[()]|[^\s()]+", line):
+            word = m.group()
+            if step is None and word == "(":
+                step, start = [], i
+            elif step is not None and word == ")":
+                if not step:
+                    problems.append(_diag("E0701", "an empty step `()`", name, start, hint))
+                else:
+                    steps.append(
+                        PlanStep(step[0], {"$positional": step[1:], "$source": name}, start)
+                    )
+                step = None
+            elif step is not None and word != "(":
+                step.append(word)
+            else:
+                problems.append(
+                    _diag(
+                        "E0701",
+                        f"not an IPC plan step: {line.strip()[:60]}",
+                        name,
+                        i,
+                        hint,
+                        m.start() + 1,
+                    )
+                )
+                step = None
+                break
+        if len(problems) >= 20:
+            break
+    if step is not None and len(problems) < 20:
+        problems.append(_diag("E0701", "this step is never closed with `)`", name, start, hint))
+    if problems:
+        raise ContractError(problems)
     return Plan(steps=steps, source=name, text=text)
 
 
 def bind_positional(compiled: CompiledContract, step: PlanStep) -> dict[str, Any]:
-    """Turn IPC positional arguments into named ones (tool and parameter names matched
-    case-insensitively, ``-`` read as ``_``)."""
+    """Turn IPC positional arguments into named ones (objects matched case-insensitively).
+
+    A step naming no action of a contract imported from PDDL, or with more or fewer arguments
+    than the action has parameters, is an E0701 at the step's line."""
     positional = step.args.get("$positional")
     if positional is None:
         return step.args
-    tool = _tool_name(compiled, step.tool)
-    ctool = compiled.tools.get(tool)
+    source = str(step.args.get("$source", "<plan>"))
+    mark = "PDDL action `"
+    pddl = {
+        (c.ir.description or "")[len(mark) : -1].lower(): t
+        for t, c in compiled.tools.items()
+        if (c.ir.description or "").startswith(mark)
+    }
+    if pddl and step.tool.lower() not in pddl:
+        raise ContractError(
+            [
+                _diag(
+                    "E0701",
+                    f"the PDDL domain has no action `{step.tool}`",
+                    source,
+                    step.line,
+                    suggestion_hint(step.tool.lower(), list(pddl), "action"),
+                )
+            ]
+        )
+    ctool = compiled.tools.get(_tool_name(compiled, step.tool))
     if ctool is None:
         return {}
-    names = [p.name for p in ctool.ir.params]
-    return {n: _member(compiled, ctool.ir, n, v) for n, v in zip(names, positional)}
+    params = ctool.ir.params
+    if len(positional) != len(params):
+        shown = step.tool.lower() if pddl else ctool.ir.name
+        expected = " ".join([shown, *(p.name.upper() for p in params)])
+        raise ContractError(
+            [
+                _diag(
+                    "E0701",
+                    f"`{shown}` takes {len(params)} argument(s) "
+                    f"({', '.join(p.name for p in params) or 'none'}), {len(positional)} given: "
+                    f"`({' '.join([step.tool, *positional])})`",
+                    source,
+                    step.line,
+                    f"write `({expected})`",
+                )
+            ]
+        )
+    return {p.name: _member(compiled, ctool.ir, p.name, v) for p, v in zip(params, positional)}
 
 
 def _tool_name(compiled: CompiledContract, name: str) -> str:
+    """The tool an IPC step's action NAME runs. A contract imported from PDDL names each tool's
+    PDDL action in its description (``PDDL action `pick-up```, docs/pddl.md): its actions are
+    found by exactly that name, case-insensitively as in PDDL. Other contracts: the tool NAME,
+    else one whose name matches case-insensitively with ``-`` read as ``_``."""
+    mark = "PDDL action `"
+    for tool, c in compiled.tools.items():
+        desc = c.ir.description or ""
+        if desc.startswith(mark) and desc[len(mark) : -1].lower() == name.lower():
+            return tool
     if name in compiled.tools:
         return name
     normal = name.lower().replace("-", "_")
     for tool in compiled.tools:
         if tool.lower() == normal:
             return tool
-    for tool in compiled.tools:  # an imported PDDL action named like a keyword gets a `_`
+    for tool in compiled.tools:  # imported before the description was written: `in` → `in_`
         if tool.lower() == normal + "_":
             return tool
     return name
