@@ -27,7 +27,7 @@ FRONT_END_SOURCES = [
 
 # Codes that no golden file can show, each with the reason and the test that covers it instead.
 NOT_IN_GOLDEN = {
-    # needs a file over MAX_SOURCE_BYTES (16 MiB): test_parse.py::test_too_large_source
+    # needs a file over MAX_SOURCE_BYTES (4 MiB): test_parse.py::test_too_large_source
     "E0106",
     # `enum {}` is a syntax error, so the checker's "enum needs a member" cannot be reached from
     # text: test_check.py::test_empty_enum_is_a_syntax_error

@@ -128,7 +128,7 @@ def test_check_reports_unreadable_files_instead_of_raising(tmp_path: Path) -> No
 
 
 def test_too_large_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """E0106 needs more than 16 MiB; lower the limit instead of writing such a file."""
+    """E0106 needs more than 4 MiB; lower the limit instead of writing such a file."""
     monkeypatch.setattr(api, "MAX_SOURCE_BYTES", 100)
     path = tmp_path / "big.contract"
     path.write_text(HEADER + "# " + "x" * 200 + "\n")
