@@ -208,6 +208,15 @@ def test_bad_regex() -> None:
     assert "does not compile" in d.message
 
 
+@pytest.mark.parametrize("pattern", [r"[a--b]", r"[a&&b]", r"[|?*%||]"])
+def test_patterns_python_warns_about_are_no_error(pattern: str) -> None:
+    """Python's FutureWarning ("possible set difference") must not escape from checking (found by
+    the fuzzer on the GorillaFileSystem contract); the linear engine decides these patterns."""
+    text = f'contract c version "1.0.0"\ntype C = str pattern r"{pattern}"\ntool t(x: C) {{ }}\n'
+    errors = [d.code for d in check_text(text) if d.severity == "error"]
+    assert errors in ([], ["E0402"], ["E0403"])
+
+
 @pytest.mark.parametrize("pattern", [r"^(?=a)b$", r"^(?!a)b$", r"(?<=a)b", r"^(a)\1$"])
 def test_non_linear_regex(pattern: str) -> None:
     d = one(

@@ -11,6 +11,7 @@ import functools
 import ipaddress
 import re
 import uuid
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -126,7 +127,11 @@ def _format_validator(name: str) -> Callable[[str], str]:
 def pattern_problem(pattern: str) -> tuple[str, str] | None:
     """Why a pattern cannot be used, as (code, message), or None when it is fine."""
     try:
-        re.compile(pattern)
+        with warnings.catch_warnings():
+            # Python's own hints about its future syntax (e.g. "possible set difference" for
+            # `[a--b]`) are not the user's problem: patterns are matched by the linear engine
+            warnings.simplefilter("ignore")
+            re.compile(pattern)
     except re.error as exc:
         return "E0402", f"the pattern does not compile: {exc}"
     try:
