@@ -6,8 +6,9 @@ import functools
 import gc
 import os
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .dsl import ir
 from .dsl.check import check_contract
@@ -57,19 +58,28 @@ class Contract:
 
         return compile_contract(self.ir, self.source)
 
-    def simulator(self, **options: Any) -> Simulator:
-        """A :class:`~contractsim.simulator.engine.Simulator` for dry-running plans."""
+    def simulator(self, now: datetime | str | None = None, step_seconds: float = 10.0) -> Simulator:
+        """A :class:`~contractsim.simulator.engine.Simulator` for dry-running plans. ``now``
+        fixes ``today()``/``now()`` (RFC 3339 text or a datetime; default: the wall clock);
+        ``step_seconds`` bounds the looping of one step."""
         from .simulator.engine import Simulator
 
-        return Simulator(self, **options)
+        return Simulator(self, now=now, step_seconds=step_seconds)
 
-    def guard(self, state: Mapping[str, Any] | State | None = None, **options: Any) -> Guard:
+    def guard(
+        self,
+        state: Mapping[str, Any] | State | None = None,
+        mode: Literal["raise", "return"] = "raise",
+        now: datetime | str | None = None,
+        block_on_unknown: bool = False,
+        serialize: bool = False,
+        history_limit: int = 10_000,
+    ) -> Guard:
         """A :class:`~contractsim.runtime.guard.Guard` that checks real tool calls against this
-        contract and tracks their effects. ``options``: ``mode`` (``"raise"``/``"return"``),
-        ``now``, ``block_on_unknown``, ``serialize``, ``history_limit`` (docs/guard.md)."""
+        contract and tracks their effects (docs/guard.md)."""
         from .runtime.guard import Guard
 
-        return Guard(self, state, **options)
+        return Guard(self, state, mode, now, block_on_unknown, serialize, history_limit)
 
     def to_transitions(
         self,

@@ -161,8 +161,9 @@ def simulate(
 ) -> None:
     """Dry-run PLAN against CONTRACT and predict, per step, ok / fails / may fail.
 
-    Exit 0 when the plan succeeds on every branch, 1 when it fails on some branch, 3 when it may
-    fail only because of unknown values, 2 on bad input.
+    Exit 0 when the plan succeeds on every branch, 1 when it fails on some branch (or misses
+    --goal), 3 when it may fail (because of unknown values, or because a bound left steps out),
+    2 on bad input.
     """
     from .simulator.inputs import prepare_run
     from .simulator.report import render_text

@@ -106,19 +106,22 @@ def test_a_refused_call_is_not_made_and_says_why_with_values_hint_and_allowed_to
     assert data["hint"] == "call copy_file(src=/data/report.txt, dst=/archive/report.txt) first"
     assert data["allowed_tools"] == ["list_dir", "read_file", "make_dir", "copy_file"]
     assert data["violations"][0]["values"] == {
-        "backed_up(path)": "false",
         "path": '"/data/report.txt"',
+        "files": '{"/data/report.txt": "Q3"}',
+        "backed_up(path)": "false",
     }
     assert err.to_llm().splitlines() == [
         'delete_file(path="/data/report.txt") was refused: NO_BACKUP: /data/report.txt is the '
         "only copy of its content; deleting it would lose it",
-        "  where backed_up(path) = false",
         '  where path = "/data/report.txt"',
+        '  where files = {"/data/report.txt": "Q3"}',
+        "  where backed_up(path) = false",
         "Fix: call copy_file(src=/data/report.txt, dst=/archive/report.txt) first",
         "Other tools you can call now: list_dir, read_file, make_dir, copy_file",
     ]
     assert guard.state["files"] == {"/data/report.txt": "Q3"}
     assert guard.history[-1].status == "blocked"
+    assert guard.history[-1].warnings == ()  # a refusal is no "may fail" warning as well
 
 
 def test_return_mode_gives_a_structured_error_instead_of_raising() -> None:

@@ -537,3 +537,16 @@ def test_adapters_that_exit_or_print(tmp_path: Path) -> None:
     )
     assert res.exit_code == 0
     assert json.loads(res.stdout)["steps"] == 1
+
+
+def test_the_sample_report_in_the_docs_is_what_replay_prints() -> None:
+    doc = (ROOT / "docs" / "replay.md").read_text(encoding="utf-8")
+    command = (
+        "$ contractsim replay examples/gorilla_fs/gorilla_fs.contract "
+        "examples/gorilla_fs/traces/sample.jsonl\n"
+    )
+    start = doc.index(command) + len(command)
+    shown = doc[start : doc.index("```", start)]
+    res = replay(CONTRACT, "examples/gorilla_fs/traces/sample.jsonl")
+    assert res.exit_code == 1
+    assert res.output == shown

@@ -438,9 +438,10 @@ class Guard:
                 return self._refused(tool, values, "fails", error, ())
             prediction = self._simulator().step(self._state, tool, values)
             refusal = self._refusal(prediction, values)
-            warnings = tuple(prediction.warnings) + _possible_failures(prediction)
+            warnings = tuple(prediction.warnings)
             if refusal is not None:
                 return self._refused(tool, values, prediction.verdict, refusal, warnings)
+            warnings += _possible_failures(prediction)
             record = CallRecord(next(self._count), tool, values, prediction.verdict)
             record.warnings = warnings
             self.history.append(record)

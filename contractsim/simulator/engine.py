@@ -180,7 +180,12 @@ class Simulator:
         self.step_seconds = step_seconds
         self.compiled: CompiledContract = contract.compiled
         if isinstance(now, str):
-            now = datetime.fromisoformat(now.replace("Z", "+00:00"))
+            try:
+                now = datetime.fromisoformat(now.replace("Z", "+00:00"))
+            except ValueError:
+                raise ValueError(
+                    f"now must be an RFC 3339 time such as 2024-06-01T12:00:00Z, not {now!r}"
+                ) from None
         self.now_dt = now or datetime.now(timezone.utc)
         self.now = lib.now_text(self.now_dt)
         self.today = self.now[:10]
@@ -1052,14 +1057,30 @@ class Simulator:
         self,
         plan: Sequence[Mapping[str, Any]] | Iterable[tuple[str, Mapping[str, Any]]],
         state: State | None = None,
-        **bounds: Any,
+        *,
+        max_depth: int | None = None,
+        max_states: int = 100_000,
+        max_branches: int = 256,
+        max_seconds: float = 300.0,
+        stop_at_first: bool = False,
+        goal: str | None = None,
     ) -> PlanReport:
-        """Simulate a whole plan across every branch. ``bounds``: ``max_depth``, ``max_states``,
-        ``max_branches``, ``max_seconds``, ``stop_at_first``, ``goal`` (see
+        """Simulate a whole plan across every branch, within the bounds (as the CLI's
+        ``--max-depth`` … ``--stop-at-first``, ``--goal``; see
         :func:`~contractsim.simulator.explore.explore`)."""
         from .explore import explore
 
-        return explore(self, plan, state if state is not None else self.initial_state(), **bounds)
+        return explore(
+            self,
+            plan,
+            state if state is not None else self.initial_state(),
+            max_depth=max_depth,
+            max_states=max_states,
+            max_branches=max_branches,
+            stop_at_first=stop_at_first,
+            goal=goal,
+            max_seconds=max_seconds,
+        )
 
 
 def _with(state: State, updates: dict[int, Any]) -> State:

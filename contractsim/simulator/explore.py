@@ -254,7 +254,7 @@ def explore(
             ordered = ordered[:max_branches]
         frontier = ordered
         stop = None
-        if explored > max_states:
+        if explored > max_states and index < len(calls):
             stop = f"--max-states {max_states} stopped the search after step {index}"
         elif time.monotonic() > deadline and index < len(calls):
             stop = f"--max-seconds {max_seconds:g} stopped the simulation after step {index}"
