@@ -656,3 +656,93 @@ def test_observer_failures_and_async_observers() -> None:
 
     with pytest.raises(ValueError, match="observer of `online` is async"):
         guard.add_observer("online", aread)
+
+
+# ------------------------------------------------------------- found in code review (regressions)
+def test_serialize_also_queues_async_calls() -> None:
+    state = {"dirs": ["/", "/data"], "files": {"/data/a": "x", "/data/b": "x"}}
+    guard = contractsim.load(BACKUP).guard(state=state, now=NOW, mode="return", serialize=True)
+    inside = {"now": 0, "peak": 0}
+
+    async def delete_file(path: str) -> dict[str, str]:
+        inside["now"] += 1
+        inside["peak"] = max(inside["peak"], inside["now"])
+        await asyncio.sleep(0.01)
+        inside["now"] -= 1
+        return {}
+
+    delete = guard.wrap("delete_file", delete_file)
+
+    async def both() -> list[Any]:
+        return list(await asyncio.gather(delete("/data/a"), delete("/data/b")))
+
+    results = asyncio.run(both())
+    assert inside["peak"] == 1
+    assert [r.ok for r in results] == [True, False]
+    assert results[1].error.code == "NO_BACKUP"
+
+
+LOGIN = """
+contract login version "1.0.0"
+type Reply = record { error?: str, data?: str }
+state {
+  logged_in: bool = unknown
+}
+tool fetch() -> Reply {
+  require logged_in else NOT_LOGGED_IN "log in first"
+  outcome got success
+  outcome failed fails FETCH_FAILED "fetch failed" observed when result.error != null
+}
+"""
+
+
+def test_a_recognised_failure_does_not_decide_an_unknown_precondition() -> None:
+    guard = contractsim.loads(LOGIN).guard(now=NOW, mode="return")
+    result = guard.wrap("fetch", lambda: {"error": "not logged in"})()
+    assert result.outcome == "failed"
+    assert guard.state["logged_in"] is contractsim.UNKNOWN
+    guard.wrap("fetch", lambda: {"data": "x"})()
+    assert guard.state["logged_in"] is True
+
+
+def test_a_result_the_guard_cannot_read_is_recorded_not_raised() -> None:
+    cyclic: dict[str, Any] = {}
+    cyclic["self"] = cyclic
+    guard = backup_guard("return")
+    result = guard.wrap("read_file", lambda path: cyclic)("/data/report.txt")
+    assert result.ok
+    assert guard.history[-1].status == "ok"
+    (drift,) = guard.drift
+    assert drift.notes[0].startswith("the guard could not read the call's result")
+    assert guard.state["files"] == {"/data/report.txt": "Q3"}
+
+
+AMBIGUOUS = """
+contract amb version "1.0.0"
+event cache_hit "served from the cache"
+state {
+  fetched: int = 0
+}
+tool get() {
+  outcome cached success on cache_hit probability 0.5
+  outcome fetched success {
+    fetched += 1
+  }
+}
+"""
+
+
+def test_ambiguous_outcomes_are_not_drift() -> None:
+    guard = contractsim.loads(AMBIGUOUS).guard(now=NOW)
+    for _ in range(3):
+        guard.wrap("get", lambda: None)()
+    assert not guard.drift
+    assert guard.state["fetched"] == 3
+
+
+def test_a_bad_initial_state_is_a_value_error_like_set_state() -> None:
+    with pytest.raises(ValueError, match="unknown state variable `filez`"):
+        contractsim.load(BACKUP).guard(state={"filez": {}})
+    guard = backup_guard()
+    with pytest.raises(ValueError, match="unknown state variable `filez`"):
+        guard.set_state({"filez": {}})

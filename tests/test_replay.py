@@ -550,3 +550,13 @@ def test_the_sample_report_in_the_docs_is_what_replay_prints() -> None:
     res = replay(CONTRACT, "examples/gorilla_fs/traces/sample.jsonl")
     assert res.exit_code == 1
     assert res.output == shown
+
+
+def test_yaml_dates_and_other_non_json_values_are_read_as_text(tmp_path: Path) -> None:
+    trace = tmp_path / "t.yaml"
+    trace.write_text(
+        "- steps:\n    - {tool: send, args: {body: 2024-01-01}, outcome: ok}\n", encoding="utf-8"
+    )
+    res = replay(sender(tmp_path), str(trace), "--format", "json")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["steps"] == 1

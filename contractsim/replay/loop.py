@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, cast
 
-from ..simulator.observe import Observation, Status, event_risks
+from ..simulator.observe import STATUSES, Observation, Status, event_risks
 from .traces import Run
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ DEFAULT_NOW = datetime(2000, 1, 1, tzinfo=timezone.utc)
 """The time of runs that carry no ``now`` when none is given: fixed, so replays are repeatable."""
 
 VERDICTS = ("ok", "fails", "may_fail")
-OUTCOMES = ("ok", "error", "crash")
+OUTCOMES = STATUSES
 
 
 @dataclass
@@ -218,7 +218,7 @@ def _replay_one(sim: Simulator, run: Run, out: ReplayResult) -> None:
                     violations=[v.to_json() for v in obs.prediction.violations],
                     outcome=step.outcome,
                     error=step.error,
-                    notes=obs.notes,
+                    notes=obs.notes + obs.ambiguities,
                     matched=obs.outcome,
                 )
             )

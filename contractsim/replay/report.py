@@ -105,7 +105,7 @@ def render_text(result: ReplayResult, contract: str, traces: str, show: int | No
 
 
 def _disagreement_text(d: Disagreement) -> list[str]:
-    args = json.dumps(d.args, ensure_ascii=False, sort_keys=True)
+    args = json.dumps(d.args, ensure_ascii=False, sort_keys=True, default=str)
     real = d.outcome + (f": {d.error}" if d.error else "")
     out = [
         f"  {d.run} (line {d.line}), step {d.step}: {d.tool} {args}",
@@ -119,7 +119,7 @@ def _disagreement_text(d: Disagreement) -> list[str]:
     if d.matched:
         out.append(f"    matched outcome: {d.matched}")
     out.extend(f"    note: {n}" for n in d.notes)
-    state = json.dumps(d.state, ensure_ascii=False, sort_keys=True)
+    state = json.dumps(d.state, ensure_ascii=False, sort_keys=True, default=str)
     if len(state) > STATE_CHARS:
         state = state[:STATE_CHARS] + " …"
     out.append(f"    state: {state}")

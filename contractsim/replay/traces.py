@@ -33,11 +33,12 @@ import yaml
 from ..compiler.compile import CompiledContract
 from ..dsl.diagnostics import ContractError, Diagnostic, Span, did_you_mean, error
 from ..simulator.inputs import parse_data, parse_now, validate_state_overrides
+from ..simulator.observe import STATUSES
 
 MAX_TRACE_BYTES = 512 * 1024 * 1024
 MAX_BAD_RUNS = 5
 """Reading stops after this many runs with problems (one mistake often repeats in every run)."""
-OUTCOMES = ("ok", "error", "crash")
+OUTCOMES = STATUSES
 RUN_KEYS = ("name", "state", "now", "steps", "description")
 STEP_KEYS = ("tool", "args", "outcome", "error", "result", "truncated", "comment")
 
@@ -570,4 +571,15 @@ def _step(
     if len(problems) > bad:
         return None
     result = None if raw.get("truncated") else raw.get("result")
+    try:
+        # YAML dates, an adapter's sets or datetimes …: a run holds JSON data, like a recording
+        args, result = _json_data(args), _json_data(result)
+    except (ValueError, RecursionError) as exc:
+        problems.append(_diag("E0904", f"{at}: its data is not JSON-like ({exc})", name, line))
+        return None
     return Step(str(tool), dict(args), str(outcome), message, result)
+
+
+def _json_data(value: Any) -> Any:
+    """``value`` as plain JSON data: what JSON cannot hold becomes its text."""
+    return json.loads(json.dumps(value, ensure_ascii=False, default=str))

@@ -18,6 +18,7 @@ not serialise each other. Outcomes are applied to the state current when the cal
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import contextvars
 import functools
@@ -115,12 +116,15 @@ class ContractViolation(Exception):
 
     @property
     def code(self) -> str:
+        """The error code (``NO_BACKUP``, ``INVALID_ARGUMENT`` …)."""
         return self.error.code
 
     def to_json(self) -> dict[str, Any]:
+        """See :meth:`GuardError.to_json`."""
         return self.error.to_json()
 
     def to_llm(self) -> str:
+        """See :meth:`GuardError.to_llm`."""
         return self.error.to_llm()
 
 
@@ -137,6 +141,7 @@ class CallResult:
     exception: BaseException | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """``ok``, ``tool``, the ``result``, the error's fields, ``outcome`` and ``warnings``."""
         out: dict[str, Any] = {"ok": self.ok, "tool": self.tool}
         if self.ok or self.value is not None:
             out["result"] = _plain(self.value)
@@ -149,6 +154,7 @@ class CallResult:
         return out
 
     def to_llm(self) -> str:
+        """The result as JSON text, or the error's text; warnings on lines of their own."""
         if self.error is not None:
             text = self.error.to_llm()
         else:
@@ -173,6 +179,7 @@ class Drift:
     error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """The record as a JSON-ready dict (a line of :meth:`Guard.save_drift`)."""
         out: dict[str, Any] = {
             "call": self.index,
             "tool": self.tool,
@@ -196,7 +203,7 @@ class CallRecord:
     tool: str
     args: Mapping[str, Any]
     verdict: str
-    status: str = "blocked"  # blocked, ok, error, crash
+    status: str = "running"  # running, blocked, ok, error, crash
     outcome: str | None = None
     warnings: tuple[Warning_, ...] = ()
     drift: Drift | None = None
@@ -242,9 +249,14 @@ class Guard:
             Simulator(contract, now=now) if now is not None or not _reads_clock(contract) else None
         )
         sim = self._simulator()
-        self._state = state if isinstance(state, State) else sim.initial_state(state)
+        self._state = (
+            state if isinstance(state, State) else self._validated(state or {}, sim.initial_state())
+        )
         self._lock = threading.RLock()
+        # sync calls queue on a thread lock; async calls on an asyncio lock (tasks of one event
+        # loop share a thread, so a thread lock would let them all in)
         self._serial: threading.RLock | None = threading.RLock() if serialize else None
+        self._async_serial: asyncio.Lock | None = None
         self._observers: dict[str, Callable[[], Any]] = {}
         self._count = itertools.count()
         self.history: deque[CallRecord] = deque(maxlen=history_limit)
@@ -277,7 +289,8 @@ class Guard:
                 f"the observer of `{variable}` is async; give a plain function (the guard "
                 "checks calls synchronously)"
             )
-        self._observers[variable] = read
+        with self._lock:
+            self._observers[variable] = read
 
     def observer(self, variable: str) -> Callable[[F], F]:
         """Decorator form of :meth:`add_observer`."""
@@ -353,7 +366,7 @@ class Guard:
 
             @functools.wraps(fn)
             async def guarded_async(*args: Any, **kwargs: Any) -> Any:
-                with self._serial or contextlib.nullcontext():
+                async with self._async_lock() or contextlib.nullcontext():
                     call = self._before(tool, args, kwargs, contract_args)
                     if isinstance(call, _Refused):
                         return call.answer()
@@ -447,7 +460,7 @@ class Guard:
             self.history.append(record)
         for w in warnings:
             log.warning("%s: %s: %s", tool, w.code, w.message)
-        return _Pending(self, record, prediction)
+        return _Pending(record, prediction)
 
     def _after_return(self, call: _Pending, value: Any) -> Any:
         observed = self._apply(call, Observation.returned(value), keep_state=False)
@@ -503,9 +516,19 @@ class Guard:
     def _apply(self, call: _Pending, seen: Observation, keep_state: bool) -> Observed:
         record = call.record
         with self._lock:
-            observed = self._simulator().observe(
-                self._state, record.tool, record.args, seen, call.prediction
-            )
+            try:
+                observed = self._simulator().observe(
+                    self._state, record.tool, record.args, seen, call.prediction
+                )
+            except Exception as exc:  # noqa: BLE001 - the tool ran: record it, change nothing
+                observed = Observed(
+                    call.prediction,
+                    "crash" if seen.error is not None else "ok",
+                    None,
+                    None,
+                    self._state,
+                    (f"the guard could not read the call's result: {type(exc).__name__}: {exc}",),
+                )
             # a raise changes nothing, unless the contract names the exception as an outcome
             if not keep_state or observed.outcome is not None:
                 self._state = observed.state
@@ -535,6 +558,14 @@ class Guard:
         return observed
 
     # -- helpers
+    def _async_lock(self) -> asyncio.Lock | None:
+        if self._serial is None:
+            return None
+        with self._lock:
+            if self._async_serial is None:
+                self._async_serial = asyncio.Lock()
+            return self._async_serial
+
     def _simulator(self) -> Simulator:
         return self._fixed_sim or Simulator(self.contract)
 
@@ -598,7 +629,9 @@ class Guard:
         warnings: tuple[Warning_, ...],
     ) -> _Refused:
         with self._lock:
-            record = CallRecord(next(self._count), tool, args, verdict, warnings=warnings)
+            record = CallRecord(
+                next(self._count), tool, args, verdict, status="blocked", warnings=warnings
+            )
             self.history.append(record)
         _LAST.set(record)
         return _Refused(self, error, warnings)
@@ -642,7 +675,6 @@ def _short(value: Any, limit: int = 300) -> str:
 
 @dataclass
 class _Pending:
-    guard: Guard
     record: CallRecord
     prediction: StepResult
 

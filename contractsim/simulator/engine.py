@@ -411,7 +411,9 @@ class Simulator:
         # the branches where the unknown preconditions hold: their own failures stay certain,
         # since the complementary worlds fail already (the branch above)
         held = tuple(f"{c} holds" for c in assumptions)
-        if refine_held:
+        # (a real call recognised as a failure outcome does not show that they held)
+        failure_chosen = chosen is not None and ctool.outcomes[chosen].kind == "fails"
+        if refine_held and not failure_chosen:
             state = _with(state, refine_held)
             safe = state.has_unknown
         if chosen is not None:

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 Status = Literal["ok", "error", "crash"]
 STATUSES: tuple[Status, ...] = ("ok", "error", "crash")
+"""How a real call can end: returned normally, returned a failure, raised."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,9 @@ class Observed:
     either way is no disagreement here)."""
     result_problem: str | None = None
     """Why the returned value does not fit ``-> TYPE`` (for a call that succeeded)."""
+    ambiguities: tuple[str, ...] = ()
+    """Other outcomes that fit as well as the one taken (no disagreement: the contract may want
+    an ``observed when`` to tell them apart)."""
 
     @property
     def predicted(self) -> Verdict:
@@ -98,6 +102,7 @@ class Observed:
 
     @property
     def violations(self) -> list[Violation]:
+        """The rules the prediction found violated."""
         return self.prediction.violations
 
 
@@ -197,14 +202,24 @@ def _observe(
         # (a failure the contract declares — recognised, or an environment event — is no
         # disagreement with the contract)
         notes.insert(0, "the contract predicted success, but the call failed")
-    branch = _pick(candidates, matched, notes)
+    ambiguities: list[str] = []
+    branch = _pick(candidates, matched, ambiguities)
     if branch is None:
         if wanted_failure:
             notes.append("the contract has no failure here that fits; the state is unchanged")
         else:
             notes.append("no success outcome of the contract fits; the state is unchanged")
         return Observed(prediction, status, None, None, state, tuple(notes), problem)
-    return Observed(prediction, status, branch.outcome, branch, branch.state, tuple(notes), problem)
+    return Observed(
+        prediction,
+        status,
+        branch.outcome,
+        branch,
+        branch.state,
+        tuple(notes),
+        problem,
+        tuple(ambiguities),
+    )
 
 
 def _validated_args(ctool: CTool, args: dict[str, Any]) -> dict[str, Any] | None:
