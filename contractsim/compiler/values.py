@@ -6,6 +6,7 @@ symbolic values :data:`UNKNOWN` (not observed) and :class:`Fresh` (made by the c
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
@@ -106,6 +107,12 @@ def freeze(value: Any) -> Any:
     if isinstance(value, Mapping):
         return FMap((freeze(k), freeze(v)) for k, v in value.items())
     return value
+
+
+def json_ready(value: Any) -> Any:
+    """Plain data as JSON would read it back: what JSON cannot hold (dates, sets, objects)
+    becomes its text. Raises ``ValueError`` for a value that contains itself."""
+    return json.loads(json.dumps(value, ensure_ascii=False, default=str))
 
 
 def thaw(value: Any) -> Any:

@@ -28,11 +28,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..compiler.compile import CompiledContract
+from ..compiler.values import json_ready
 from ..dsl.diagnostics import ContractError, Diagnostic, Span, did_you_mean, error
-from ..simulator.inputs import parse_data, parse_now, validate_state_overrides
+from ..simulator.inputs import item_lines, parse_data, parse_now, validate_state_overrides
 from ..simulator.observe import STATUSES
 
 MAX_TRACE_BYTES = 512 * 1024 * 1024
@@ -388,22 +387,8 @@ def _records(text: str, name: str) -> Iterator[tuple[int, Any]]:
             ],
             {name: text},
         )
-    lines = _item_lines(text, len(items))
+    lines = item_lines(text, len(items), ("runs",))
     yield from zip(lines, items, strict=True)
-
-
-def _item_lines(text: str, count: int) -> list[int]:
-    fallback = [1] * count
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except (yaml.YAMLError, RecursionError, ValueError):
-        return fallback
-    seq = root
-    if isinstance(root, yaml.MappingNode):
-        seq = next((v for k, v in root.value if getattr(k, "value", None) == "runs"), None)
-    if not isinstance(seq, yaml.SequenceNode) or len(seq.value) != count:
-        return fallback
-    return [item.start_mark.line + 1 for item in seq.value]
 
 
 def _kind(value: Any) -> str:
@@ -573,13 +558,8 @@ def _step(
     result = None if raw.get("truncated") else raw.get("result")
     try:
         # YAML dates, an adapter's sets or datetimes …: a run holds JSON data, like a recording
-        args, result = _json_data(args), _json_data(result)
+        args, result = json_ready(args), json_ready(result)
     except (ValueError, RecursionError) as exc:
         problems.append(_diag("E0904", f"{at}: its data is not JSON-like ({exc})", name, line))
         return None
     return Step(str(tool), dict(args), str(outcome), message, result)
-
-
-def _json_data(value: Any) -> Any:
-    """``value`` as plain JSON data: what JSON cannot hold becomes its text."""
-    return json.loads(json.dumps(value, ensure_ascii=False, default=str))

@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
-from ..compiler.values import thaw
+from ..compiler.values import json_ready, thaw
 from ..dsl.diagnostics import ContractError, did_you_mean
 from ..simulator.engine import Simulator, StepResult, Violation, Warning_
-from ..simulator.observe import Observation, Observed, expected_verdict
+from ..simulator.observe import Observation, Observed, expected_verdict, predicted_failures
 from ..simulator.state import State
 
 if TYPE_CHECKING:
@@ -603,7 +603,7 @@ class Guard:
         expected = expected_verdict(prediction)
         if expected == "ok" or (expected == "may_fail" and not self.block_on_unknown):
             return None
-        failing = [b for b in prediction.branches if b.failed and b.event is None]
+        failing = predicted_failures(prediction)
         violations = [v for b in failing for v in b.violations if v.certain] or [
             v for b in failing for v in b.violations
         ]
@@ -693,7 +693,7 @@ class _Refused:
 
 def _plain(value: Any) -> Any:
     """JSON-ready data: contract values thawed, anything json cannot encode as its text."""
-    return json.loads(json.dumps(thaw(value), ensure_ascii=False, default=str))
+    return json_ready(thaw(value))
 
 
 def _args_text(args: Mapping[str, Any]) -> str:

@@ -39,6 +39,10 @@ if TYPE_CHECKING:
 
 Verdict = Literal["ok", "fails", "may_fail"]
 MAX_FLOW_STEPS = 256
+DEFAULT_MAX_BRANCHES = 256
+DEFAULT_MAX_STATES = 100_000
+DEFAULT_MAX_SECONDS = 300.0
+"""Wall-clock time a whole plan may take; each step also has its own budget (lib.step_budget)."""
 # ``real`` when a step is simulated, not observed: the result is made up (fresh or unknown)
 SIMULATED: Any = object()
 
@@ -226,14 +230,7 @@ class Simulator:
         with lib.step_budget(self.step_seconds):
             return self._step(state, tool, args)
 
-    def _step(
-        self,
-        state: State,
-        tool: str,
-        args: Mapping[str, Any] | None,
-        real: Any = SIMULATED,
-    ) -> StepResult:
-        """``real`` is what a real call returned (bound to ``result``)."""
+    def _step(self, state: State, tool: str, args: Mapping[str, Any] | None) -> StepResult:
         args = dict(args or {})
         ctool = self.compiled.tools.get(tool)
         if ctool is None:
@@ -265,7 +262,7 @@ class Simulator:
             ]
             return StepResult(tool, args, [Branch(None, "fails", state, violations=violations)])
         values = model_values(model)
-        return self._step_validated(state, ctool, values, args, real)
+        return self._step_validated(state, ctool, values, args)
 
     def _step_validated(
         self,
@@ -1061,9 +1058,9 @@ class Simulator:
         state: State | None = None,
         *,
         max_depth: int | None = None,
-        max_states: int = 100_000,
-        max_branches: int = 256,
-        max_seconds: float = 300.0,
+        max_states: int = DEFAULT_MAX_STATES,
+        max_branches: int = DEFAULT_MAX_BRANCHES,
+        max_seconds: float = DEFAULT_MAX_SECONDS,
         stop_at_first: bool = False,
         goal: str | None = None,
     ) -> PlanReport:

@@ -8,16 +8,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..compiler.values import thaw
-from .engine import Branch, Verdict, Violation, Warning_
+from .engine import (
+    DEFAULT_MAX_BRANCHES,
+    DEFAULT_MAX_SECONDS,
+    DEFAULT_MAX_STATES,
+    Branch,
+    Verdict,
+    Violation,
+    Warning_,
+)
 from .state import State
 
 if TYPE_CHECKING:
     from .engine import Simulator
-
-DEFAULT_MAX_BRANCHES = 256
-DEFAULT_MAX_STATES = 100_000
-DEFAULT_MAX_SECONDS = 300.0
-"""Wall-clock time a whole plan may take; each step also has its own budget (lib.step_budget)."""
 
 
 @dataclass

@@ -302,7 +302,7 @@ def parse_plan(text: str, name: str = "<plan>") -> Plan:
                 )
             ]
         )
-    lines = _step_lines(text, len(calls))
+    lines = item_lines(text, len(calls), ("steps", "tool_calls"))
     for i, call in enumerate(calls):
         step = _plan_step(call, i, name, lines[i], problems)
         if step is not None:
@@ -312,8 +312,10 @@ def parse_plan(text: str, name: str = "<plan>") -> Plan:
     return plan
 
 
-def _step_lines(text: str, count: int) -> list[int]:
-    """The line each plan step starts on (from the YAML node tree; JSON is YAML too)."""
+def item_lines(text: str, count: int, keys: tuple[str, ...]) -> list[int]:
+    """The line each of ``count`` items starts on: of the top-level list, or of the list under
+    one of ``keys`` of a top-level object (from the YAML node tree; JSON is YAML too). Line 1
+    for every item when the text does not have that shape."""
     fallback = [1] * count
     try:
         root = yaml.compose(text, Loader=_NoAliasLoader)  # noqa: S506 - composes, builds nothing
@@ -322,7 +324,7 @@ def _step_lines(text: str, count: int) -> list[int]:
     seq = root
     if isinstance(root, yaml.MappingNode):
         seq = next(
-            (v for k, v in root.value if getattr(k, "value", None) in ("steps", "tool_calls")),
+            (v for k, v in root.value if getattr(k, "value", None) in keys),
             None,
         )
     if not isinstance(seq, yaml.SequenceNode) or len(seq.value) != count:

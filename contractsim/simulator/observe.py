@@ -111,10 +111,15 @@ def expected_verdict(step: StepResult) -> Verdict:
     ``may_fail`` when that depends on unknown state, ``ok`` otherwise. A failure that only an
     environment event causes (``on EVENT``) is a risk, not a prediction (unlike the plan-level
     :attr:`StepResult.verdict`, which counts every branch)."""
-    failing = [b for b in step.branches if b.failed and b.event is None]
+    failing = predicted_failures(step)
     if any(b.certain for b in failing):
         return "fails"
     return "may_fail" if failing else "ok"
+
+
+def predicted_failures(step: StepResult) -> list[Branch]:
+    """The failure branches that do not need an environment event (certain or under unknowns)."""
+    return [b for b in step.branches if b.failed and b.event is None]
 
 
 def event_risks(step: StepResult) -> list[Branch]:
