@@ -32,6 +32,7 @@ from ..compiler.compile import CompiledContract
 from ..compiler.values import json_ready
 from ..dsl.diagnostics import ContractError, Diagnostic, Span, did_you_mean, error
 from ..simulator.inputs import item_lines, parse_data, parse_now, validate_state_overrides
+from ..simulator.json_maps import JsonMaps, KeyProblem, entries_as_dicts, entries_for_keys
 from ..simulator.observe import STATUSES
 
 MAX_TRACE_BYTES = 512 * 1024 * 1024
@@ -451,7 +452,8 @@ def _run(
             )
         )
         steps_raw = []
-    steps = [_step(s, i, where, line, name, problems) for i, s in enumerate(steps_raw, 1)]
+    maps = JsonMaps(compiled)
+    steps = [_step(s, i, where, line, name, maps, problems) for i, s in enumerate(steps_raw, 1)]
     state_raw = data.get("state")
     state: dict[str, Any] = {}
     if state_raw is not None and not isinstance(state_raw, dict):
@@ -495,7 +497,13 @@ def _run(
 
 
 def _step(
-    raw: Any, i: int, where: str, line: int, name: str, problems: list[Diagnostic]
+    raw: Any,
+    i: int,
+    where: str,
+    line: int,
+    name: str,
+    maps: JsonMaps,
+    problems: list[Diagnostic],
 ) -> Step | None:
     at = f"{where}, step {i}"
     if not isinstance(raw, dict):
@@ -556,10 +564,24 @@ def _step(
     if len(problems) > bad:
         return None
     result = None if raw.get("truncated") else raw.get("result")
+    # an adapter's (or YAML's) non-string keys survive as explicit entries, read by type below
+    args, wrapped_args = entries_for_keys(args)
+    result, wrapped_result = entries_for_keys(result)
     try:
         # YAML dates, an adapter's sets or datetimes …: a run holds JSON data, like a recording
         args, result = json_ready(args), json_ready(result)
     except (ValueError, RecursionError) as exc:
         problems.append(_diag("E0904", f"{at}: its data is not JSON-like ({exc})", name, line))
         return None
+    try:
+        # JSON writes every map key as a string: read them by the parameter and return types
+        args = maps.read_args(str(tool), args)
+        result = maps.read_result(str(tool), result)
+    except KeyProblem as exc:
+        problems.append(_diag("E0904", f"{at}: {exc}", name, line, hint=exc.hint))
+        return None
+    if wrapped_args:  # where no map type reached them (a result without `-> TYPE` …)
+        args = entries_as_dicts(args)
+    if wrapped_result:
+        result = entries_as_dicts(result)
     return Step(str(tool), dict(args), str(outcome), message, result)
