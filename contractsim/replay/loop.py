@@ -47,8 +47,9 @@ _OPERAND = re.compile(r"^([a-z][\w-]*): ([^:'\"`<…]+): ")
 
 def mask(message: str) -> str:
     """A message with its particulars masked, so that similar messages group together: quoted
-    values become ``'…'``, dates and times ``<date>``, paths ``<path>``, numbers ``<n>``, and the operands of a Unix-style
-    ``cmd: OPERANDS: problem`` become ``<name>`` (`backticked` names are kept)."""
+    values become ``'…'``, dates and times ``<date>``, paths ``<path>``, numbers ``<n>``, and
+    the operands of a Unix-style ``cmd: OPERANDS: problem`` become ``<name>`` (`backticked`
+    names are kept)."""
     text = _QUOTED.sub(lambda m: m.group()[0] + "…" + m.group()[0], message.strip())
     text = _DATE.sub("<date>", text)
     text = _PATH.sub("<path>", text)

@@ -171,7 +171,7 @@ def _clock_text(result: ReplayResult) -> str:
     parts = []
     if c.from_runs:
         times = sorted(c.run_times)
-        span = iso_text(times[0]) if len(times) == 1 else f"{iso_text(times[0])} … {iso_text(times[-1])}"
+        span = " … ".join(dict.fromkeys((iso_text(times[0]), iso_text(times[-1]))))
         parts.append(f"{c.from_runs} run(s) at their own `now` ({span})")
     if c.from_option and c.option is not None:
         parts.append(f"{c.from_option} run(s) at --now {iso_text(c.option)}")
