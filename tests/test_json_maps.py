@@ -237,6 +237,11 @@ def test_the_guard_state(contract: contractsim.Contract) -> None:
     assert list(guard.state["orders"]) == [1]
 
 
+def test_initial_state_overrides(contract: contractsim.Contract) -> None:
+    sim = contract.simulator(now="2024-06-01T00:00:00Z")
+    assert sim.initial_state({"names": {"3": "c"}})["names"] == {3: "c"}
+
+
 def test_entries_for_keys() -> None:
     assert entries_for_keys({"a": {1: "x"}}) == ({"a": {"$entries": [[1, "x"]]}}, True)
     assert entries_for_keys({"a": [1]}) == ({"a": [1]}, False)
