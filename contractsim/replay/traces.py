@@ -231,6 +231,7 @@ def read_runs(
     problems: list[Diagnostic] = []
     runs: list[Run] = []
     bad_runs = 0
+    maps = JsonMaps(compiled)  # one per file: it caches which types hold maps
     for index, (line, record) in enumerate(_records(text, name), 1):
         if bad_runs >= MAX_BAD_RUNS:
             problems.append(
@@ -244,7 +245,7 @@ def read_runs(
             )
             break
         before = len(problems)
-        run = _record_run(record, index, line, name, compiled, adapter, problems)
+        run = _record_run(record, index, line, name, maps, adapter, problems)
         if run is not None:
             runs.append(run)
         bad_runs += len(problems) > before
@@ -267,7 +268,7 @@ def _record_run(
     index: int,
     line: int,
     name: str,
-    compiled: CompiledContract,
+    maps: JsonMaps,
     adapter: Adapter | None,
     problems: list[Diagnostic],
 ) -> Run | None:
@@ -302,7 +303,7 @@ def _record_run(
                 )
             )
             return None
-    return _run(data, index, line, name, compiled, adapter is not None, problems)
+    return _run(data, index, line, name, maps, adapter is not None, problems)
 
 
 def _read(name: str) -> str:
@@ -405,7 +406,7 @@ def _run(
     index: int,
     line: int,
     name: str,
-    compiled: CompiledContract,
+    maps: JsonMaps,
     adapted: bool,
     problems: list[Diagnostic],
 ) -> Run | None:
@@ -452,7 +453,6 @@ def _run(
             )
         )
         steps_raw = []
-    maps = JsonMaps(compiled)
     steps = [_step(s, i, where, line, name, maps, problems) for i, s in enumerate(steps_raw, 1)]
     state_raw = data.get("state")
     state: dict[str, Any] = {}
@@ -462,7 +462,7 @@ def _run(
         )
     elif state_raw:
         try:
-            state = validate_state_overrides(compiled, dict(state_raw), name)
+            state = validate_state_overrides(maps.compiled, dict(state_raw), name)
         except ContractError as exc:
             for d in exc.diagnostics:
                 problems.append(

@@ -53,7 +53,10 @@ class JsonMaps:
     def __init__(self, compiled: CompiledContract) -> None:
         self.compiled = compiled
         self.decls = {d.name: d.type for d in compiled.ir.types}
-        self._needs: dict[ir.TypeExpr, bool] = {}
+        # by id: hashing a frozen IR type walks all of it; the IR lives as long as `compiled`
+        self._needs: dict[int, bool] = {}
+        self._params: dict[str, dict[str, ir.TypeExpr]] = {}
+        """Per tool: the parameters whose values can hold a map."""
 
     # ---- entry points
     def read(self, value: Any, t: ir.TypeExpr, path: str) -> Any:
@@ -88,10 +91,13 @@ class JsonMaps:
 
     def read_args(self, tool: str, args: Mapping[str, Any], path: str = "args") -> dict[str, Any]:
         """A call's JSON arguments with their maps read by the tool's parameter types."""
-        ctool = self.compiled.tools.get(tool)
-        if ctool is None:
+        types = self._params.get(tool)
+        if types is None:
+            ctool = self.compiled.tools.get(tool)
+            params = () if ctool is None else ctool.ir.params
+            types = self._params[tool] = {p.name: p.type for p in params if self._has_map(p.type)}
+        if not types:
             return dict(args)
-        types = {p.name: p.type for p in ctool.ir.params}
         return {
             name: self.read(v, types[name], f"{path}.{name}") if name in types else v
             for name, v in args.items()
@@ -115,7 +121,7 @@ class JsonMaps:
 
     def _has_map(self, t: ir.TypeExpr, seen: frozenset[str] = frozenset()) -> bool:
         """Whether a value of type ``t`` can hold a map (the only place keys need reading)."""
-        known = self._needs.get(t)
+        known = self._needs.get(id(t))
         if known is not None:
             return known
         if isinstance(t, ir.NamedType):
@@ -133,7 +139,7 @@ class JsonMaps:
         else:
             found = False
         if not seen:
-            self._needs[t] = found
+            self._needs[id(t)] = found
         return found
 
     def _accepts(self, t: ir.TypeExpr, value: Any) -> bool:
@@ -251,14 +257,31 @@ class JsonMaps:
 def entries_for_keys(value: Any) -> tuple[Any, bool]:
     """Python data with every dict that has a non-string key written in the explicit
     ``$entries`` form (so that JSON keeps its keys' types), and whether there was one."""
+    if not _has_other_keys(value):
+        return value, False
+    return _entries_for_keys(value)
+
+
+def _has_other_keys(value: Any) -> bool:
     if isinstance(value, Mapping):
-        items = [(k, entries_for_keys(v)) for k, v in value.items()]
+        return any(
+            not isinstance(k, str) or (isinstance(v, (Mapping, list, tuple)) and _has_other_keys(v))
+            for k, v in value.items()
+        )
+    if isinstance(value, (list, tuple)):
+        return any(isinstance(v, (Mapping, list, tuple)) and _has_other_keys(v) for v in value)
+    return False
+
+
+def _entries_for_keys(value: Any) -> tuple[Any, bool]:
+    if isinstance(value, Mapping):
+        items = [(k, _entries_for_keys(v)) for k, v in value.items()]
         changed = any(c for _, (_, c) in items)
         if any(not isinstance(k, str) for k, _ in items):
             return {ENTRIES_MARK: [[k, v] for k, (v, _) in items]}, True
         return ({k: v for k, (v, _) in items}, True) if changed else (value, False)
     if isinstance(value, (list, tuple)):
-        read = [entries_for_keys(v) for v in value]
+        read = [_entries_for_keys(v) for v in value]
         if any(c for _, c in read):
             return [v for v, _ in read], True
     return value, False
