@@ -254,3 +254,20 @@ def test_reader_leaves_other_data_alone(contract: contractsim.Contract) -> None:
     (orders,) = [v.type for v in contract.compiled.ir.state if v.name == "orders"]
     with pytest.raises(KeyProblem, match="could be the string"):
         maps.read({"1": {"amount": 1.0}}, orders, "m")
+
+
+def test_an_ambiguous_key_in_a_recorded_result(tmp_path: Path) -> None:
+    source = SOURCE + "tool totals() -> map[int | str, int] { }\n"
+    contract = contractsim.loads(source, "keys.contract")
+    good = {"tool": "totals", "outcome": "ok", "result": {"$entries": [[1, 2], ["1", 3]]}}
+    bad = {"tool": "totals", "outcome": "ok", "result": {"1": 2}}
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps({"steps": [good]}) + "\n" + json.dumps({"steps": [bad]}) + "\n")
+    with pytest.raises(contractsim.ContractError) as info:
+        read_runs(path, contract.compiled)
+    (d,) = info.value.diagnostics
+    assert (d.code, d.span.line) == ("E0904", 2)
+    assert d.message.startswith('run 2, step 1: `result.1`: the key "1" could be the string "1"')
+    path.write_text(json.dumps({"steps": [good]}) + "\n")
+    (run,) = read_runs(path, contract.compiled)
+    assert run.steps[0].result == {1: 2, "1": 3}
