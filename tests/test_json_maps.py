@@ -271,3 +271,14 @@ def test_an_ambiguous_key_in_a_recorded_result(tmp_path: Path) -> None:
     path.write_text(json.dumps({"steps": [good]}) + "\n")
     (run,) = read_runs(path, contract.compiled)
     assert run.steps[0].result == {1: 2, "1": 3}
+
+
+def test_observers_read_live_python_keys(contract: contractsim.Contract) -> None:
+    """An observer reads the real tool's Python objects: a string key is a string there, so an
+    ambiguous key stays a string (the guard's `state=` is read like a state file instead)."""
+    guard = contract.guard()
+    live = {"12446": {"amount": 1.0}, 7: {"amount": 2.0}}
+    guard.add_observer("orders", lambda: live)
+    assert guard.check("cancel", {"order_id": "12446"}) is None
+    assert set(guard.state["orders"]) == {"12446", 7}
+    assert guard.check("cancel", {"order_id": 12446}) is not None

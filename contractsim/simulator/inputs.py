@@ -592,14 +592,21 @@ def parse_state(text: str, name: str) -> dict[str, Any]:
 
 
 def validate_state_overrides(
-    compiled: CompiledContract, overrides: dict[str, Any], source: str = "<state>", text: str = ""
+    compiled: CompiledContract,
+    overrides: dict[str, Any],
+    source: str = "<state>",
+    text: str = "",
+    *,
+    python_keys: bool = False,
 ) -> dict[str, Any]:
-    """Check names and types of state overrides; returns runtime values."""
+    """Check names and types of state overrides; returns runtime values. Map keys are read as
+    JSON writes them (:mod:`.json_maps`); ``python_keys``: the values are live Python data, where
+    a string key is a string even when the key type would also take what it spells."""
     out: dict[str, Any] = {}
     problems: list[Diagnostic] = []
     decls = {v.name: v for v in compiled.ir.state}
     machines = compiled.machines
-    maps = JsonMaps(compiled)  # JSON writes every map key as a string: read them by type
+    maps = JsonMaps(compiled, python_keys)  # JSON writes every map key as a string
     for name, value in overrides.items():
         line = _line_of(text, f"{name}") if text else 1
         if name in ("$machines", "machines") and name not in decls and isinstance(value, dict):

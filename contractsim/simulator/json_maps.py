@@ -48,10 +48,14 @@ class KeyProblem(Exception):
 
 
 class JsonMaps:
-    """Reads the maps inside JSON data by the contract's types (one reader per contract)."""
+    """Reads the maps inside JSON data by the contract's types (one reader per contract).
 
-    def __init__(self, compiled: CompiledContract) -> None:
+    ``python_keys``: the data comes from Python, where a string key is a string: an ambiguous
+    key (``"12446"`` for ``int | str``) stays a string instead of being an error."""
+
+    def __init__(self, compiled: CompiledContract, python_keys: bool = False) -> None:
         self.compiled = compiled
+        self.python_keys = python_keys
         self.decls = {d.name: d.type for d in compiled.ir.types}
         # by id: hashing a frozen IR type walks all of it; the IR lives as long as `compiled`
         self._needs: dict[int, bool] = {}
@@ -244,6 +248,8 @@ class JsonMaps:
         if not takes_reading:
             return text
         if self._accepts(key_type, text):
+            if self.python_keys:
+                return text
             raise KeyProblem(
                 f"{path}.{text}",
                 f'the key "{text}" could be the string "{text}" or the '
