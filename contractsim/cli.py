@@ -391,13 +391,26 @@ def export_cmd(contract: str, target: str, tool: str | None, output: str | None)
     show_default=True,
     help="List this many disagreements in full (0: all).",
 )
+@click.option(
+    "--by-rule",
+    is_flag=True,
+    help="Also list the steps predicted to fail by violated rule x real error (masked), and "
+    "the notes on agreeing steps (always in --format json).",
+)
 def replay_cmd(
-    contract: str, traces: str, adapter: str | None, fmt: str, now: str | None, show: int
+    contract: str,
+    traces: str,
+    adapter: str | None,
+    fmt: str,
+    now: str | None,
+    show: int,
+    by_rule: bool,
 ) -> None:
     """Replay recorded runs in TRACES against CONTRACT: per step, the contract's prediction
     against what really happened, carrying the state along the real outcome.
 
-    Exit 0 when every step agrees, 1 when some step disagrees, 2 on bad input.
+    Exit 0 when every step agrees, 1 when some step disagrees or the contract cannot evaluate
+    itself (EVAL_ERROR), 2 on bad input.
     """
     from .replay import load_adapter, read_runs, render_json, render_text, replay_runs
     from .simulator.inputs import parse_now
@@ -416,7 +429,7 @@ def replay_cmd(
         report = render_json(result, contract, traces, limit)
         click.echo(json.dumps(report, indent=2, ensure_ascii=False))
     else:
-        click.echo(render_text(result, contract, traces, limit), nl=False)
+        click.echo(render_text(result, contract, traces, limit, by_rule), nl=False)
     if not result.agree:
         sys.exit(EXIT_FAIL)
 

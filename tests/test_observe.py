@@ -180,3 +180,61 @@ def test_a_none_result_is_checked_against_the_return_type() -> None:
     o = sim.observe(sim.initial_state(), "open", {}, Observation.returned(None))
     assert o.status == "ok"
     assert o.notes[0].startswith("the result does not match `-> Opened`")
+
+
+STOPS = """
+contract engine version "1.0.0"
+state {
+  running: bool = true
+  busy: bool = unknown
+  stops: int = 0
+}
+tool shutdown(force: bool) {
+  outcome refused fails ENGINE_BUSY "the engine is still busy" when busy and not force {
+    running = false                # effects on failure: the engine stops, then the call fails
+    stops += 1
+  }
+  outcome done success {
+    running = false
+  }
+}
+tool start() {
+  require not running else ALREADY_RUNNING "the engine runs"
+  effect running = true
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "seen",
+    [
+        Observation("error", None, "busy"),
+        Observation("crash", None, "RuntimeError: busy"),
+        Observation.raised(RuntimeError("busy")),
+    ],
+    ids=["returned", "crash-recorded", "raised"],
+)
+def test_a_raised_failure_applies_the_chosen_fails_outcome(seen: Observation) -> None:
+    """Issue 11 item 5: a crash that no `observed when` decides takes the `fails` outcome the
+    contract chose by `when`, with its effects on failure, as a returned error does."""
+    sim = contractsim.loads(STOPS).simulator(now="2024-06-01T00:00:00Z")
+    o = sim.observe(sim.initial_state(), "shutdown", {"force": False}, seen)
+    assert o.outcome == "refused"
+    assert (o.state["running"], o.state["stops"]) == (False, 1)
+    assert o.notes == ()
+    # the next call is judged from the state the failure left: `start` is allowed
+    assert sim.observe(o.state, "start", {}, Observation.returned(None)).predicted == "ok"
+
+
+def test_the_guard_keeps_the_effects_of_a_raised_failure() -> None:
+    guard = contractsim.loads(STOPS).guard(mode="return")
+
+    @guard.tool()
+    def shutdown(force: bool) -> None:
+        raise RuntimeError("busy")
+
+    got = shutdown(force=False)
+    assert got.error is not None and got.error.code == "ENGINE_BUSY"
+    assert got.error.detail == "RuntimeError: busy"
+    assert (guard.state["running"], guard.state["stops"]) == (False, 1)
+    assert guard.last is not None and guard.last.outcome == "refused"

@@ -74,8 +74,9 @@ def test_bfcl_replay_exact_numbers(bfcl_report: dict[str, Any]) -> None:
     tools = bfcl_report["tools"]
     assert len(tools) == 18
     assert sum(t["steps"] for t in tools.values()) == 3600
-    assert tools["cd"] == {"steps": 524, "agree": 524, "false_alarms": 0, "misses": 0}
-    assert tools["du"] == {"steps": 36, "agree": 36, "false_alarms": 0, "misses": 0}
+    zero = {"false_alarms": 0, "misses": 0, "contract_errors": 0}
+    assert tools["cd"] == {"steps": 524, "agree": 524, **zero}
+    assert tools["du"] == {"steps": 36, "agree": 36, **zero}
 
 
 def test_bfcl_text_report() -> None:
@@ -154,7 +155,13 @@ def test_own_format_needs_no_adapter_and_reports_disagreements(tmp_path: Path) -
     assert first["state"]["cwd"] == "/workspace/document"
     assert (second["step"], second["predicted"], second["outcome"]) == (2, "ok", "crash")
     assert second["error"] == "OSError: disk"
-    assert report["tools"]["cat"] == {"steps": 2, "agree": 1, "false_alarms": 1, "misses": 0}
+    assert report["tools"]["cat"] == {
+        "steps": 2,
+        "agree": 1,
+        "false_alarms": 1,
+        "misses": 0,
+        "contract_errors": 0,
+    }
 
 
 def test_state_follows_the_real_outcome(tmp_path: Path) -> None:
@@ -560,3 +567,253 @@ def test_yaml_dates_and_other_non_json_values_are_read_as_text(tmp_path: Path) -
     res = replay(sender(tmp_path), str(trace), "--format", "json")
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["steps"] == 1
+
+
+# ------------------------------------------------------------------------- issue 11: reports
+
+REPORTS = """\
+contract reports version "1.0.0"
+state {
+  running: bool = true
+  busy: bool = true
+  stops: int = 0
+  booked: int = 0
+}
+tool divide_the_total_by_a_very_long_count(n: int) {
+  require 10 / n > 1 else SMALL "too small"
+}
+tool shutdown() {
+  outcome refused fails ENGINE_BUSY "busy" when busy {
+    running = false
+    stops += 1
+  }
+  outcome done success { running = false }
+}
+tool start() {
+  require not running else ALREADY_RUNNING "the engine runs"
+  effect running = true
+}
+tool book(day: str) {
+  require day >= today() else PAST "{day} is past"
+  effect booked += 1
+}
+"""
+LONG = "divide_the_total_by_a_very_long_count"
+
+
+def reports_contract(tmp_path: Path, source: str = REPORTS) -> str:
+    path = tmp_path / "reports.contract"
+    path.write_text(source, encoding="utf-8")
+    return str(path)
+
+
+def test_a_crash_keeps_the_effects_of_the_chosen_fails_outcome(tmp_path: Path) -> None:
+    """Item 5: `shutdown` raised where the contract chose `refused` (by `when busy`): its
+    effects on failure stop the engine, so the next `start` is no false alarm."""
+    runs = [{"steps": [step("shutdown", "crash", "RuntimeError: busy"), step("start")]}]
+    res = replay(
+        reports_contract(tmp_path), write_jsonl(tmp_path / "t.jsonl", runs), "--format", "json"
+    )
+    report = json.loads(res.output)
+    assert res.exit_code == 0, res.output
+    assert report["disagreement_count"] == 0
+    assert report["by_verdict"]["fails"]["crash"] == 1
+
+
+def test_contract_errors_are_counted_apart(tmp_path: Path) -> None:
+    """Item 6: a predicted failure that comes from EVAL_ERROR is no prediction: not in the
+    confusion matrix, precision or recall (it inflated recall before)."""
+    runs = [
+        {
+            "steps": [
+                step(LONG, "error", "ZeroDivisionError: division by zero", n=0),
+                step(LONG, "ok", n=0),
+                step(LONG, "error", "value 20 too small", n=20),
+                step(LONG, "ok", n=2),
+            ]
+        }
+    ]
+    traces = write_jsonl(tmp_path / "t.jsonl", runs)
+    res = replay(reports_contract(tmp_path), traces, "--format", "json")
+    report = json.loads(res.output)
+    assert res.exit_code == 1  # the contract cannot evaluate itself: not a clean replay
+    assert (report["steps"], report["agreements"], report["disagreement_count"]) == (4, 2, 0)
+    assert report["contract_errors"] == 2
+    assert report["confusion"] == {
+        "predicted_failure": {"real_failure": 1, "real_ok": 0},
+        "predicted_ok": {"real_failure": 0, "real_ok": 1},
+    }
+    assert (report["precision"], report["recall"]) == (1.0, 1.0)
+    assert report["tools"][LONG] == {
+        "steps": 4,
+        "agree": 2,
+        "false_alarms": 0,
+        "misses": 0,
+        "contract_errors": 2,
+    }
+    first, second = report["contract_error_steps"]
+    assert (first["step"], first["outcome"], second["step"], second["outcome"]) == (
+        1,
+        "error",
+        2,
+        "ok",
+    )
+    assert first["violations"][0]["code"] == "EVAL_ERROR"
+    text = replay(reports_contract(tmp_path), traces).output
+    assert "4 step(s): 2 agree, 0 disagree, 2 contract error(s)" in text
+    assert (
+        "2 step(s) where the contract could not evaluate itself (EVAL_ERROR) are left out of "
+        f"these counts; first: run 1 step 1 ({LONG})"
+    ) in text
+    assert "first 2 of 2 contract error(s):" in text
+
+
+def test_the_tool_column_fits_the_longest_name(tmp_path: Path) -> None:
+    """Item 10."""
+    runs = [{"steps": [step(LONG, n=2), step("start", "error", "runs")]}]
+    text = replay(reports_contract(tmp_path), write_jsonl(tmp_path / "t.jsonl", runs)).output
+    table = text[text.index("tool ") :].split("\n\n")[0].splitlines()
+    assert table == [
+        f"{'tool':<{len(LONG) + 2}}  steps  agree  false alarms  misses",
+        f"{LONG}        1      1             0       0",
+        f"{'start':<{len(LONG) + 2}}      1      1             0       0",
+    ]
+
+
+def test_by_rule_table_and_notes_on_agreeing_steps(tmp_path: Path) -> None:
+    """Item 11: the steps predicted to fail by rule × real error (masked), and the notes of
+    agreeing steps (here: crashes that no `observed when` recognises)."""
+    runs = [
+        {
+            "steps": [
+                step(LONG, "error", "value 20 too small at /a/b", n=20),
+                step(LONG, "error", "value 30 too small at /c", n=30),
+                step(LONG, "crash", "TypeError: 'int' is odd", n=40),
+                step(LONG, "ok", n=50),
+                step("start", "error", "runs"),
+            ]
+        }
+    ]
+    traces = write_jsonl(tmp_path / "t.jsonl", runs)
+    report = json.loads(replay(reports_contract(tmp_path), traces, "--format", "json").output)
+    assert report["by_rule"] == [
+        {
+            "code": "ALREADY_RUNNING",
+            "outcome": "error",
+            "message": "runs",
+            "steps": 1,
+            "example": "run 1 step 5: runs",
+        },
+        {
+            "code": "SMALL",
+            "outcome": "error",
+            "message": "value <n> too small at <path>",
+            "steps": 2,
+            "example": "run 1 step 1: value 20 too small at /a/b",
+        },
+        {"code": "SMALL", "outcome": "ok", "message": "", "steps": 1, "example": "run 1 step 4"},
+        {
+            "code": "SMALL",
+            "outcome": "crash",
+            "message": "TypeError: '…' is odd",
+            "steps": 1,
+            "example": "run 1 step 3: TypeError: 'int' is odd",
+        },
+    ]
+    assert report["agreement_notes"] == {
+        "steps": 1,
+        "notes": [
+            {"note": "the call raised and no `observed when` recognises the exception", "steps": 1}
+        ],
+    }
+    text = replay(reports_contract(tmp_path), traces).output
+    assert "steps predicted to fail, by" not in text
+    assert (
+        "1 agreeing step(s) carry notes from observe; most often (1): the call raised and no "
+        "`observed when` recognises the exception (all: --by-rule)"
+    ) in text
+    text = replay(reports_contract(tmp_path), traces, "--by-rule").output
+    table = text[text.index("steps predicted to fail, by") :].split("\n\nfirst ")[0]
+    assert table.splitlines() == [
+        "steps predicted to fail, by the contract's rule and the tool's real error (masked):",
+        "",
+        "  ALREADY_RUNNING (1 step(s))",
+        "        1  error: runs",
+        "",
+        "  SMALL (4 step(s))",
+        "        2  error: value <n> too small at <path>",
+        "        1  succeeded",
+        "        1  crash: TypeError: '…' is odd",
+        "",
+        "notes from observe on 1 agreeing step(s):",
+        "        1  the call raised and no `observed when` recognises the exception",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("message", "masked"),
+    [
+        (
+            "rm: cannot remove 'a.txt': No such file or directory",
+            "rm: cannot remove '…': No such file or directory",
+        ),
+        (
+            "sort: ghost_report: No such file or directory",
+            "sort: <name>: No such file or directory",
+        ),
+        ("diff: a.txt or b: No such file", "diff: <name>: No such file"),
+        ("cd: x/sub: Unsupported path.", "cd: <path>: Unsupported path."),
+        ("order 12446 costs -10.5 on 2024-05-01T10:00:00Z", "order <n> costs <n> on <date>"),
+        (
+            "TypeError: f() missing 1 required positional argument: 'x'",
+            "TypeError: f() missing <n> required positional argument: '…'",
+        ),
+        ("e2e v1.2 ok", "e2e v1.2 ok"),
+    ],
+)
+def test_mask(message: str, masked: str) -> None:
+    from contractsim.replay.loop import mask
+
+    assert mask(message) == masked
+
+
+def test_the_report_says_which_time_today_read(tmp_path: Path) -> None:
+    """Item 13: runs without `now` use 2000-01-01; when the contract reads today()/now() the
+    report says so, and where each run's time came from."""
+    runs = [
+        {"steps": [step("book", day="2024-05-01")]},
+        {"now": "2024-06-01T00:00:00Z", "steps": [step("book", "error", "past", day="2024-05-01")]},
+    ]
+    traces = write_jsonl(tmp_path / "t.jsonl", runs)
+    text = replay(reports_contract(tmp_path), traces).output
+    assert (
+        "the contract reads today()/now(): 1 run(s) at their own `now` (2024-06-01T00:00:00Z); "
+        "1 run(s) at the default 2000-01-01T00:00:00Z (no `now` in the run, no --now: give the "
+        "time of the recording)"
+    ) in text
+    text = replay(reports_contract(tmp_path), traces, "--now", "2024-04-01T00:00:00Z").output
+    assert (
+        "the contract reads today()/now(): 1 run(s) at their own `now` (2024-06-01T00:00:00Z); "
+        "1 run(s) at --now 2024-04-01T00:00:00Z"
+    ) in text
+    report = json.loads(replay(reports_contract(tmp_path), traces, "--format", "json").output)
+    assert report["clock"] == {
+        "reads_clock": True,
+        "runs_with_own_now": 1,
+        "runs_at_option": 0,
+        "runs_at_default": 1,
+        "option": None,
+        "default": "2000-01-01T00:00:00Z",
+    }
+
+
+def test_no_time_line_when_the_contract_does_not_read_the_clock(tmp_path: Path) -> None:
+    source = REPORTS[: REPORTS.index("tool book")]
+    runs = [{"steps": [step("start", "error", "runs")]}]
+    traces = write_jsonl(tmp_path / "t.jsonl", runs)
+    text = replay(reports_contract(tmp_path, source), traces).output
+    assert "today()" not in text
+    report = json.loads(
+        replay(reports_contract(tmp_path, source), traces, "--format", "json").output
+    )
+    assert report["clock"]["reads_clock"] is False

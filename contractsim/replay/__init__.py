@@ -12,17 +12,20 @@ contract and the tool disagree; see ``docs/replay.md``.
 
 from __future__ import annotations
 
-from .loop import Disagreement, ReplayResult, ToolCounts, replay_runs
+from .loop import ClockUse, Disagreement, ReplayResult, RuleRow, ToolCounts, mask, replay_runs
 from .report import render_json, render_text
 from .traces import Run, Step, load_adapter, read_runs
 
 __all__ = [
+    "ClockUse",
     "Disagreement",
     "ReplayResult",
+    "RuleRow",
     "Run",
     "Step",
     "ToolCounts",
     "load_adapter",
+    "mask",
     "read_runs",
     "render_json",
     "render_text",

@@ -4,16 +4,21 @@ For each step the simulator predicts the call (``ok``, ``fails`` or ``may_fail``
 reached so far, then :meth:`Simulator.observe` carries the state forward along what really
 happened. A ``may_fail`` counts as a predicted failure; ``error`` and ``crash`` are real failures.
 A failure that only an environment event causes (``on EVENT probability p``) is a risk, not a
-prediction: such a step counts as predicted ``ok`` and is counted among the risks.
+prediction: such a step counts as predicted ``ok`` and is counted among the risks. A predicted
+failure that comes from the contract's own evaluation error (``EVAL_ERROR``) is no prediction
+either: such a step is a *contract error*, counted apart and left out of precision and recall.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, cast
 
-from ..simulator.observe import STATUSES, Observation, Status, event_risks
+from ..dsl import ir
+from ..dsl.walk import all_exprs
+from ..simulator.observe import STATUSES, Observation, Status, event_risks, predicted_failures
 from .traces import Run
 
 if TYPE_CHECKING:
@@ -25,6 +30,33 @@ DEFAULT_NOW = datetime(2000, 1, 1, tzinfo=timezone.utc)
 
 VERDICTS = ("ok", "fails", "may_fail")
 OUTCOMES = STATUSES
+CONTRACT_ERROR = "EVAL_ERROR"
+"""The violation code of a contract that cannot evaluate itself (not a prediction)."""
+UNRECOGNISED_CRASH = "the call raised and no `observed when` recognises the exception"
+MESSAGE_CHARS = 200
+"""A masked message is cut at this length (the groups stay readable)."""
+
+_QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
+_DATE = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
+)
+_PATH = re.compile(r"(?<![\w<])[\w.~-]*(?:/[\w.~-]*)+")
+_NUMBER = re.compile(r"(?<![\w<.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w>])")
+_OPERAND = re.compile(r"^([a-z][\w-]*): ([^:'\"`<…]+): ")
+
+
+def mask(message: str) -> str:
+    """A message with its particulars masked, so that similar messages group together: quoted
+    values become ``'…'``, dates and times ``<date>``, paths ``<path>``, numbers ``<n>``, and
+    the operands of a Unix-style ``cmd: OPERANDS: problem`` become ``<name>`` (`backticked`
+    names are kept)."""
+    text = _QUOTED.sub(lambda m: m.group()[0] + "…" + m.group()[0], message.strip())
+    text = _DATE.sub("<date>", text)
+    text = _PATH.sub("<path>", text)
+    text = _NUMBER.sub("<n>", text)
+    text = _OPERAND.sub(r"\1: <name>: ", text)
+    text = " ".join(text.split())
+    return text if len(text) <= MESSAGE_CHARS else text[: MESSAGE_CHARS - 1] + "…"
 
 
 @dataclass
@@ -36,10 +68,12 @@ class ToolCounts:
     """Predicted to fail (fails or may_fail), but the call succeeded."""
     misses: int = 0
     """Predicted ok, but the call failed."""
+    contract_errors: int = 0
+    """The contract could not evaluate itself (``EVAL_ERROR``): no prediction."""
 
     @property
     def agree(self) -> int:
-        return self.steps - self.false_alarms - self.misses
+        return self.steps - self.false_alarms - self.misses - self.contract_errors
 
 
 @dataclass
@@ -103,6 +137,58 @@ class ResultMismatch:
 
 
 @dataclass
+class RuleRow:
+    """Steps predicted to fail by one rule that really ended one way (one masked message)."""
+
+    code: str
+    outcome: str
+    message: str
+    """The tool's message, masked (:func:`mask`); empty for a call that succeeded."""
+    steps: int = 0
+    example: str = ""
+    """Where the first such step is, with the tool's message unmasked."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "outcome": self.outcome,
+            "message": self.message,
+            "steps": self.steps,
+            "example": self.example,
+        }
+
+
+@dataclass
+class ClockUse:
+    """Which time the replay gave ``today()``/``now()``, and where it came from."""
+
+    reads_clock: bool
+    """Whether the contract calls ``today()`` or ``now()`` anywhere."""
+    option: datetime | None
+    """``--now`` (the time of runs without their own)."""
+    from_runs: int = 0
+    """Runs replayed at their own ``now``."""
+    from_option: int = 0
+    from_default: int = 0
+    """Runs replayed at :data:`DEFAULT_NOW` (no ``now`` of their own, no ``--now``)."""
+    run_times: set[datetime] = field(default_factory=set)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "reads_clock": self.reads_clock,
+            "runs_with_own_now": self.from_runs,
+            "runs_at_option": self.from_option,
+            "runs_at_default": self.from_default,
+            "option": None if self.option is None else iso_text(self.option),
+            "default": iso_text(DEFAULT_NOW),
+        }
+
+
+def iso_text(when: datetime) -> str:
+    return when.isoformat().replace("+00:00", "Z")
+
+
+@dataclass
 class ReplayResult:
     """Counts over every replayed step, and the disagreements in order."""
 
@@ -119,10 +205,26 @@ class ReplayResult:
     """Of those, the steps that really failed."""
     result_mismatches: list[ResultMismatch] = field(default_factory=list)
     """Successful steps whose returned value does not fit the tool's ``-> TYPE``."""
+    contract_errors: list[Disagreement] = field(default_factory=list)
+    """Steps whose predicted failure came from ``EVAL_ERROR``: not in :attr:`matrix`, nor in
+    precision and recall."""
+    by_rule: dict[tuple[str, str, str], RuleRow] = field(default_factory=dict)
+    """Steps predicted to fail, by the first violated rule × real outcome × masked message."""
+    noted_agreements: int = 0
+    """Agreeing steps about which ``observe`` noted something (a crash nothing recognised, a
+    result that did not fit, an ambiguous outcome …)."""
+    agreement_notes: dict[str, int] = field(default_factory=dict)
+    """Those notes, masked → number of agreeing steps."""
+    clock: ClockUse = field(default_factory=lambda: ClockUse(False, None))
 
     @property
     def steps(self) -> int:
-        return sum(self.matrix.values())
+        """Every replayed step (contract errors included)."""
+        return sum(self.matrix.values()) + len(self.contract_errors)
+
+    @property
+    def agreements(self) -> int:
+        return self.steps - len(self.disagreements) - len(self.contract_errors)
 
     def _count(self, predicted_failure: bool, real_failure: bool) -> int:
         return sum(
@@ -164,16 +266,29 @@ class ReplayResult:
 
     @property
     def agree(self) -> bool:
-        return not self.disagreements
+        """Every step agrees, and the contract could evaluate itself at every step."""
+        return not self.disagreements and not self.contract_errors
+
+
+def reads_clock(contract: ir.Contract) -> bool:
+    """Whether a contract calls ``today()`` or ``now()`` anywhere."""
+    return any(isinstance(e, ir.Call) and e.func in ("today", "now") for e in all_exprs(contract))
 
 
 def replay_runs(contract: Contract, runs: list[Run], now: datetime | None = None) -> ReplayResult:
     """Replay ``runs`` against ``contract``. A run's own ``now`` wins over ``now``, which wins
     over :data:`DEFAULT_NOW`."""
     sims: dict[datetime, Simulator] = {}
-    out = ReplayResult()
+    out = ReplayResult(clock=ClockUse(reads_clock(contract.ir), now))
     for run in runs:
         when = run.now or now or DEFAULT_NOW
+        if run.now is not None:
+            out.clock.from_runs += 1
+            out.clock.run_times.add(run.now)
+        elif now is not None:
+            out.clock.from_option += 1
+        else:
+            out.clock.from_default += 1
         sim = sims.get(when)
         if sim is None:
             sim = sims[when] = contract.simulator(now=when)
@@ -188,6 +303,9 @@ def _replay_one(sim: Simulator, run: Run, out: ReplayResult) -> None:
         seen = Observation(cast(Status, step.outcome), step.result, step.error)
         obs = sim.observe(state, step.tool, step.args, seen)
         verdict = obs.predicted
+        failing = predicted_failures(obs.prediction)
+        violations = [v for b in sorted(failing, key=lambda b: not b.certain) for v in b.violations]
+        contract_error = verdict != "ok" and any(v.code == CONTRACT_ERROR for v in violations)
         if verdict == "ok" and event_risks(obs.prediction):
             out.risks += 1
             out.risks_realised += step.outcome != "ok"
@@ -195,31 +313,65 @@ def _replay_one(sim: Simulator, run: Run, out: ReplayResult) -> None:
             out.result_mismatches.append(
                 ResultMismatch(run.name, run.line, i, step.tool, obs.result_problem)
             )
-        out.matrix[(verdict, step.outcome)] += 1
         counts = out.tools.setdefault(step.tool, ToolCounts())
         counts.steps += 1
         predicted_failure = verdict != "ok"
         real_failure = step.outcome != "ok"
-        if predicted_failure != real_failure:
-            if predicted_failure:
+        if predicted_failure:
+            _count_rule(
+                out, violations[0].code if violations else "?", run, i, step.outcome, step.error
+            )
+        agrees = predicted_failure == real_failure and not contract_error
+        if not contract_error:
+            out.matrix[(verdict, step.outcome)] += 1
+        if not agrees:
+            if contract_error:
+                counts.contract_errors += 1
+            elif predicted_failure:
                 counts.false_alarms += 1
             else:
                 counts.misses += 1
-            out.disagreements.append(
-                Disagreement(
-                    run=run.name,
-                    run_index=run.index,
-                    line=run.line,
-                    step=i,
-                    tool=step.tool,
-                    args=step.args,
-                    state=state.to_json(),
-                    predicted=verdict,
-                    violations=[v.to_json() for v in obs.prediction.violations],
-                    outcome=step.outcome,
-                    error=step.error,
-                    notes=obs.notes + obs.ambiguities,
-                    matched=obs.outcome,
-                )
+            found = Disagreement(
+                run=run.name,
+                run_index=run.index,
+                line=run.line,
+                step=i,
+                tool=step.tool,
+                args=step.args,
+                state=state.to_json(),
+                predicted=verdict,
+                violations=[v.to_json() for v in obs.prediction.violations],
+                outcome=step.outcome,
+                error=step.error,
+                notes=obs.notes + obs.ambiguities,
+                matched=obs.outcome,
             )
+            (out.contract_errors if contract_error else out.disagreements).append(found)
+        else:
+            notes = list(obs.notes + obs.ambiguities)
+            if step.outcome == "crash" and not _recognised(sim, step.tool, obs.outcome):
+                notes.append(UNRECOGNISED_CRASH)
+            if notes:
+                out.noted_agreements += 1
+                for note in dict.fromkeys(mask(n) for n in notes):
+                    out.agreement_notes[note] = out.agreement_notes.get(note, 0) + 1
         state = obs.state
+
+
+def _recognised(sim: Simulator, tool: str, outcome: str | None) -> bool:
+    """Whether the outcome a real call was matched to has an ``observed when`` (which then
+    recognised the call)."""
+    ctool = sim.compiled.tools.get(tool)
+    cout = None if ctool is None or outcome is None else ctool.outcomes.get(outcome)
+    return cout is not None and cout.observed is not None
+
+
+def _count_rule(
+    out: ReplayResult, code: str, run: Run, step: int, outcome: str, error: str | None
+) -> None:
+    message = "" if outcome == "ok" else mask(error or "")
+    row = out.by_rule.get((code, outcome, message))
+    if row is None:
+        where = f"{run.name} step {step}" + (f": {error}" if error and outcome != "ok" else "")
+        row = out.by_rule[(code, outcome, message)] = RuleRow(code, outcome, message, 0, where)
+    row.steps += 1

@@ -32,6 +32,7 @@ from ..compiler.compile import CompiledContract
 from ..compiler.values import json_ready
 from ..dsl.diagnostics import ContractError, Diagnostic, Span, did_you_mean, error
 from ..simulator.inputs import item_lines, parse_data, parse_now, validate_state_overrides
+from ..simulator.json_maps import JsonMaps, KeyProblem, entries_as_dicts, entries_for_keys
 from ..simulator.observe import STATUSES
 
 MAX_TRACE_BYTES = 512 * 1024 * 1024
@@ -230,6 +231,7 @@ def read_runs(
     problems: list[Diagnostic] = []
     runs: list[Run] = []
     bad_runs = 0
+    maps = JsonMaps(compiled)  # one per file: it caches which types hold maps
     for index, (line, record) in enumerate(_records(text, name), 1):
         if bad_runs >= MAX_BAD_RUNS:
             problems.append(
@@ -243,7 +245,7 @@ def read_runs(
             )
             break
         before = len(problems)
-        run = _record_run(record, index, line, name, compiled, adapter, problems)
+        run = _record_run(record, index, line, name, maps, adapter, problems)
         if run is not None:
             runs.append(run)
         bad_runs += len(problems) > before
@@ -266,7 +268,7 @@ def _record_run(
     index: int,
     line: int,
     name: str,
-    compiled: CompiledContract,
+    maps: JsonMaps,
     adapter: Adapter | None,
     problems: list[Diagnostic],
 ) -> Run | None:
@@ -301,7 +303,7 @@ def _record_run(
                 )
             )
             return None
-    return _run(data, index, line, name, compiled, adapter is not None, problems)
+    return _run(data, index, line, name, maps, adapter is not None, problems)
 
 
 def _read(name: str) -> str:
@@ -404,7 +406,7 @@ def _run(
     index: int,
     line: int,
     name: str,
-    compiled: CompiledContract,
+    maps: JsonMaps,
     adapted: bool,
     problems: list[Diagnostic],
 ) -> Run | None:
@@ -451,7 +453,7 @@ def _run(
             )
         )
         steps_raw = []
-    steps = [_step(s, i, where, line, name, problems) for i, s in enumerate(steps_raw, 1)]
+    steps = [_step(s, i, where, line, name, maps, problems) for i, s in enumerate(steps_raw, 1)]
     state_raw = data.get("state")
     state: dict[str, Any] = {}
     if state_raw is not None and not isinstance(state_raw, dict):
@@ -460,7 +462,7 @@ def _run(
         )
     elif state_raw:
         try:
-            state = validate_state_overrides(compiled, dict(state_raw), name)
+            state = validate_state_overrides(maps.compiled, dict(state_raw), name)
         except ContractError as exc:
             for d in exc.diagnostics:
                 problems.append(
@@ -495,7 +497,13 @@ def _run(
 
 
 def _step(
-    raw: Any, i: int, where: str, line: int, name: str, problems: list[Diagnostic]
+    raw: Any,
+    i: int,
+    where: str,
+    line: int,
+    name: str,
+    maps: JsonMaps,
+    problems: list[Diagnostic],
 ) -> Step | None:
     at = f"{where}, step {i}"
     if not isinstance(raw, dict):
@@ -556,10 +564,24 @@ def _step(
     if len(problems) > bad:
         return None
     result = None if raw.get("truncated") else raw.get("result")
+    # an adapter's (or YAML's) non-string keys survive as explicit entries, read by type below
+    args, wrapped_args = entries_for_keys(args)
+    result, wrapped_result = entries_for_keys(result)
     try:
         # YAML dates, an adapter's sets or datetimes …: a run holds JSON data, like a recording
         args, result = json_ready(args), json_ready(result)
     except (ValueError, RecursionError) as exc:
         problems.append(_diag("E0904", f"{at}: its data is not JSON-like ({exc})", name, line))
         return None
+    try:
+        # JSON writes every map key as a string: read them by the parameter and return types
+        args = maps.read_args(str(tool), args)
+        result = maps.read_result(str(tool), result)
+    except KeyProblem as exc:
+        problems.append(_diag("E0904", f"{at}: {exc}", name, line, hint=exc.hint))
+        return None
+    if wrapped_args:  # where no map type reached them (a result without `-> TYPE` …)
+        args = entries_as_dicts(args)
+    if wrapped_result:
+        result = entries_as_dicts(result)
     return Step(str(tool), dict(args), str(outcome), message, result)

@@ -573,13 +573,17 @@ class Guard:
         if not self._observers:
             return
         values = {name: read() for name, read in self._observers.items()}
-        self._state = self._validated(values, self._state)
+        self._state = self._validated(values, self._state, python_keys=True)
 
-    def _validated(self, values: Mapping[str, Any], base: State) -> State:
+    def _validated(
+        self, values: Mapping[str, Any], base: State, python_keys: bool = False
+    ) -> State:
         from ..simulator.inputs import validate_state_overrides
 
         try:
-            checked = validate_state_overrides(self.contract.compiled, dict(values), "<guard>")
+            checked = validate_state_overrides(
+                self.contract.compiled, dict(values), "<guard>", python_keys=python_keys
+            )
         except ContractError as exc:
             raise ValueError(
                 "state values do not fit the contract: "

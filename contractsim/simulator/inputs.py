@@ -23,6 +23,7 @@ from ..compiler.validators import problems_from
 from ..compiler.values import UNKNOWN, FMap, Fresh
 from ..dsl import ir
 from ..dsl.diagnostics import ContractError, Diagnostic, Span, error, suggestion_hint
+from .json_maps import JsonMaps, KeyProblem
 
 UNKNOWN_MARK = "$unknown"
 MAX_PLAN_BYTES = 32 * 1024 * 1024
@@ -591,13 +592,21 @@ def parse_state(text: str, name: str) -> dict[str, Any]:
 
 
 def validate_state_overrides(
-    compiled: CompiledContract, overrides: dict[str, Any], source: str = "<state>", text: str = ""
+    compiled: CompiledContract,
+    overrides: dict[str, Any],
+    source: str = "<state>",
+    text: str = "",
+    *,
+    python_keys: bool = False,
 ) -> dict[str, Any]:
-    """Check names and types of state overrides; returns runtime values."""
+    """Check names and types of state overrides; returns runtime values. Map keys are read as
+    JSON writes them (:mod:`.json_maps`); ``python_keys``: the values are live Python data, where
+    a string key is a string even when the key type would also take what it spells."""
     out: dict[str, Any] = {}
     problems: list[Diagnostic] = []
     decls = {v.name: v for v in compiled.ir.state}
     machines = compiled.machines
+    maps = JsonMaps(compiled, python_keys)  # JSON writes every map key as a string
     for name, value in overrides.items():
         line = _line_of(text, f"{name}") if text else 1
         if name in ("$machines", "machines") and name not in decls and isinstance(value, dict):
@@ -642,6 +651,11 @@ def validate_state_overrides(
             continue
         if value is UNKNOWN or value == UNKNOWN_MARK:
             out[name] = UNKNOWN
+            continue
+        try:
+            value = maps.read(value, decl.type, name)
+        except KeyProblem as exc:
+            problems.append(_diag("E0702", str(exc), source, line, hint=exc.hint))
             continue
         try:
             validated = compiled.validators.adapter_for(decl.type).validate_python(value)
@@ -731,4 +745,24 @@ def prepare_run(
         overrides = parse_state(state_text, state_path)
         validated.update(validate_state_overrides(compiled, overrides, state_path, state_text))
     calls = [resolve_step(compiled, s) for s in plan.steps]
-    return PreparedRun(plan, when, validated, calls)
+    return PreparedRun(plan, when, validated, _read_maps(compiled, plan, calls))
+
+
+def _read_maps(
+    compiled: CompiledContract, plan: Plan, calls: list[tuple[str, dict[str, Any]]]
+) -> list[tuple[str, dict[str, Any]]]:
+    """The calls with the map keys of their (JSON) arguments read by the parameter types."""
+    maps = JsonMaps(compiled)
+    problems: list[Diagnostic] = []
+    out: list[tuple[str, dict[str, Any]]] = []
+    for step, (tool, args) in zip(plan.steps, calls, strict=True):
+        try:
+            out.append((tool, maps.read_args(tool, args)))
+        except KeyProblem as exc:
+            problems.append(
+                _diag("E0701", f"step {len(out) + 1}: {exc}", plan.source, step.line, exc.hint)
+            )
+            out.append((tool, args))
+    if problems:
+        raise ContractError(problems, {plan.source: plan.text})
+    return out

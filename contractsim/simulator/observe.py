@@ -8,8 +8,9 @@ the state is then carried forward along the branch that matches what really happ
 
 * a real success takes the success/partial branches (when the contract predicted a failure, the
   outcomes run anyway: the call happened, so its effects did);
-* a real failure takes the failing branches (a violated precondition leaves the state unchanged; a
-  ``fails`` outcome applies its own effects); with none, the state is left unchanged;
+* a real failure — returned or raised — takes the failing branches (a violated precondition
+  leaves the state unchanged; a ``fails`` outcome applies its own effects; a raise takes no
+  branch that only an environment event causes); with none, the state is left unchanged;
 * outcomes whose ``observed when`` is false are excluded, those where it holds are preferred.
 """
 
@@ -188,14 +189,14 @@ def _observe(
             state, ctool, values, args, real, force=True, chosen=explicit[0]
         ).branches
         candidates = [b for b in branches if b.outcome == explicit[0]]
-    elif raised:
-        # an exception the contract does not recognise is no declared outcome (an event's
-        # failure branch would wrongly apply its effects): only a refused precondition fits
-        branches = sim._step_validated(state, ctool, values, args, real).branches
-        candidates = [b for b in branches if b.failed and b.outcome is None]
     else:
         branches = sim._step_validated(state, ctool, values, args, real).branches
         candidates = [b for b in branches if b.failed == wanted_failure]
+        if raised:
+            # a crash that no `observed when` decides fails like a returned error: it takes the
+            # failing branch the contract chose (a `fails` outcome applies its own effects) —
+            # but an exception is no evidence of an environment event: not an event's branch
+            candidates = [b for b in candidates if b.event is None]
         if not candidates and not wanted_failure:
             # the call succeeded where the contract says it cannot: its effects happened anyway
             forced = sim._step_validated(state, ctool, values, args, real, force=True).branches
