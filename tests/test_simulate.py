@@ -542,3 +542,111 @@ tool t() {
     assert 'key "x" is not in the map' in r.violations[0].message
     assert all(b.outcome != "bad" for b in r.branches)
     assert sim.step(sim.initial_state({"m": {"x": 0}}), "t", {}).verdict == "ok"
+
+
+# ------------------------------------------------------- undecided preconditions: one branch each
+
+UNDECIDED = """contract c version "1.0.0"
+type Mode = str max_length 4
+state {
+  a: bool = unknown  n: int = unknown  b: bool = unknown  f: float = unknown  m: Mode = unknown
+}
+tool t() { require a else A  require not a or n > 0 else N }
+tool u() { require a else A2 }
+tool both() { require a and b else AB }
+tool either() { require a or b else EITHER }
+tool one() { require f == 1 else F }
+tool writable() { require m != "ro" else RO }
+tool shadow(a: bool) { require a and b else SH }
+tool clash() { require a else A  require not a else NOT_A }
+tool later() { require a else A  require b else B  require not a or b else NB }
+"""
+
+
+@pytest.fixture(scope="module")
+def undecided() -> contractsim.Contract:
+    return contractsim.loads(UNDECIDED)
+
+
+def _branches(rep):  # type: ignore[no-untyped-def]
+    return [(p.choices, p.failed_at, p.state.to_json()) for p in rep.paths]
+
+
+def test_each_undecided_precondition_fails_on_its_own_branch(undecided) -> None:  # type: ignore[no-untyped-def]
+    """issue 11 item 2: the branch where N failed is labelled N, and a holds on it."""
+    sim = undecided.simulator(now=NOW)
+    rep = sim.run([("t", {}), ("u", {})])
+    u = thaw(UNKNOWN)
+    assert _branches(rep) == [
+        (("t:A", "u:A2"), 1, {"a": False, "n": u, "b": u, "f": u, "m": u}),
+        (("t:N", "u:ok"), 1, {"a": True, "n": u, "b": u, "f": u, "m": u}),
+        (("t:ok", "u:ok"), None, {"a": True, "n": u, "b": u, "f": u, "m": u}),
+    ]
+    step = sim.step(sim.initial_state(), "t", {})
+    assert [(b.outcome, [v.code for v in b.violations], b.assumptions) for b in step.branches] == [
+        (None, ["A"], ("`a` is false",)),
+        (None, ["N"], ("`a` holds", "`not a or n > 0` is false")),
+        ("ok", [], ()),
+    ]
+    assert step.branches[2].preconditions_assumed == ("`a` holds", "`not a or n > 0` holds")
+    assert rep.verdict == "may_fail" and [s.verdict for s in rep.steps] == ["may_fail", "ok"]
+
+
+def test_fast_check_agrees_on_undecided_preconditions(undecided) -> None:  # type: ignore[no-untyped-def]
+    sim = undecided.simulator(now=NOW)
+    calls = [sim.bind("t"), sim.bind("u")]
+    assert sim.check_plan(calls) == ("may_fail", 1, None)
+    full = sim.run([("t", {}), ("u", {})], stop_at_first=True)
+    assert full.verdict == "may_fail"
+    known = sim.initial_state({"a": True, "n": 0})
+    assert sim.check_plan(calls, known)[:2] == ("fails", 1)
+    assert sim.run([("t", {}), ("u", {})], known).paths[0].choices == ("t:N", "u:ok")
+
+
+def test_a_failed_conjunction_implies_nothing_of_either_side(undecided) -> None:  # type: ignore[no-untyped-def]
+    sim = undecided.simulator(now=NOW)
+    failed, held = sim.step(sim.initial_state(), "both", {}).branches
+    assert (failed.state["a"], failed.state["b"]) == (UNKNOWN, UNKNOWN)
+    assert (held.state["a"], held.state["b"]) == (True, True)
+    failed, held = sim.step(sim.initial_state(), "either", {}).branches
+    assert (failed.state["a"], failed.state["b"]) == (False, False)
+    assert (held.state["a"], held.state["b"]) == (UNKNOWN, UNKNOWN)
+
+
+def test_comparisons_with_a_literal_imply_a_value_of_the_declared_type(undecided) -> None:  # type: ignore[no-untyped-def]
+    sim = undecided.simulator(now=NOW)
+    failed, held = sim.step(sim.initial_state(), "one", {}).branches
+    assert failed.state["f"] is UNKNOWN
+    assert held.state["f"] == 1.0 and type(held.state["f"]) is float
+    failed, held = sim.step(sim.initial_state(), "writable", {}).branches
+    assert failed.state["m"] == "ro" and held.state["m"] is UNKNOWN
+
+
+def test_a_parameter_that_hides_a_state_variable_is_not_refined(undecided) -> None:  # type: ignore[no-untyped-def]
+    sim = undecided.simulator(now=NOW)
+    failed, held = sim.step(sim.initial_state(), "shadow", {"a": True}).branches
+    assert held.state["a"] is UNKNOWN and held.state["b"] is True
+    assert failed.state["b"] is False
+
+
+def test_contradictory_undecided_preconditions_leave_no_success(undecided) -> None:  # type: ignore[no-untyped-def]
+    sim = undecided.simulator(now=NOW)
+    step = sim.step(sim.initial_state(), "clash", {})
+    assert [(b.outcome, [v.code for v in b.violations], b.state["a"]) for b in step.branches] == [
+        (None, ["A"], False),
+        (None, ["NOT_A"], True),
+    ]
+    assert step.verdict == "may_fail"
+
+
+def test_a_later_rule_false_on_a_branch_is_reported_there(undecided) -> None:  # type: ignore[no-untyped-def]
+    sim = undecided.simulator(now=NOW)
+    step = sim.step(sim.initial_state(), "later", {})
+    # a fails first; b fails with a held (and then `not a or b` is false too); `not a or b`
+    # holds wherever a and b held, so it has no branch of its own
+    assert [(b.outcome, [v.code for v in b.violations]) for b in step.branches] == [
+        (None, ["A"]),
+        (None, ["B", "NB"]),
+        ("ok", []),
+    ]
+    assert step.branches[1].state["b"] is False and step.branches[1].state["a"] is True
