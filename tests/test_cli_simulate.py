@@ -316,3 +316,37 @@ def test_bad_now_is_a_diagnostic(d: Path) -> None:
     assert "<command line: --now>:1:1: error[E0705]: `now` is not an RFC 3339 time" in res.output
     assert "hint: write e.g. 2024-05-20T14:30:00Z" in res.output
     assert "Traceback" not in res.output
+
+
+# ------------------------------------------------------------------------- text report details
+
+ORDERS = """contract shop version "1.0.0"
+type Order = record { amount: float  status: str  note: str }
+state {
+  orders: map[int, Order] = {12446: Order(amount=10.0, status="open",
+                                          note="a note long enough to be cut by the report")}
+  online: bool = unknown
+}
+tool pay(id: int) {
+  require id in orders else NO_ORDER
+  effect orders[id].status = "paid"
+}
+tool sync() { require online else OFFLINE }
+"""
+
+
+def test_a_change_inside_a_record_in_a_map_shows_what_differs(tmp_path: Path) -> None:
+    """issue 11 item 12: both sides were cut at the same prefix, hiding the change."""
+    (tmp_path / "c.contract").write_text(ORDERS, encoding="utf-8")
+    res = run(tmp_path, write(tmp_path, "p.json", '[{"tool": "pay", "args": {"id": 12446}}]'))
+    assert res.exit_code == 0, res.output
+    assert '       orders: 12446.status: "open" → "paid"\n' in res.output
+
+
+def test_a_rule_broken_only_after_a_failure_says_where_not_why(tmp_path: Path) -> None:
+    (tmp_path / "c.contract").write_text(ORDERS, encoding="utf-8")
+    plan = '[{"tool": "sync"}, {"tool": "sync"}]'
+    res = run(tmp_path, write(tmp_path, "p.json", plan))
+    assert res.exit_code == 3, res.output
+    assert "✗ OFFLINE: `online` is false (only on branches that failed at step 1)" in res.output
+    assert "only after" not in res.output

@@ -650,3 +650,37 @@ def test_a_later_rule_false_on_a_branch_is_reported_there(undecided) -> None:  #
         ("ok", []),
     ]
     assert step.branches[1].state["b"] is False and step.branches[1].state["a"] is True
+
+
+# ------------------------------------------------------------------------- text report: changes
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "text"),
+    [
+        ({"o": {"a": 1, "s": "x"}}, {"o": {"a": 1, "s": "y"}}, '"o".s: "x" → "y"'),
+        ({1: {"k": {"a b": 1}}}, {1: {"k": {"a b": 2}}}, '1.k["a b"]: 1 → 2'),
+        ({1: {"a": 1}}, {1: {"a": 1}, 2: {"a": 2}}, '+2: {"a": 2}'),
+        ({1: {"a": 1}, 2: 3}, {1: {"a": 1}}, "-2"),
+        (["a", "b"], ["a", "b", "c"], '+"c"'),
+        (["a", "b", "c"], ["a"], '-"b", -"c"'),
+        (["a", "b", "c"], ["a", "x", "c"], '[1]: "b" → "x"'),
+        ({"t": frozenset({1})}, {"t": frozenset({1, 2})}, '"t": +2'),
+        (1, 2, "1 → 2"),
+        ("x" * 100 + "a", "x" * 100 + "b", "…" + "x" * 58 + 'a" → …' + "x" * 58 + 'b"'),
+    ],
+)
+def test_change_text_shows_only_what_differs(before, after, text) -> None:  # type: ignore[no-untyped-def]
+    from contractsim.compiler.values import freeze
+    from contractsim.simulator.report import change_text
+
+    assert change_text(freeze(before), freeze(after)) == text
+
+
+def test_a_long_change_is_cut_around_its_first_difference() -> None:
+    from contractsim.simulator.report import change_text
+
+    before = "[" + ", ".join(str(i) for i in range(40)) + "]"
+    after = before.replace("33", "99")
+    text = change_text(before, after)
+    assert "33" in text.split(" → ")[0] and "99" in text.split(" → ")[1]

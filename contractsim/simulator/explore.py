@@ -374,9 +374,9 @@ def _diff(before: State, after: State, sim: Simulator) -> list[tuple[str, Any, A
 
 
 def _step_verdict(report: StepReport, frontier: list[Path]) -> Verdict:
-    """Judged on the paths still alive before the step; a rule broken only as a consequence of
-    an earlier failure is shown (marked "only after step N failed") but does not count, unless
-    every path had failed already."""
+    """Judged on the paths still alive before the step; a rule broken only on paths that had
+    already failed is shown (marked "only on branches that failed at step N") but does not
+    count, unless every path had failed already."""
     live = any(p.failed_at is None for p in frontier)
     failures = [v for v in report.violations if not live or report.only_after_failure(v) is None]
     if not failures:
