@@ -276,12 +276,29 @@ def test_goal(d: Path) -> None:
         "branches_reaching": 1,
         "branches_missing": 0,
         "branches_unknown": 0,
+        "unmet": [],
     }
     assert "goal has_tmp: reached" in run(d, plan, "--goal", "has_tmp").output
-    # a plan that succeeds but misses the goal exits 1
+    # a plan that succeeds but misses the goal exits 1, and says what is false
     other = write(d, "p2.yaml", "- tool: make_dir\n  args: {path: /var}\n")
     res = run(d, other, "--goal", "has_tmp")
-    assert res.exit_code == 1 and "NOT reached" in res.output
+    assert res.exit_code == 1
+    assert res.output.endswith(
+        "goal has_tmp: NOT reached (0 branch(es) reach it)\n"
+        "  - on make_dir:ok:\n"
+        '      ✗ `"/tmp" in dirs` is false\n'
+        '          dirs = {"/", "/var"}\n'
+    )
+    unmet = json.loads(run(d, other, "--goal", "has_tmp", "--format", "json").output)["goal"]
+    assert unmet["unmet"] == [
+        {
+            "branch": 0,
+            "choices": ["make_dir:ok"],
+            "parts": [
+                {"text": '"/tmp" in dirs', "status": "false", "values": {"dirs": '{"/", "/var"}'}}
+            ],
+        }
+    ]
     # the plan can name the goal itself
     named = write(
         d, "p3.yaml", "goal: has_tmp\nsteps:\n  - tool: make_dir\n    args: {path: /var}\n"

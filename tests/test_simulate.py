@@ -684,3 +684,91 @@ def test_a_long_change_is_cut_around_its_first_difference() -> None:
     after = before.replace("33", "99")
     text = change_text(before, after)
     assert "33" in text.split(" → ")[0] and "99" in text.split(" → ")[1]
+
+
+# ------------------------------------------------------------------------- unmet goal parts
+
+GOALS = """contract g version "1.0.0"
+state {
+  done: set[str] = {"a"}
+  tasks: list[str] = ["a", "b", "c"]
+  online: bool = unknown
+  n: int = 0
+  prices: map[str, int] = {}
+}
+event lucky "a lucky day"
+predicate finished(t: str) = t in done and n >= 0
+goal all_done = all(finished(x) for x in tasks) and online and (n > 2 or online)
+  and all(y != "b" for y in tasks)
+goal priced = prices["x"] > 0
+goal big = n > 1
+tool work(t: str) {
+  outcome plain success { done.add(t); n += 1 }
+  outcome twice success on lucky probability 0.5 { done.add(t); n += 2 }
+}
+"""
+
+
+def test_unmet_goal_parts_name_what_is_false_with_values() -> None:
+    """issue 11 item 17: each false (or unknown) conjunct, per item of an all() and inside a
+    named predicate, with the values that decided it."""
+    sim = contractsim.loads(GOALS).simulator(now=NOW)
+    parts = sim.goal_unmet(sim.initial_state(), "all_done")
+    assert [p.describe() for p in parts] == [
+        '`t in done` is false for t = "b" (in `finished`)',
+        '`t in done` is false for t = "c" (in `finished`)',
+        "`online` is unknown",
+        "`n > 2 or online` is unknown",
+        '`y != "b"` is false for y = "b"',
+    ]
+    assert parts[0].to_json() == {
+        "text": 't in done for t = "b"',
+        "status": "false",
+        "values": {"done": '{"a"}'},
+        "bindings": {"t": '"b"'},
+        "predicate": "finished",
+    }
+    assert dict(parts[3].values) == {"n": "0", "online": "unknown"}
+    (error,) = sim.goal_unmet(sim.initial_state(), "priced")
+    assert error.status == "error" and error.text == 'prices["x"] > 0'
+    assert sim.goal_unmet(sim.initial_state({"n": 5}), "big") == []
+    with pytest.raises(KeyError):
+        sim.goal_unmet(sim.initial_state(), "nope")
+
+
+def test_unmet_goal_is_reported_per_branch_that_misses_it() -> None:
+    sim = contractsim.loads(GOALS).simulator(now=NOW)
+    rep = sim.run([("work", {"t": "b"})], goal="big")
+    assert [p.choices for p in rep.paths] == [("work:plain",), ("work:twice@lucky",)]
+    goal = rep.to_json()["goal"]
+    assert (goal["reached"], goal["branches_reaching"], goal["branches_missing"]) == (False, 1, 1)
+    assert goal["unmet"] == [
+        {
+            "branch": 0,
+            "choices": ["work:plain"],
+            "parts": [{"text": "n > 1", "status": "false", "values": {"n": "1"}}],
+        }
+    ]
+    from contractsim.simulator.report import render_text
+
+    assert render_text(rep).endswith(
+        "goal big: NOT reached (1 branch(es) reach it)\n"
+        "  - on work:plain:\n"
+        "      ✗ `n > 1` is false\n"
+        "          n = 1\n"
+    )
+
+
+def test_unmet_goal_atoms_of_an_imported_pddl_problem() -> None:
+    from pathlib import Path
+
+    blocks = Path(__file__).parent / "data" / "pddl" / "blocks"
+    c = contractsim.from_pddl(blocks / "domain.pddl", blocks / "probBLOCKS-4-0.pddl")
+    sim = c.simulator(now=NOW)
+    rep = sim.run([("pick_up", {"x": "b"}), ("stack", {"x": "b", "y": "a"})], goal="solved")
+    (entry,) = rep.to_json()["goal"]["unmet"]
+    assert [(p["text"], p["status"]) for p in entry["parts"]] == [
+        ('("d", "c") in on_', "false"),
+        ('("c", "b") in on_', "false"),
+    ]
+    assert entry["parts"][0]["values"] == {"on_": '{["b", "a"]}'}

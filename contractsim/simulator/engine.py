@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ..api import Contract
     from .explore import PlanReport
     from .fast import BoundCall, PlanCheck
+    from .goals import GoalPart
     from .observe import Observation, Observed
 
 Verdict = Literal["ok", "fails", "may_fail"]
@@ -1122,6 +1123,14 @@ class Simulator:
         """The value of a named goal in a state: True, False or UNKNOWN."""
         fn = self.compiled.goals[name]
         return self._eval(fn, state, {}, state.has_unknown, None)
+
+    def goal_unmet(self, state: State, name: str) -> list[GoalPart]:
+        """The parts of a named goal that do not hold in a state, each ``false``, ``unknown`` or
+        ``error``, with the values that decided it (empty when the goal holds): the goal split
+        on its top-level ``and``, on the items of an ``all(…)`` and into named predicates."""
+        from .goals import unmet_parts
+
+        return unmet_parts(self, state, name)
 
     def observe(
         self,

@@ -60,9 +60,34 @@ def render_text(report: PlanReport, colour: bool = False) -> str:
             f"goal {report.goal}: {'reached' if reached else 'NOT reached'} "
             f"({report.goal_results.get('branches_reaching', 0)} branch(es) reach it)"
         )
+        lines.extend(_goal_lines(report))
     for note in report.notes:
         lines.append(f"note: {note}")
     return "\n".join(lines) + "\n"
+
+
+MAX_GOAL_BRANCHES = 5
+MAX_GOAL_PARTS = 8
+
+
+def _goal_lines(report: PlanReport) -> list[str]:
+    """The parts of the goal each branch misses, with the values that decided them."""
+    out: list[str] = []
+    for i, parts in report.goal_unmet[:MAX_GOAL_BRANCHES]:
+        out.append(f"  - on {' → '.join(report.paths[i].choices) or 'the initial state'}:")
+        shown: set[tuple[str, str]] = set()
+        for part in parts[:MAX_GOAL_PARTS]:
+            out.append(f"      {'✗' if part.status == 'false' else '?'} {part.describe()}")
+            for sub, value in part.values:
+                if (sub, value) not in shown:
+                    shown.add((sub, value))
+                    out.append(f"          {sub} = {value}")
+        if len(parts) > MAX_GOAL_PARTS:
+            out.append(f"      … and {len(parts) - MAX_GOAL_PARTS} more part(s)")
+    if len(report.goal_unmet) > MAX_GOAL_BRANCHES:
+        more = len(report.goal_unmet) - MAX_GOAL_BRANCHES
+        out.append(f"  … and {more} more branch(es) that do not reach it")
+    return out
 
 
 def _pct(p: float) -> str:
