@@ -759,6 +759,17 @@ def test_unmet_goal_is_reported_per_branch_that_misses_it() -> None:
     )
 
 
+def test_a_goal_after_a_plan_that_fails_everywhere_says_so(sim) -> None:  # type: ignore[no-untyped-def]
+    from contractsim.simulator.report import render_text
+
+    rep = sim.run([("make_dir", {"path": "/a/b"})], goal="has_a")
+    assert rep.goal_unmet == [] and rep.to_json()["goal"]["unmet"] == []
+    assert render_text(rep).endswith(
+        "goal has_a: NOT reached (0 branch(es) reach it)\n"
+        "  - no branch gets through the plan without failing\n"
+    )
+
+
 def test_unmet_goal_atoms_of_an_imported_pddl_problem() -> None:
     from pathlib import Path
 

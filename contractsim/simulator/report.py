@@ -73,6 +73,10 @@ MAX_GOAL_PARTS = 8
 def _goal_lines(report: PlanReport) -> list[str]:
     """The parts of the goal each branch misses, with the values that decided them."""
     out: list[str] = []
+    if not report.goal_results.get("reached") and all(
+        p.failed_at is not None for p in report.paths
+    ):
+        out.append("  - no branch gets through the plan without failing")
     for i, parts in report.goal_unmet[:MAX_GOAL_BRANCHES]:
         out.append(f"  - on {' → '.join(report.paths[i].choices) or 'the initial state'}:")
         shown: set[tuple[str, str]] = set()
