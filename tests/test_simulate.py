@@ -701,6 +701,8 @@ predicate finished(t: str) = t in done and n >= 0
 goal all_done = all(finished(x) for x in tasks) and online and (n > 2 or online)
   and all(y != "b" for y in tasks)
 goal priced = prices["x"] > 0
+predicate has(t: str) = t in done
+goal first = has("a") and has("z")
 goal big = n > 1
 tool work(t: str) {
   outcome plain success { done.add(t); n += 1 }
@@ -729,6 +731,8 @@ def test_unmet_goal_parts_name_what_is_false_with_values() -> None:
         "predicate": "finished",
     }
     assert dict(parts[3].values) == {"n": "0", "online": "unknown"}
+    (whole,) = sim.goal_unmet(sim.initial_state(), "first")
+    assert (whole.describe(), whole.values) == ('`has("z")` is false', (("done", '{"a"}'),))
     (error,) = sim.goal_unmet(sim.initial_state(), "priced")
     assert error.status == "error" and error.text == 'prices["x"] > 0'
     assert sim.goal_unmet(sim.initial_state({"n": 5}), "big") == []

@@ -4,7 +4,7 @@ that decided it — as a plan validator names the goal atoms a plan leaves unsat
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..compiler import lib
@@ -87,6 +87,8 @@ class _Scope:
     env: Env
     bound: tuple[tuple[str, Any], ...] = ()
     predicate: str | None = None
+    # a predicate call kept whole: its body and the environment it runs in, for the values
+    body: tuple[ir.Expr, Env] | None = None
 
     def bind(self, env: Env, names: dict[str, Any], predicate: str | None) -> _Scope:
         kept = tuple((n, v) for n, v in self.bound if n not in names)
@@ -118,7 +120,11 @@ def _split(e: ir.Expr, scope: _Scope, interp: Any) -> list[tuple[ir.Expr, _Scope
             return [(e, scope)]
         params = {p.name: v for p, v in zip(pred.params, args)}
         inner_env = Env(**{**env.__dict__, "locals": params, "args": {}})
-        return _split(pred.body, scope.bind(inner_env, params, pred.name), interp)
+        pieces = _split(pred.body, scope.bind(inner_env, params, pred.name), interp)
+        if len(pieces) == 1 and pieces[0][0] is pred.body:
+            # nothing to split: the call as written in the goal reads best (`has("milk")`)
+            return [(e, replace(scope, body=(pred.body, inner_env)))]
+        return pieces
     return [(e, scope)]
 
 
@@ -133,11 +139,12 @@ def _judge(piece: tuple[ir.Expr, _Scope], interp: Any) -> list[GoalPart]:
         return [GoalPart(expr_text(e), "error", (), bindings, scope.predicate, error)]
     if value is True:
         return []
-    constant = _constant_texts(e)
-    names = {n for n, _ in scope.bound}
+    explained, env = scope.body or (e, scope.env)
+    constant = _constant_texts(explained)
+    names = {n for n, _ in scope.bound} | set(env.locals)
     values = tuple(
         (sub, v if isinstance(v, str) and v.startswith("<error") else show(v))
-        for sub, v in interp.explain(e, scope.env)
+        for sub, v in interp.explain(explained, env)
         if sub not in constant and sub not in names
     )
     status: Literal["false", "unknown"] = "unknown" if value is UNKNOWN else "false"
