@@ -268,8 +268,11 @@ def render(
     state_file: str | None,
     now: str | None,
 ) -> None:
-    """Draw CONTRACT: a protocol machine (the default when there is exactly one), a tool's flow,
-    or the overview; with --plan, the simulated path on the machine or the overview.
+    """Draw CONTRACT: a protocol machine, a tool's flow, or the overview; with --plan, the
+    simulated path on the machine or the overview.
+
+    Without a selector: the contract's protocol machine when it has exactly one, the overview
+    when it has none; with several, exit 2 listing the choices.
 
     Exit 0 on success, 2 on bad input (unknown names, no `dot` for svg/png, png without -o).
     """

@@ -276,12 +276,29 @@ def test_goal(d: Path) -> None:
         "branches_reaching": 1,
         "branches_missing": 0,
         "branches_unknown": 0,
+        "unmet": [],
     }
     assert "goal has_tmp: reached" in run(d, plan, "--goal", "has_tmp").output
-    # a plan that succeeds but misses the goal exits 1
+    # a plan that succeeds but misses the goal exits 1, and says what is false
     other = write(d, "p2.yaml", "- tool: make_dir\n  args: {path: /var}\n")
     res = run(d, other, "--goal", "has_tmp")
-    assert res.exit_code == 1 and "NOT reached" in res.output
+    assert res.exit_code == 1
+    assert res.output.endswith(
+        "goal has_tmp: NOT reached (0 branch(es) reach it)\n"
+        "  - on make_dir:ok:\n"
+        '      ✗ `"/tmp" in dirs` is false\n'
+        '          dirs = {"/", "/var"}\n'
+    )
+    unmet = json.loads(run(d, other, "--goal", "has_tmp", "--format", "json").output)["goal"]
+    assert unmet["unmet"] == [
+        {
+            "branch": 0,
+            "choices": ["make_dir:ok"],
+            "parts": [
+                {"text": '"/tmp" in dirs', "status": "false", "values": {"dirs": '{"/", "/var"}'}}
+            ],
+        }
+    ]
     # the plan can name the goal itself
     named = write(
         d, "p3.yaml", "goal: has_tmp\nsteps:\n  - tool: make_dir\n    args: {path: /var}\n"
@@ -316,3 +333,37 @@ def test_bad_now_is_a_diagnostic(d: Path) -> None:
     assert "<command line: --now>:1:1: error[E0705]: `now` is not an RFC 3339 time" in res.output
     assert "hint: write e.g. 2024-05-20T14:30:00Z" in res.output
     assert "Traceback" not in res.output
+
+
+# ------------------------------------------------------------------------- text report details
+
+ORDERS = """contract shop version "1.0.0"
+type Order = record { amount: float  status: str  note: str }
+state {
+  orders: map[int, Order] = {12446: Order(amount=10.0, status="open",
+                                          note="a note long enough to be cut by the report")}
+  online: bool = unknown
+}
+tool pay(id: int) {
+  require id in orders else NO_ORDER
+  effect orders[id].status = "paid"
+}
+tool sync() { require online else OFFLINE }
+"""
+
+
+def test_a_change_inside_a_record_in_a_map_shows_what_differs(tmp_path: Path) -> None:
+    """issue 11 item 12: both sides were cut at the same prefix, hiding the change."""
+    (tmp_path / "c.contract").write_text(ORDERS, encoding="utf-8")
+    res = run(tmp_path, write(tmp_path, "p.json", '[{"tool": "pay", "args": {"id": 12446}}]'))
+    assert res.exit_code == 0, res.output
+    assert '       orders: 12446.status: "open" → "paid"\n' in res.output
+
+
+def test_a_rule_broken_only_after_a_failure_says_where_not_why(tmp_path: Path) -> None:
+    (tmp_path / "c.contract").write_text(ORDERS, encoding="utf-8")
+    plan = '[{"tool": "sync"}, {"tool": "sync"}]'
+    res = run(tmp_path, write(tmp_path, "p.json", plan))
+    assert res.exit_code == 3, res.output
+    assert "✗ OFFLINE: `online` is false (only on branches that failed at step 1)" in res.output
+    assert "only after" not in res.output

@@ -316,16 +316,41 @@ def test_overview_dependencies() -> None:
 # ------------------------------------------------------------------------------------------- errors
 
 
+FS_CHOICES = (
+    "choose one of: --overview, --tool make_dir, --tool write_file, --tool read_file, "
+    "--tool copy_file, --tool delete_file, --tool list_dir"
+)
+
+TWO_MACHINES = """contract two version "1.0.0"
+tool a() { }
+tool b() { }
+machine m { states x, y  initial x  final y  x -> y on a }
+machine n { states p, q  initial p  final q  p -> q on b }
+"""
+
+
 def test_view_choice_errors() -> None:
     fs = contractsim.load(FILE_SYSTEM)
-    with pytest.raises(RenderError) as exc:
-        fs.render()
-    assert exc.value.hint is not None and "--overview" in exc.value.hint
+    assert fs.render() == fs.render("overview")  # no machine: the overview (issue 11 item 14)
     with pytest.raises(RenderError) as exc:
         fs.render("tool", "red_file")
     assert exc.value.hint == "did you mean `read_file`?"
-    with pytest.raises(RenderError):
+    with pytest.raises(RenderError) as exc:
         fs.render("machine", "nope")
+    assert (exc.value.message, exc.value.hint) == (
+        "the contract declares no protocol machine `nope`",
+        FS_CHOICES,
+    )
+    with pytest.raises(RenderError) as exc:
+        fs.render("tool", "zzzzzzzz")
+    assert exc.value.hint == FS_CHOICES
+    two = contractsim.loads(TWO_MACHINES)
+    with pytest.raises(RenderError) as exc:
+        two.render()
+    assert (exc.value.message, exc.value.hint) == (
+        "the contract has 2 protocol machines; choose what to draw",
+        "choose one of: --machine m, --machine n, --overview, --tool a, --tool b",
+    )
     with pytest.raises(RenderError):
         fs.render("overview", format="jpeg")
 
@@ -346,11 +371,32 @@ def test_cli_default_machine_to_stdout() -> None:
     assert code == 0 and "flowchart LR" in out
 
 
-def test_cli_needs_a_choice_without_exactly_one_machine() -> None:
+def test_cli_draws_the_overview_without_a_machine(tmp_path: Path) -> None:
+    """issue 11 item 14: no selector and no machine was exit 2; it draws the overview."""
     code, out, _ = _run(str(FILE_SYSTEM))
+    assert code == 0
+    assert out == _run(str(FILE_SYSTEM), "--overview")[1]
+    assert out.startswith("digraph overview {")
+    plan = tmp_path / "p.yaml"
+    plan.write_text("- tool: make_dir\n  args: {path: /tmp/x}\n", encoding="utf-8")
+    code, out, _ = _run(str(FILE_SYSTEM), "--plan", str(plan), "--now", NOW)
+    assert (
+        code == 0
+        and out == _run(str(FILE_SYSTEM), "--overview", "--plan", str(plan), "--now", NOW)[1]
+    )
+    assert "plan:" in out
+
+
+def test_cli_needs_a_choice_with_several_machines(tmp_path: Path) -> None:
+    (tmp_path / "two.contract").write_text(TWO_MACHINES, encoding="utf-8")
+    code, out, _ = _run(str(tmp_path / "two.contract"))
     assert code == 2
-    assert "error[E0704]: the contract has no protocol machine; choose what to draw" in out
-    assert "--overview" in out and "--tool read_file" in out
+    assert "error[E0704]: the contract has 2 protocol machines; choose what to draw" in out
+    assert "hint: choose one of: --machine m, --machine n, --overview, --tool a, --tool b" in out
+    code, out, _ = _run(str(FILE_SYSTEM), "--machine", "nope")
+    assert code == 2 and f"hint: {FS_CHOICES}" in out
+    help_text = CliRunner().invoke(main, ["render", "--help"]).output
+    assert "the overview" in help_text and "when it has none" in help_text
 
 
 def test_cli_unknown_names_suggest() -> None:

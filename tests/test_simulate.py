@@ -542,3 +542,248 @@ tool t() {
     assert 'key "x" is not in the map' in r.violations[0].message
     assert all(b.outcome != "bad" for b in r.branches)
     assert sim.step(sim.initial_state({"m": {"x": 0}}), "t", {}).verdict == "ok"
+
+
+# ------------------------------------------------------- undecided preconditions: one branch each
+
+UNDECIDED = """contract c version "1.0.0"
+type Mode = str max_length 4
+state {
+  a: bool = unknown  n: int = unknown  b: bool = unknown  f: float = unknown  m: Mode = unknown
+}
+tool t() { require a else A  require not a or n > 0 else N }
+tool u() { require a else A2 }
+tool both() { require a and b else AB }
+tool either() { require a or b else EITHER }
+tool one() { require f == 1 else F }
+tool writable() { require m != "ro" else RO }
+tool shadow(a: bool) { require a and b else SH }
+tool clash() { require a else A  require not a else NOT_A }
+tool later() { require a else A  require b else B  require not a or b else NB }
+"""
+
+
+@pytest.fixture(scope="module")
+def undecided() -> contractsim.Contract:
+    return contractsim.loads(UNDECIDED)
+
+
+def _branches(rep):  # type: ignore[no-untyped-def]
+    return [(p.choices, p.failed_at, p.state.to_json()) for p in rep.paths]
+
+
+def test_each_undecided_precondition_fails_on_its_own_branch(undecided) -> None:  # type: ignore[no-untyped-def]
+    """issue 11 item 2: the branch where N failed is labelled N, and a holds on it."""
+    sim = undecided.simulator(now=NOW)
+    rep = sim.run([("t", {}), ("u", {})])
+    u = thaw(UNKNOWN)
+    assert _branches(rep) == [
+        (("t:A", "u:A2"), 1, {"a": False, "n": u, "b": u, "f": u, "m": u}),
+        (("t:N", "u:ok"), 1, {"a": True, "n": u, "b": u, "f": u, "m": u}),
+        (("t:ok", "u:ok"), None, {"a": True, "n": u, "b": u, "f": u, "m": u}),
+    ]
+    step = sim.step(sim.initial_state(), "t", {})
+    assert [(b.outcome, [v.code for v in b.violations], b.assumptions) for b in step.branches] == [
+        (None, ["A"], ("`a` is false",)),
+        (None, ["N"], ("`a` holds", "`not a or n > 0` is false")),
+        ("ok", [], ()),
+    ]
+    assert step.branches[2].preconditions_assumed == ("`a` holds", "`not a or n > 0` holds")
+    assert rep.verdict == "may_fail" and [s.verdict for s in rep.steps] == ["may_fail", "ok"]
+
+
+def test_fast_check_agrees_on_undecided_preconditions(undecided) -> None:  # type: ignore[no-untyped-def]
+    sim = undecided.simulator(now=NOW)
+    calls = [sim.bind("t"), sim.bind("u")]
+    assert sim.check_plan(calls) == ("may_fail", 1, None)
+    full = sim.run([("t", {}), ("u", {})], stop_at_first=True)
+    assert full.verdict == "may_fail"
+    known = sim.initial_state({"a": True, "n": 0})
+    assert sim.check_plan(calls, known)[:2] == ("fails", 1)
+    assert sim.run([("t", {}), ("u", {})], known).paths[0].choices == ("t:N", "u:ok")
+
+
+def test_a_failed_conjunction_implies_nothing_of_either_side(undecided) -> None:  # type: ignore[no-untyped-def]
+    sim = undecided.simulator(now=NOW)
+    failed, held = sim.step(sim.initial_state(), "both", {}).branches
+    assert (failed.state["a"], failed.state["b"]) == (UNKNOWN, UNKNOWN)
+    assert (held.state["a"], held.state["b"]) == (True, True)
+    failed, held = sim.step(sim.initial_state(), "either", {}).branches
+    assert (failed.state["a"], failed.state["b"]) == (False, False)
+    assert (held.state["a"], held.state["b"]) == (UNKNOWN, UNKNOWN)
+
+
+def test_comparisons_with_a_literal_imply_a_value_of_the_declared_type(undecided) -> None:  # type: ignore[no-untyped-def]
+    sim = undecided.simulator(now=NOW)
+    failed, held = sim.step(sim.initial_state(), "one", {}).branches
+    assert failed.state["f"] is UNKNOWN
+    assert held.state["f"] == 1.0 and type(held.state["f"]) is float
+    failed, held = sim.step(sim.initial_state(), "writable", {}).branches
+    assert failed.state["m"] == "ro" and held.state["m"] is UNKNOWN
+
+
+def test_a_parameter_that_hides_a_state_variable_is_not_refined(undecided) -> None:  # type: ignore[no-untyped-def]
+    sim = undecided.simulator(now=NOW)
+    failed, held = sim.step(sim.initial_state(), "shadow", {"a": True}).branches
+    assert held.state["a"] is UNKNOWN and held.state["b"] is True
+    assert failed.state["b"] is False
+
+
+def test_contradictory_undecided_preconditions_leave_no_success(undecided) -> None:  # type: ignore[no-untyped-def]
+    sim = undecided.simulator(now=NOW)
+    step = sim.step(sim.initial_state(), "clash", {})
+    assert [(b.outcome, [v.code for v in b.violations], b.state["a"]) for b in step.branches] == [
+        (None, ["A"], False),
+        (None, ["NOT_A"], True),
+    ]
+    assert step.verdict == "may_fail"
+
+
+def test_a_later_rule_false_on_a_branch_is_reported_there(undecided) -> None:  # type: ignore[no-untyped-def]
+    sim = undecided.simulator(now=NOW)
+    step = sim.step(sim.initial_state(), "later", {})
+    # a fails first; b fails with a held (and then `not a or b` is false too); `not a or b`
+    # holds wherever a and b held, so it has no branch of its own
+    assert [(b.outcome, [v.code for v in b.violations]) for b in step.branches] == [
+        (None, ["A"]),
+        (None, ["B", "NB"]),
+        ("ok", []),
+    ]
+    assert step.branches[1].state["b"] is False and step.branches[1].state["a"] is True
+
+
+# ------------------------------------------------------------------------- text report: changes
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "text"),
+    [
+        ({"o": {"a": 1, "s": "x"}}, {"o": {"a": 1, "s": "y"}}, '"o".s: "x" → "y"'),
+        ({1: {"k": {"a b": 1}}}, {1: {"k": {"a b": 2}}}, '1.k["a b"]: 1 → 2'),
+        ({1: {"a": 1}}, {1: {"a": 1}, 2: {"a": 2}}, '+2: {"a": 2}'),
+        ({1: {"a": 1}, 2: 3}, {1: {"a": 1}}, "-2"),
+        (["a", "b"], ["a", "b", "c"], '+"c"'),
+        (["a", "b", "c"], ["a"], '-"b", -"c"'),
+        (["a", "b", "c"], ["a", "x", "c"], '[1]: "b" → "x"'),
+        ({"t": frozenset({1})}, {"t": frozenset({1, 2})}, '"t": +2'),
+        (1, 2, "1 → 2"),
+        ("x" * 100 + "a", "x" * 100 + "b", "…" + "x" * 58 + 'a" → …' + "x" * 58 + 'b"'),
+    ],
+)
+def test_change_text_shows_only_what_differs(before, after, text) -> None:  # type: ignore[no-untyped-def]
+    from contractsim.compiler.values import freeze
+    from contractsim.simulator.report import change_text
+
+    assert change_text(freeze(before), freeze(after)) == text
+
+
+def test_a_long_change_is_cut_around_its_first_difference() -> None:
+    from contractsim.simulator.report import change_text
+
+    before = "[" + ", ".join(str(i) for i in range(40)) + "]"
+    after = before.replace("33", "99")
+    text = change_text(before, after)
+    assert "33" in text.split(" → ")[0] and "99" in text.split(" → ")[1]
+
+
+# ------------------------------------------------------------------------- unmet goal parts
+
+GOALS = """contract g version "1.0.0"
+state {
+  done: set[str] = {"a"}
+  tasks: list[str] = ["a", "b", "c"]
+  online: bool = unknown
+  n: int = 0
+  prices: map[str, int] = {}
+}
+event lucky "a lucky day"
+predicate finished(t: str) = t in done and n >= 0
+goal all_done = all(finished(x) for x in tasks) and online and (n > 2 or online)
+  and all(y != "b" for y in tasks)
+goal priced = prices["x"] > 0
+predicate has(t: str) = t in done
+goal first = has("a") and has("z")
+goal big = n > 1
+tool work(t: str) {
+  outcome plain success { done.add(t); n += 1 }
+  outcome twice success on lucky probability 0.5 { done.add(t); n += 2 }
+}
+"""
+
+
+def test_unmet_goal_parts_name_what_is_false_with_values() -> None:
+    """issue 11 item 17: each false (or unknown) conjunct, per item of an all() and inside a
+    named predicate, with the values that decided it."""
+    sim = contractsim.loads(GOALS).simulator(now=NOW)
+    parts = sim.goal_unmet(sim.initial_state(), "all_done")
+    assert [p.describe() for p in parts] == [
+        '`t in done` is false for t = "b" (in `finished`)',
+        '`t in done` is false for t = "c" (in `finished`)',
+        "`online` is unknown",
+        "`n > 2 or online` is unknown",
+        '`y != "b"` is false for y = "b"',
+    ]
+    assert parts[0].to_json() == {
+        "text": 't in done for t = "b"',
+        "status": "false",
+        "values": {"done": '{"a"}'},
+        "bindings": {"t": '"b"'},
+        "predicate": "finished",
+    }
+    assert dict(parts[3].values) == {"n": "0", "online": "unknown"}
+    (whole,) = sim.goal_unmet(sim.initial_state(), "first")
+    assert (whole.describe(), whole.values) == ('`has("z")` is false', (("done", '{"a"}'),))
+    (error,) = sim.goal_unmet(sim.initial_state(), "priced")
+    assert error.status == "error" and error.text == 'prices["x"] > 0'
+    assert sim.goal_unmet(sim.initial_state({"n": 5}), "big") == []
+    with pytest.raises(KeyError):
+        sim.goal_unmet(sim.initial_state(), "nope")
+
+
+def test_unmet_goal_is_reported_per_branch_that_misses_it() -> None:
+    sim = contractsim.loads(GOALS).simulator(now=NOW)
+    rep = sim.run([("work", {"t": "b"})], goal="big")
+    assert [p.choices for p in rep.paths] == [("work:plain",), ("work:twice@lucky",)]
+    goal = rep.to_json()["goal"]
+    assert (goal["reached"], goal["branches_reaching"], goal["branches_missing"]) == (False, 1, 1)
+    assert goal["unmet"] == [
+        {
+            "branch": 0,
+            "choices": ["work:plain"],
+            "parts": [{"text": "n > 1", "status": "false", "values": {"n": "1"}}],
+        }
+    ]
+    from contractsim.simulator.report import render_text
+
+    assert render_text(rep).endswith(
+        "goal big: NOT reached (1 branch(es) reach it)\n"
+        "  - on work:plain:\n"
+        "      ✗ `n > 1` is false\n"
+        "          n = 1\n"
+    )
+
+
+def test_a_goal_after_a_plan_that_fails_everywhere_says_so(sim) -> None:  # type: ignore[no-untyped-def]
+    from contractsim.simulator.report import render_text
+
+    rep = sim.run([("make_dir", {"path": "/a/b"})], goal="has_a")
+    assert rep.goal_unmet == [] and rep.to_json()["goal"]["unmet"] == []
+    assert render_text(rep).endswith(
+        "goal has_a: NOT reached (0 branch(es) reach it)\n"
+        "  - no branch gets through the plan without failing\n"
+    )
+
+
+def test_unmet_goal_atoms_of_an_imported_pddl_problem() -> None:
+    from pathlib import Path
+
+    blocks = Path(__file__).parent / "data" / "pddl" / "blocks"
+    c = contractsim.from_pddl(blocks / "domain.pddl", blocks / "probBLOCKS-4-0.pddl")
+    sim = c.simulator(now=NOW)
+    rep = sim.run([("pick_up", {"x": "b"}), ("stack", {"x": "b", "y": "a"})], goal="solved")
+    (entry,) = rep.to_json()["goal"]["unmet"]
+    assert [(p["text"], p["status"]) for p in entry["parts"]] == [
+        ('("d", "c") in on_', "false"),
+        ('("c", "b") in on_', "false"),
+    ]
+    assert entry["parts"][0]["values"] == {"on_": '{["b", "a"]}'}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from ..dsl import ir
-from ..dsl.diagnostics import suggestion_hint
+from ..dsl.diagnostics import did_you_mean
 from .graph import Graph
 
 if TYPE_CHECKING:
@@ -34,9 +34,11 @@ class RenderError(ValueError):
 def choose_view(
     contract: ir.Contract, view: str | None, name: str | None
 ) -> tuple[View, str | None]:
-    """Resolve the view to draw; without one, the contract's only machine.
+    """Resolve the view to draw; without one, the contract's only machine, or the overview when
+    it declares no machine.
 
-    Raises :class:`RenderError` for an unknown view or name, or when the default is ambiguous.
+    Raises :class:`RenderError` for an unknown view or name, or when the default is ambiguous
+    (several machines: the hint lists the choices).
     """
     machines = [m.name for m in contract.machines]
     tools = [t.name for t in contract.tools]
@@ -45,13 +47,11 @@ def choose_view(
             raise RenderError("a name needs a view (machine or tool)", "pass view='machine'")
         if len(machines) == 1:
             return "machine", machines[0]
-        what = "no protocol machine" if not machines else f"{len(machines)} protocol machines"
-        choices = (
-            [f"--machine {m}" for m in machines] + ["--overview"] + [f"--tool {t}" for t in tools]
-        )
+        if not machines:
+            return "overview", None
         raise RenderError(
-            f"the contract has {what}; choose what to draw",
-            "choose one of: " + ", ".join(choices),
+            f"the contract has {len(machines)} protocol machines; choose what to draw",
+            _choices(machines, tools),
         )
     if view == "overview":
         return "overview", None
@@ -60,19 +60,27 @@ def choose_view(
             return "machine", machines[0]
         if name not in machines:
             label = "no machine given" if name is None else f"no protocol machine `{name}`"
-            hint = suggestion_hint(name or "", machines, "machine") if name else None
+            guess = did_you_mean(name, machines) if name else None
             raise RenderError(
                 f"the contract declares {label}",
-                hint or ("declared machines: " + ", ".join(machines) if machines else None),
+                f"did you mean `{guess}`?" if guess else _choices(machines, tools),
             )
         return "machine", name
     if view == "tool":
         if name not in tools:
             label = "no tool given" if name is None else f"the contract declares no tool `{name}`"
-            hint = suggestion_hint(name or "", tools, "tool") if name else None
-            raise RenderError(label, hint or "declared tools: " + ", ".join(tools))
+            guess = did_you_mean(name, tools) if name else None
+            raise RenderError(
+                label, f"did you mean `{guess}`?" if guess else _choices(machines, tools)
+            )
         return "tool", name
     raise RenderError(f"unknown view `{view}`", "use machine, tool or overview")
+
+
+def _choices(machines: list[str], tools: list[str]) -> str:
+    """Every view of a contract, as the CLI options that draw it."""
+    options = [f"--machine {m}" for m in machines] + ["--overview"] + [f"--tool {t}" for t in tools]
+    return "choose one of: " + ", ".join(options)
 
 
 def build(

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ..api import Contract
     from .explore import PlanReport
     from .fast import BoundCall, PlanCheck
+    from .goals import GoalPart
     from .observe import Observation, Observed
 
 Verdict = Literal["ok", "fails", "may_fail"]
@@ -281,10 +282,9 @@ class Simulator:
         safe = state.has_unknown
         S = state.data
         violations: list[Violation] = []
-        assumptions: list[str] = []
-        uncertain: list[Violation] = []
-        refine_held: dict[int, Any] = {}  # what the unknown preconditions reveal when they hold
-        refine_failed: dict[int, Any] = {}
+        # undecided rules, in order: the violation, its precondition (None for a protocol
+        # guard) and its text for the branches' assumptions
+        undecided: list[tuple[Violation, CCondition | None, str]] = []
         # protocol machines
         machine_moves: list[tuple[int, list[tuple[str, Any, str | None]]]] = []
         for mname in ctool.machines:
@@ -341,17 +341,20 @@ class Simulator:
                 if all(ok is UNKNOWN for _, ok, _ in admitted):
                     # every transition's guard is unknown: the call may be refused
                     guards = "; ".join(_when_text(t) for t in options if t.guard is not None)
-                    uncertain.append(
-                        Violation(
-                            "PROTOCOL_VIOLATION",
-                            f"`{ctool.name}` may not be allowed while {mname} is `{current}`: "
-                            f"its guard cannot be decided ({guards})",
-                            "protocol",
-                            location=self._loc(m.ir.span),
-                            certain=False,
+                    undecided.append(
+                        (
+                            Violation(
+                                "PROTOCOL_VIOLATION",
+                                f"`{ctool.name}` may not be allowed while {mname} is "
+                                f"`{current}`: its guard cannot be decided ({guards})",
+                                "protocol",
+                                location=self._loc(m.ir.span),
+                                certain=False,
+                            ),
+                            None,
+                            f"the guard of `{ctool.name}` in {mname}",
                         )
                     )
-                    assumptions.append(f"the guard of `{ctool.name}` in {mname}")
                 machine_moves.append((m.slot, admitted))
         # hard preconditions: every one is checked, so every violated rule is reported
         for cond in ctool.requires:
@@ -365,11 +368,7 @@ class Simulator:
             if result is False:
                 violations.append(v)
             elif result is UNKNOWN:
-                uncertain.append(v)
-                assumptions.append(f"`{_cond_text(cond)}`")
-                for slot, held, failed in self._refinements(cond.ir.cond, state):
-                    refine_held[slot] = held
-                    refine_failed[slot] = failed
+                undecided.append((v, cond, f"`{_cond_text(cond)}`"))
             else:
                 violations.append(self._not_bool(cond, result))
         if violations and not force:
@@ -379,22 +378,9 @@ class Simulator:
                 [Branch(None, "fails", state, violations=violations)],
                 self._cost(ctool, state, values, safe),
             )
-        branches: list[Branch] = []
-        if uncertain and not force:
-            # which precondition failed is only known when a single one was undecided
-            failed_state = state
-            if len(uncertain) == 1 and refine_failed:
-                failed_state = _with(state, refine_failed)
-            branches.append(
-                Branch(
-                    None,
-                    "fails",
-                    failed_state,
-                    probability=None,
-                    assumptions=tuple(f"{c} is false" for c in assumptions),
-                    violations=uncertain,
-                )
-            )
+        branches, held_state = self._undecided_branches(state, ctool, values, undecided)
+        if force:
+            branches = []  # it happened: the rules held (or the contract is wrong)
         warnings: list[Warning_] = []
         for cond in ctool.shoulds:
             result = self._eval(cond.test, state, values, safe, ctool)
@@ -407,11 +393,16 @@ class Simulator:
             warnings.append(Warning_(v.code, v.message, certain=result is False))
         # the branches where the unknown preconditions hold: their own failures stay certain,
         # since the complementary worlds fail already (the branch above)
-        held = tuple(f"{c} holds" for c in assumptions)
+        held = tuple(f"{text} holds" for _, _, text in undecided)
         # (a real call recognised as a failure outcome does not show that they held)
         failure_chosen = chosen is not None and ctool.outcomes[chosen].kind == "fails"
-        if refine_held and not failure_chosen:
-            state = _with(state, refine_held)
+        if held_state is None and not force:
+            # no world satisfies every rule at once: the call fails on every branch
+            return StepResult(
+                ctool.name, raw_args, branches, self._cost(ctool, state, values, safe)
+            )
+        if held_state is not None and held_state is not state and not failure_chosen:
+            state = held_state
             safe = state.has_unknown
         if chosen is not None:
             outcome = ctool.outcomes[chosen]
@@ -445,33 +436,129 @@ class Simulator:
             branches = self._move_machines(branches, machine_moves)
         return StepResult(ctool.name, raw_args, branches, self._cost(ctool, state, values, safe))
 
-    def _refinements(self, cond: Any, state: State) -> list[tuple[int, Any, Any]]:
-        """What an undecided precondition tells about the state once decided: for ``x``,
-        ``not x`` and ``x == literal`` over an unknown state variable, its value when the
-        condition holds and (for booleans) when it fails."""
+    def _undecided_branches(
+        self,
+        state: State,
+        ctool: CTool,
+        values: dict[str, Any],
+        undecided: list[tuple[Violation, CCondition | None, str]],
+    ) -> tuple[list[Branch], State | None]:
+        """The failing branches of a step whose rules are undecided, and the state where all of
+        them hold (None when no state does).
+
+        Rule *i* fails first on its own branch: the undecided rules before it held there, and
+        what that (and its failing) implies about unknown state variables is remembered, so
+        each branch names the rule that failed on it and its state agrees with the
+        assumptions. A later rule that is false on that branch is reported there too; a rule
+        that holds once the earlier ones held gets no branch of its own."""
+        branches: list[Branch] = []
+        held_state = state
+        assumed: tuple[str, ...] = ()
+        for i, (v, cond, text) in enumerate(undecided):
+            result: Any = UNKNOWN
+            if cond is not None and held_state is not state:
+                result = self._eval(cond.test, held_state, values, held_state.has_unknown, ctool)
+            if result is True:
+                continue  # it holds wherever the earlier ones hold
+            failed_state = held_state
+            if result is UNKNOWN and cond is not None:
+                failed_state = _with(
+                    held_state, self._implied(cond.ir.cond, held_state, ctool, values, False)
+                )
+            failing = [v]
+            if isinstance(result, Violation):
+                failing = [result]
+            elif result is not UNKNOWN and result is not False:
+                failing = [self._not_bool(cond, result)]  # type: ignore[arg-type]
+            for later, later_cond, _ in undecided[i + 1 :]:
+                if later_cond is None:
+                    continue
+                r = self._eval(
+                    later_cond.test, failed_state, values, failed_state.has_unknown, ctool
+                )
+                if r is False:
+                    failing.append(later)
+            branches.append(
+                Branch(
+                    None,
+                    "fails",
+                    failed_state,
+                    probability=None,
+                    assumptions=assumed + (f"{text} is false",),
+                    violations=failing,
+                )
+            )
+            if result is not UNKNOWN:
+                return branches, None  # false wherever the earlier ones hold
+            if cond is not None:
+                held_state = _with(
+                    held_state, self._implied(cond.ir.cond, held_state, ctool, values, True)
+                )
+            assumed += (f"{text} holds",)
+        return branches, held_state
+
+    def _implied(
+        self, cond: Any, state: State, ctool: CTool, values: dict[str, Any], holds: bool
+    ) -> dict[int, Any]:
+        """What a condition tells about unknown state variables once it is known to hold (or
+        to fail): ``x`` and ``not x`` over a ``bool``, ``x == literal`` and ``x != literal``,
+        their combinations by ``and`` (when it holds) and ``or`` (when it fails), and the
+        undecided side of an ``and`` that fails (an ``or`` that holds) whose other side is
+        known."""
         from ..dsl import ir
 
-        out: list[tuple[int, Any, Any]] = []
-        if isinstance(cond, ir.Binary) and cond.op == "and":
-            return self._refinements(cond.left, state) + self._refinements(cond.right, state)
-        negate = isinstance(cond, ir.Unary) and cond.op == "not"
-        target = cond.operand if negate else cond
-        if isinstance(target, ir.Name) and target.name in self.compiled.state_names:
-            slot = self.layout[target.name]
-            if state.data[slot] is UNKNOWN:
-                out.append((slot, not negate, negate))
-        elif (
-            isinstance(cond, ir.Binary)
-            and cond.op == "=="
-            and isinstance(cond.left, ir.Name)
-            and cond.left.name in self.compiled.state_names
-            and isinstance(cond.right, ir.Literal_)
-        ):
-            slot = self.layout[cond.left.name]
-            if state.data[slot] is UNKNOWN:
-                failed = (not cond.right.value) if isinstance(cond.right.value, bool) else UNKNOWN
-                out.append((slot, cond.right.value, failed))
-        return out
+        if isinstance(cond, ir.Unary) and cond.op == "not":
+            return self._implied(cond.operand, state, ctool, values, not holds)
+        if isinstance(cond, ir.Binary) and cond.op in ("and", "or"):
+            if (cond.op == "and") != holds:
+                # one side or the other decided it: the other one, when this one is known
+                for side, other in ((cond.left, cond.right), (cond.right, cond.left)):
+                    if self._known(side, state, values) is (cond.op == "and"):
+                        return self._implied(other, state, ctool, values, holds)
+                return {}
+            left = self._implied(cond.left, state, ctool, values, holds)
+            right = self._implied(cond.right, state, ctool, values, holds)
+            out = dict(left)
+            for slot, value in right.items():
+                if slot in out and (out[slot] != value or type(out[slot]) is not type(value)):
+                    del out[slot]  # contradictory: keep it unknown
+                else:
+                    out[slot] = value
+            return out
+        if isinstance(cond, ir.Name):
+            var, prim = self._unknown_var(cond, state, ctool)
+            return {var: holds} if var is not None and prim == "bool" else {}
+        if isinstance(cond, ir.Binary) and cond.op in ("==", "!="):
+            name, lit = cond.left, cond.right
+            if isinstance(name, ir.Literal_):
+                name, lit = lit, name
+            if not isinstance(name, ir.Name) or not isinstance(lit, ir.Literal_):
+                return {}
+            var, prim = self._unknown_var(name, state, ctool)
+            value = _literal_of(prim, lit.value)
+            if var is None or value is UNKNOWN:
+                return {}
+            if holds == (cond.op == "=="):
+                return {var: value}
+            return {var: not value} if prim == "bool" else {}
+        return {}
+
+    def _known(self, e: Any, state: State, values: dict[str, Any]) -> Any:
+        """The value of a sub-expression (UNKNOWN when it cannot be evaluated)."""
+        try:
+            return self.compiled.interpreter.eval(e, self._env(state, values))
+        except Exception:  # noqa: BLE001 - an error decides nothing here
+            return UNKNOWN
+
+    def _unknown_var(self, e: Any, state: State, ctool: CTool) -> tuple[int | None, str | None]:
+        """The slot and primitive type of a state variable named by ``e`` whose value is
+        unknown (not hidden by a parameter of the tool)."""
+        if e.name in ctool.params or e.name not in self.compiled.state_names:
+            return None, None
+        slot = self.layout[e.name]
+        if state.data[slot] is not UNKNOWN:
+            return None, None
+        return slot, _primitive(self.compiled.ir, e.name)
 
     def _cost(self, ctool: CTool, state: State, values: dict[str, Any], safe: bool) -> float | None:
         """A call's cost (also when it fails: the call was made). None when not declared."""
@@ -1037,6 +1124,14 @@ class Simulator:
         fn = self.compiled.goals[name]
         return self._eval(fn, state, {}, state.has_unknown, None)
 
+    def goal_unmet(self, state: State, name: str) -> list[GoalPart]:
+        """The parts of a named goal that do not hold in a state, each ``false``, ``unknown`` or
+        ``error``, with the values that decided it (empty when the goal holds): the goal split
+        on its top-level ``and``, on the items of an ``all(…)`` and into named predicates."""
+        from .goals import unmet_parts
+
+        return unmet_parts(self, state, name)
+
     def observe(
         self,
         state: State,
@@ -1113,6 +1208,40 @@ def _when_text(t: Any) -> str:
     from ..dsl.pretty import expr_text
 
     return expr_text(t.ir.when) if t.ir.when is not None else "true"
+
+
+def _primitive(contract: Any, var: str) -> str | None:
+    """The primitive type (``bool``, ``int``, ``float``, ``str``) of a state variable, through
+    type aliases; None for anything else."""
+    from ..dsl import ir
+
+    aliases = {t.name: t.type for t in contract.types}
+    t: Any = next(v.type for v in contract.state if v.name == var)
+    for _ in range(len(aliases) + 1):
+        if not isinstance(t, ir.NamedType):
+            return None
+        if t.name in ("bool", "int", "float", "str"):
+            return t.name
+        if t.name not in aliases:
+            return None
+        t = aliases[t.name]
+    return None
+
+
+def _literal_of(prim: str | None, value: Any) -> Any:
+    """A literal as a value of a variable of primitive type ``prim``; UNKNOWN when it is not
+    one (so nothing is concluded from comparing them)."""
+    if prim == "bool":
+        return value if isinstance(value, bool) else UNKNOWN
+    if prim == "int":
+        return value if isinstance(value, int) and not isinstance(value, bool) else UNKNOWN
+    if prim == "float":
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        return UNKNOWN
+    if prim == "str":
+        return value if isinstance(value, str) else UNKNOWN
+    return UNKNOWN
 
 
 from . import fast as _fast  # noqa: E402 - fast.py builds on the Simulator defined above

@@ -17,6 +17,7 @@ from .engine import (
     Violation,
     Warning_,
 )
+from .goals import GoalPart, unmet_parts
 from .state import State
 
 if TYPE_CHECKING:
@@ -118,6 +119,8 @@ class PlanReport:
     failure_probability: float | None = None
     goal: str | None = None
     goal_results: dict[str, Any] = field(default_factory=dict)
+    # per final branch (its index in ``paths``) that does not reach the goal: the parts it misses
+    goal_unmet: list[tuple[int, list[GoalPart]]] = field(default_factory=list)
     states_explored: int = 0
     contract: str = ""
 
@@ -150,7 +153,18 @@ class PlanReport:
         if self.failure_probability is not None:
             out["failure_probability"] = round(self.failure_probability, 12)
         if self.goal is not None:
-            out["goal"] = {"name": self.goal, **{k: thaw(v) for k, v in self.goal_results.items()}}
+            out["goal"] = {
+                "name": self.goal,
+                **{k: thaw(v) for k, v in self.goal_results.items()},
+                "unmet": [
+                    {
+                        "branch": i,
+                        "choices": list(self.paths[i].choices),
+                        "parts": [part.to_json() for part in parts],
+                    }
+                    for i, parts in self.goal_unmet
+                ],
+            }
         return out
 
 
@@ -290,7 +304,14 @@ def explore(
         contract=sim.contract.name,
     )
     if goal is not None:
-        results = [sim.goal(p.state, goal) for p in paths if p.failed_at is None]
+        results = []
+        for i, p in enumerate(paths):
+            if p.failed_at is not None:
+                continue
+            result = sim.goal(p.state, goal)
+            results.append(result)
+            if result is not True:
+                report_.goal_unmet.append((i, unmet_parts(sim, p.state, goal)))
         report_.goal = goal
         report_.goal_results = {
             "reached": bool(results) and all(r is True for r in results),
@@ -374,9 +395,9 @@ def _diff(before: State, after: State, sim: Simulator) -> list[tuple[str, Any, A
 
 
 def _step_verdict(report: StepReport, frontier: list[Path]) -> Verdict:
-    """Judged on the paths still alive before the step; a rule broken only as a consequence of
-    an earlier failure is shown (marked "only after step N failed") but does not count, unless
-    every path had failed already."""
+    """Judged on the paths still alive before the step; a rule broken only on paths that had
+    already failed is shown (marked "only on branches that failed at step N") but does not
+    count, unless every path had failed already."""
     live = any(p.failed_at is None for p in frontier)
     failures = [v for v in report.violations if not live or report.only_after_failure(v) is None]
     if not failures:

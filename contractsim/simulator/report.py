@@ -60,9 +60,38 @@ def render_text(report: PlanReport, colour: bool = False) -> str:
             f"goal {report.goal}: {'reached' if reached else 'NOT reached'} "
             f"({report.goal_results.get('branches_reaching', 0)} branch(es) reach it)"
         )
+        lines.extend(_goal_lines(report))
     for note in report.notes:
         lines.append(f"note: {note}")
     return "\n".join(lines) + "\n"
+
+
+MAX_GOAL_BRANCHES = 5
+MAX_GOAL_PARTS = 8
+
+
+def _goal_lines(report: PlanReport) -> list[str]:
+    """The parts of the goal each branch misses, with the values that decided them."""
+    out: list[str] = []
+    if not report.goal_results.get("reached") and all(
+        p.failed_at is not None for p in report.paths
+    ):
+        out.append("  - no branch gets through the plan without failing")
+    for i, parts in report.goal_unmet[:MAX_GOAL_BRANCHES]:
+        out.append(f"  - on {' → '.join(report.paths[i].choices) or 'the initial state'}:")
+        shown: set[tuple[str, str]] = set()
+        for part in parts[:MAX_GOAL_PARTS]:
+            out.append(f"      {'✗' if part.status == 'false' else '?'} {part.describe()}")
+            for sub, value in part.values:
+                if (sub, value) not in shown:
+                    shown.add((sub, value))
+                    out.append(f"          {sub} = {value}")
+        if len(parts) > MAX_GOAL_PARTS:
+            out.append(f"      … and {len(parts) - MAX_GOAL_PARTS} more part(s)")
+    if len(report.goal_unmet) > MAX_GOAL_BRANCHES:
+        more = len(report.goal_unmet) - MAX_GOAL_BRANCHES
+        out.append(f"  … and {more} more branch(es) that do not reach it")
+    return out
 
 
 def _pct(p: float) -> str:
@@ -81,7 +110,7 @@ def _step_lines(step: StepReport, colour: bool) -> list[str]:
         prefix = "✗" if v.certain else "?"
         where = f"  [{v.location}]" if v.location else ""
         earlier = step.only_after_failure(v)
-        after = f" (only after step {earlier} failed)" if earlier is not None else ""
+        after = f" (only on branches that failed at step {earlier})" if earlier is not None else ""
         out.append(f"       {prefix} {v.code}: {v.message}{after}{where}")
         for text, value in v.values:
             out.append(f"           {text} = {value}")
@@ -129,22 +158,78 @@ def change_text(before: Any, after: Any) -> str:
     return ", ".join(text)
 
 
-def _change_parts(before: Any, after: Any) -> list[str] | str:
+def _change_parts(before: Any, after: Any, path: str = "") -> list[str] | str:
+    """Only what differs: items added to or removed from a set, keys of a map and fields of a
+    record (recursively, as ``KEY.field`` or ``KEY["k"]``), items of a list; anything else as
+    ``old → new``, cut around the first difference so that the change stays visible."""
+    head = f"{path}: " if path else ""
     if isinstance(before, frozenset) and isinstance(after, frozenset):
-        parts = [f"+{show(v, 60)}" for v in sorted(after - before, key=order)]
-        parts += [f"-{show(v, 60)}" for v in sorted(before - after, key=order)]
+        parts = [f"{head}+{show(v, 60)}" for v in sorted(after - before, key=order)]
+        parts += [f"{head}-{show(v, 60)}" for v in sorted(before - after, key=order)]
         return parts
     if isinstance(before, FMap) and isinstance(after, FMap):
         parts = []
         for k in sorted(set(before) | set(after), key=order):
+            key = _key_path(path, k)
             if k not in before:
-                parts.append(f"+{show(k, 40)}: {show(after[k], 60)}")
+                parts.append(f"+{key}: {show(after[k], 60)}")
             elif k not in after:
-                parts.append(f"-{show(k, 40)}")
-            elif before[k] != after[k]:
-                parts.append(f"{show(k, 40)}: {show(before[k], 40)} → {show(after[k], 40)}")
+                parts.append(f"-{key}")
+            elif before[k] != after[k] or type(before[k]) is not type(after[k]):
+                parts.extend(_as_list(_change_parts(before[k], after[k], key)))
         return parts
-    return f"{show(before, 60)} → {show(after, 60)}"
+    if isinstance(before, tuple) and isinstance(after, tuple):
+        n = len(before)
+        if len(after) == n and n:
+            parts = []
+            for i, (b, a) in enumerate(zip(before, after)):
+                if b != a or type(b) is not type(a):
+                    parts.extend(_as_list(_change_parts(b, a, f"{path}[{i}]")))
+            if len(parts) <= MAX_CHANGES:
+                return parts
+        elif len(after) > n and after[:n] == before:
+            return [f"{head}+{show(v, 60)}" for v in after[n:]]
+        elif len(after) < n and before[: len(after)] == after:
+            return [f"{head}-{show(v, 60)}" for v in before[len(after) :]]
+    return head + _centred(show(before, 10_000), show(after, 10_000))
+
+
+def _as_list(parts: list[str] | str) -> list[str]:
+    return [parts] if isinstance(parts, str) else parts
+
+
+def _key_path(path: str, key: Any) -> str:
+    """A map key or record field below ``path``: ``KEY`` at the top, then ``.field`` for a name,
+    ``[KEY]`` for anything else."""
+    if not path:
+        return show(key, 40)
+    if isinstance(key, str) and key.isidentifier():
+        return f"{path}.{key}"
+    return f"{path}[{show(key, 40)}]"
+
+
+CHANGE_WIDTH = 60
+"""How much of each side of an ``old → new`` change is shown."""
+
+
+def _centred(before: str, after: str, width: int = CHANGE_WIDTH) -> str:
+    """``old → new``, each side cut to ``width`` characters around the first character where
+    they differ (a change deep inside a long value would be lost to a plain prefix)."""
+    if len(before) <= width and len(after) <= width:
+        return f"{before} → {after}"
+    first = next(
+        (i for i, (b, a) in enumerate(zip(before, after)) if b != a), min(len(before), len(after))
+    )
+    start = max(0, first - width // 3)
+    return f"{_window(before, start, width)} → {_window(after, start, width)}"
+
+
+def _window(text: str, start: int, width: int) -> str:
+    if len(text) <= width:
+        return text
+    start = min(start, max(0, len(text) - width))
+    cut = text[start : start + width]
+    return ("…" if start > 0 else "") + cut + ("…" if start + width < len(text) else "")
 
 
 def _args(args: Any) -> str:
