@@ -53,6 +53,13 @@ def check_unique_names(ck: Checker) -> None:
             seen[name] = (kind, span)
         if kind != "tool" and name in T.PRIMITIVE_NAMES + ("list", "set", "map", "tuple", "result"):
             ck.err("E0203", f"`{name}` is a reserved name", span)
+        elif kind != "tool" and name in _EXPRESSION_WORDS:
+            ck.err(
+                "E0203",
+                f"`{name}` is a reserved name: in an expression it is the literal or operator",
+                span,
+                hint="rename it",
+            )
         if kind == "predicate" and name in BUILTINS:
             ck.err("E0203", f"`{name}` is a built-in function", span, hint="rename the predicate")
     for kind, group in (("event", ck.c.events), ("goal", ck.c.goals)):
@@ -65,6 +72,10 @@ def check_unique_names(ck: Checker) -> None:
                     decl.span,
                 )
             names[decl.name] = decl.span
+
+
+_EXPRESSION_WORDS = frozenset(("true", "false", "null", "and", "or", "not", "in"))
+"""Words an expression always reads as a literal or an operator, never as a name."""
 
 
 def check_types(ck: Checker) -> None:
