@@ -376,3 +376,23 @@ def test_a_constraint_word_still_starts_a_constraint() -> None:
 def test_a_real_syntax_error_after_a_keyword_name_is_still_reported() -> None:
     d = only_error(HEADER + "state {\n  a: int = 0\n  report: int = 0\n  b int = 0\n}\n")
     assert (d.code, d.span.line, d.message) == ("E0101", 5, "unexpected `int`")
+
+
+@pytest.mark.parametrize(
+    "word", sorted(set(_grammar_words()) - _EXPRESSION_WORDS - {"initial", "final", "states"})
+)
+def test_a_keyword_names_a_flow_step_a_machine_state_an_outcome_and_an_event(word: str) -> None:
+    """The same fallback after a `when` condition, where a transition out of a step or a machine
+    state named like a keyword follows on the next line (`states`, `initial` and `final` start
+    a machine item themselves; a step named `outcome` cannot follow `->`)."""
+    target = "b" if word == "outcome" else word
+    contractsim.loads(
+        HEADER + "state { n: int = 0 }\nevent " + word + "\n"
+        "tool t() {\n  flow {\n    initial a\n    step a { n += 1 }\n"
+        f"    a -> {target} when n > 0\n    a -> outcome {word}\n"
+        f"    step {target} {{ n += 1 }}\n    {target} -> outcome {word}\n  }}\n"
+        f"  outcome {word} success\n}}\n"
+        f"tool u() {{\n  outcome x fails X on {word} probability 0.1\n  outcome y success\n}}\n"
+        f"machine m {{\n  states a, {word}\n  initial a\n  a -> {word} on t when n > 0\n"
+        f"  {word} -> a on t\n}}\n"
+    )

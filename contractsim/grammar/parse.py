@@ -195,7 +195,7 @@ def _keyword_as_name(exc: UnexpectedInput, text: str) -> bool:
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # what follows a field, state variable or assigned name (`tags: str`, `cost += 1`, `risk[k] = 1`);
 # a keyword followed by anything else stays a keyword, so its syntax error reads as before
-_NAME_USE = re.compile(r"[ \t\r\n]*(?:\?|:|=(?!=)|\+=|-=|\.|\[)")
+_NAME_USE = re.compile(r"[ \t\r\n]*(?:\?|:|=(?!=)|\+=|-[=>]|\.|\[)")
 
 
 def _blank(text: str) -> bool:
