@@ -651,7 +651,7 @@ class Checker:
                 e.func_span,
                 hint="the time is known only when a call is made, and "
                 f"{scope.where} is computed once, when the contract is loaded; "
-                "compare with today() in a condition instead",
+                f"use {e.func}() in a condition or set a state variable from it in an effect",
             )
         if e.func == "fresh" and not scope.allow_fresh:
             self.err(
