@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .dsl import ir
-from .dsl.check import check_contract
+from .dsl.check import check_and_resolve
 from .dsl.diagnostics import ContractError, Diagnostic, Span, error
 from .dsl.lower import lower
 from .grammar.parse import MAX_SOURCE_BYTES, nesting_depth_problem, parse
@@ -280,7 +280,8 @@ def _front_end_passes(text: str, filename: str) -> tuple[ir.Contract | None, lis
     contract, diags = lower(tree, filename)
     if any(d.severity == "error" for d in diags):
         return contract, diags
-    return contract, diags + check_contract(contract)
+    resolved, more = check_and_resolve(contract)
+    return resolved, diags + more
 
 
 def check_text(text: str, filename: str = "<string>") -> list[Diagnostic]:

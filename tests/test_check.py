@@ -571,3 +571,49 @@ def test_examples_check_clean() -> None:
     root = Path(__file__).resolve().parent.parent
     for path in sorted((root / "examples").glob("*/*.contract")):
         assert check_text(path.read_text("utf-8"), str(path)) == [], path
+
+
+# ------------------------------------------------------------------ numeric and overlapping unions
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "tool t(amount: int | float) { require amount > 0 and -amount < 0 else NEG }",
+        "tool t(amount: int | float) { require amount * 2 + 1 >= abs(amount) else NEG }",
+        "tool t(xs: list[int | float]) { require sum(x for x in xs) <= min(9, xs[0]) else BIG }",
+        "tool t(x: float | str) { require float(x) == x else NOT_FLOAT }",
+        "tool t(x: int | null, y: str | null) { require x != y else SAME }",
+        "tool t(b: bool, n: int, f: float) { require b == 0 and n != false and n == f else E }",
+        "tool t(x: int | float | null) { require x == null or x > 0 else NEG }",
+    ],
+)
+def test_numeric_and_overlapping_unions(body: str) -> None:
+    """Issue 11.9: `amount > 0` with `amount: int | float` was E0301, and so was
+    `float(x) == x` with `x: float | str`."""
+    clean(body + "\n")
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            'tool t(x: int | null) { require x != "a" else E }',
+            "int | null and str can never be equal",
+        ),
+        (
+            "tool t(x: int | str) { require x > 0 else E }",
+            "`>` compares numbers or strings, not int | str and int",
+        ),
+        (
+            "tool t(b: bool) { require b < 1 else E }",
+            "`<` compares numbers or strings, not bool and int",
+        ),
+        (
+            "state { n: int = 0 }\ntool t(x: int | float) { effect n = x }",
+            "cannot assign int | float to `n` of type int",
+        ),
+    ],
+)
+def test_unions_that_cannot_work_are_still_refused(body: str, message: str) -> None:
+    assert one(body + "\n", "E0301").message == message

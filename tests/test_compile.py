@@ -121,7 +121,7 @@ def str_expr(draw: Any, depth: int, loc: dict[str, str]) -> str:
 @st.composite
 def set_int_expr(draw: Any, depth: int, loc: dict[str, str]) -> str:
     if depth <= 0 or draw(st.booleans()):
-        return "xs"
+        return draw(st.sampled_from(["xs", "xs", "{}"]))
     items = draw(st.lists(int_expr(depth - 1, loc), min_size=1, max_size=3))
     return "{" + ", ".join(items) + "}"
 
@@ -140,7 +140,7 @@ def bool_expr(draw: Any, depth: int, loc: dict[str, str]) -> str:
     if depth <= 0:
         return draw(leaves)
     d = depth - 1
-    choice = draw(st.integers(0, 13))
+    choice = draw(st.integers(0, 14))
     if choice == 0:
         return draw(leaves)
     if choice in (1, 2):
@@ -177,6 +177,9 @@ def bool_expr(draw: Any, depth: int, loc: dict[str, str]) -> str:
     if choice == 12:
         op = draw(st.sampled_from(["==", "!="]))
         return f"({draw(set_int_expr(d, loc))} {op} {draw(set_int_expr(d, loc))})"
+    if choice == 13:  # `{}` is a map here: the checker's type decides (issue 11.1)
+        op = draw(st.sampled_from(["==", "!="]))
+        return draw(st.sampled_from([f"(m {op} {{}})", f"({{}} {op} m)"]))
     op = draw(st.sampled_from(["==", "!="]))
     return f"({draw(bool_expr(d, loc))} {op} {draw(bool_expr(d, loc))})"
 
@@ -579,3 +582,138 @@ def test_cli_compile_bad_input(tmp_path: Path) -> None:
     assert res.exit_code == 2
     res = CliRunner().invoke(main, ["compile", str(bad), "--emit", "wasm"])
     assert res.exit_code == 2
+
+
+# ---------------------------------------------------------- `{}` takes the type its context needs
+
+EMPTY_TEXT = """contract empties version "1.0.0"
+type Box = record { items: map[str, int], seen: set[str] }
+state {
+  boxes: map[str, map[str, int]] = {}
+  kept: list[Box] = []
+  names: list[str] = ["a"]
+}
+tool t(m: map[str, int]) { require m != {} else EMPTY }
+tool t2(m: map[str, int]) { require {} != m else EMPTY }
+tool u(m: map[str, map[str, float]], k: str) {
+  require get(get(m, k, {}), "price", 0.0) >= 0.0 else NEGATIVE
+}
+tool v(k: str) {
+  effect {
+    boxes[k] = {}
+    boxes[k]["n"] = 1
+    kept.append(Box(items={}, seen={}))
+  }
+}
+tool w() { require names != {} and keys(boxes) == {} else NOT_EMPTY }
+"""
+
+
+def test_empty_braces_are_a_map_where_a_map_is_compared() -> None:
+    """Issue 11.1: `m != {}` with `m = {}` was predicted ok ({} was always a set)."""
+    sim = load_cached(EMPTY_TEXT).simulator(now="2024-06-01T12:00:00Z")
+    s = sim.initial_state()
+    for tool in ("t", "t2"):
+        assert sim.step(s, tool, {"m": {}}).verdict == "fails"
+        assert sim.step(s, tool, {"m": {"a": 1}}).verdict == "ok"
+
+
+def test_empty_braces_as_the_default_of_get_on_a_map_of_maps() -> None:
+    """Issue 11.1: `get(get(m, k, {}), "price", 0.0)` failed with EVAL_ERROR."""
+    sim = load_cached(EMPTY_TEXT).simulator(now="2024-06-01T12:00:00Z")
+    s = sim.initial_state()
+    assert sim.step(s, "u", {"m": {}, "k": "x"}).verdict == "ok"
+    r = sim.step(s, "u", {"m": {"x": {"price": -1.0}}, "k": "x"})
+    assert (r.verdict, [v.code for v in r.violations]) == ("fails", ["NEGATIVE"])
+
+
+def test_empty_braces_stored_in_a_map_of_maps_and_a_record_field() -> None:
+    c = load_cached(EMPTY_TEXT)
+    sim = c.simulator(now="2024-06-01T12:00:00Z")
+    r = sim.step(sim.initial_state(), "v", {"k": "a"})
+    assert r.verdict == "ok"
+    (branch,) = r.branches
+    assert branch.state["boxes"] == {"a": {"n": 1}}
+    (box,) = branch.state["kept"]
+    assert isinstance(box["items"], dict) and isinstance(box["seen"], frozenset)
+    assert sim.step(sim.initial_state(), "w", {}).verdict == "ok"
+
+
+def test_empty_braces_compiled_and_interpreted_agree() -> None:
+    c = load_cached(EMPTY_TEXT)
+    cc = c.compiled
+    interp = Interpreter(c.ir)
+    for tool, arg in (("t", {"m": FMap()}), ("t", {"m": FMap({"a": 1})}), ("u", None)):
+        cond = cc.tools[tool].requires[0]
+        args = arg or {"m": FMap({"x": FMap()}), "k": "y"}
+        S = tuple(cc.initial)
+        state = {n: S[i] for n, i in cc.slots.items()}
+        env = Env(c.ir, state=state, args=dict(args), consts=dict(cc.consts), safe=True)
+        expected = attempt(interp.eval, cond.test.ir, env)
+        assert expected[0] == "value"
+        assert attempt(cond.test.safe, S, args, None, S, None) == expected
+        assert attempt(cond.test.fast, S, args, None, S, None) == expected
+
+
+# ------------------------------------------------------------ the clock inside predicates (11.3)
+
+CLOCK_TEXT = """contract clock version "1.0.0"
+state {
+  due: list[str] = ["2024-05-01"]
+  n: int = 0
+}
+predicate past(d: str) = d < today()
+predicate late() = now() > "2024-06-01T00:00:00Z"
+goal all_past = all(past(d) for d in due)
+machine m {
+  states a, b
+  initial a
+  a -> b on t when past("2024-01-01")
+  b -> a on t
+}
+tool t(d: str) {
+  require past(d) and late() else NOT_PAST "{d} is not before {today()}"
+  effect { if past(d) { n += 1 } }
+  ensure old(past(d)) else ENSURE
+}
+"""
+
+
+@pytest.mark.parametrize(("day", "verdict"), [("2024-05-31", "ok"), ("2024-06-02", "fails")])
+def test_today_and_now_inside_a_predicate(day: str, verdict: str) -> None:
+    """Issue 11.3: every call failed with `NameError: name 'C' is not defined`."""
+    c = contractsim.loads(CLOCK_TEXT)
+    sim = c.simulator(now="2024-06-01T12:00:00Z")
+    s = sim.initial_state()
+    r = sim.step(s, "t", {"d": day})
+    assert r.verdict == verdict
+    if verdict == "fails":
+        assert [(v.code, v.message) for v in r.violations] == [
+            ("NOT_PAST", "2024-06-02 is not before 2024-06-01")
+        ]
+    else:
+        (branch,) = r.branches
+        assert branch.state["n"] == 1 and branch.state.machine("m") == "b"
+    assert sim.goal(s, "all_past") is True
+    assert (
+        contractsim.loads(CLOCK_TEXT).simulator(now="2024-04-01T00:00:00Z").goal(s, "all_past")
+        is False
+    )
+
+
+@pytest.mark.parametrize(
+    ("decl", "where"),
+    [
+        ("const D = today()", "a constant"),
+        ("state { s: str = now() }", "an initial value"),
+        ("tool t(d: str = today()) { }", "a default"),
+        ('type R = record { d: str = "x" + today() }', "a default"),
+    ],
+)
+def test_the_clock_is_refused_where_a_value_is_fixed_at_load(decl: str, where: str) -> None:
+    """A constant, default or initial value was computed with 1970-01-01 (or became null)."""
+    with pytest.raises(contractsim.ContractError) as info:
+        contractsim.loads('contract c version "1.0.0"\n' + decl + "\n")
+    (d,) = info.value.errors
+    func = "now" if "now()" in decl else "today"
+    assert (d.code, d.message) == ("E0304", f"`{func}()` is not allowed in {where}")

@@ -301,3 +301,98 @@ def test_fifty_thousand_line_file_loads(tmp_path: Path) -> None:
     assert len(contract.ir.events) == 50_000 - 8 - n_vars
     # unused state variables and events are warnings, not errors
     assert {w.code for w in contract.warnings} == {"W0602", "W0605"}
+
+
+# ---------------------------------------------------------------------------- keywords as names
+
+
+def _grammar_words() -> list[str]:
+    """Every word the grammar uses as a keyword, contextual ones included."""
+    import re
+
+    from contractsim.grammar.parse import parser
+
+    words = {
+        t.pattern.value
+        for t in parser().terminals
+        if t.pattern.type == "str" and re.fullmatch(r"[A-Za-z_]\w*", t.pattern.value)
+    }
+    words |= {"pattern", "format", "min_length", "max_length", "min_items", "max_items"}
+    words |= {"min", "max", "success", "partial", "fails"}
+    return sorted(words)
+
+
+_EXPRESSION_WORDS = {"true", "false", "null", "and", "or", "not", "in"}
+
+
+@pytest.mark.parametrize("word", _grammar_words())
+def test_a_keyword_is_a_field_name_after_a_newline(word: str) -> None:
+    """Issue 11.8: `record { a: str ⏎ tags: str }` parsed only with a comma."""
+    text = (
+        HEADER + f"type R = record {{\n  a: str\n  {word}: int\n  {word}x?: str\n}}\n"
+        f"tool t(r: R) -> record {{ b: int min 0\n  {word}: int }} {{\n"
+        f"  reports {{\n    a: int\n    {word}: int\n  }}\n"
+        f"  require r.{word} > 0 else E\n"
+        f"  outcome o success {{ report {word} = r.{word} }}\n}}\n"
+    )
+    c = contractsim.loads(text)
+    fields = [f.name for f in c.ir.types[0].type.fields]  # type: ignore[union-attr]
+    assert fields == ["a", word, word + "x"]
+
+
+@pytest.mark.parametrize("word", sorted(set(_grammar_words()) - _EXPRESSION_WORDS))
+def test_a_keyword_is_a_state_variable_after_a_newline(word: str) -> None:
+    """Issue 11.8: `state { a: int = 0 ⏎ cost: int = 0 }`; statement words (`report`, `for`,
+    `let` …) as the target of an assignment too."""
+    text = (
+        HEADER + f'state {{\n  a: int = 0\n  {word}: int = 0\n  b: str = ""\n}}\n'
+        f"tool t() {{\n  effect {{\n    a = 1\n    {word} = 2\n    {word} += 1\n  }}\n}}\n"
+    )
+    c = contractsim.loads(text)
+    assert [s.name for s in c.ir.state] == ["a", word, "b"]
+
+
+@pytest.mark.parametrize("word", sorted(_EXPRESSION_WORDS - {"null"}))
+def test_expression_words_are_reserved_for_state_variables(word: str) -> None:
+    with pytest.raises(ContractError) as info:
+        contractsim.loads(HEADER + f"state {{\n  a: int = 0\n  {word}: int = 0\n}}\n")
+    (d,) = info.value.errors
+    assert (d.code, d.message) == (
+        "E0203",
+        f"`{word}` is a reserved name: in an expression it is the literal or operator",
+    )
+
+
+def test_a_constraint_word_still_starts_a_constraint() -> None:
+    c = contractsim.loads(
+        HEADER + "type R = record {\n  a: str min_length 1\n  minutes: int min 0 max 9\n"
+        "  max: int\n  min?: int\n}\n"
+    )
+    fields = c.ir.types[0].type.fields  # type: ignore[union-attr]
+    assert [f.name for f in fields] == ["a", "minutes", "max", "min"]
+    assert [len(f.type.constraints) for f in fields] == [1, 2, 0, 0]  # type: ignore[attr-defined]
+
+
+def test_a_real_syntax_error_after_a_keyword_name_is_still_reported() -> None:
+    d = only_error(HEADER + "state {\n  a: int = 0\n  report: int = 0\n  b int = 0\n}\n")
+    assert (d.code, d.span.line, d.message) == ("E0101", 5, "unexpected `int`")
+
+
+@pytest.mark.parametrize(
+    "word", sorted(set(_grammar_words()) - _EXPRESSION_WORDS - {"initial", "final", "states"})
+)
+def test_a_keyword_names_a_flow_step_a_machine_state_an_outcome_and_an_event(word: str) -> None:
+    """The same fallback after a `when` condition, where a transition out of a step or a machine
+    state named like a keyword follows on the next line (`states`, `initial` and `final` start
+    a machine item themselves; a step named `outcome` cannot follow `->`)."""
+    target = "b" if word == "outcome" else word
+    contractsim.loads(
+        HEADER + "state { n: int = 0 }\nevent " + word + "\n"
+        "tool t() {\n  flow {\n    initial a\n    step a { n += 1 }\n"
+        f"    a -> {target} when n > 0\n    a -> outcome {word}\n"
+        f"    step {target} {{ n += 1 }}\n    {target} -> outcome {word}\n  }}\n"
+        f"  outcome {word} success\n}}\n"
+        f"tool u() {{\n  outcome x fails X on {word} probability 0.1\n  outcome y success\n}}\n"
+        f"machine m {{\n  states a, {word}\n  initial a\n  a -> {word} on t when n > 0\n"
+        f"  {word} -> a on t\n}}\n"
+    )

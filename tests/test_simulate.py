@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 import contractsim
 from contractsim import UNKNOWN
 from contractsim.compiler.values import FMap, Fresh, thaw
+from contractsim.simulator.observe import Observation
 
 NOW = "2024-06-01T12:00:00Z"
 
@@ -787,3 +789,171 @@ def test_unmet_goal_atoms_of_an_imported_pddl_problem() -> None:
         ('("c", "b") in on_', "false"),
     ]
     assert entry["parts"][0]["values"] == {"on_": '{["b", "a"]}'}
+
+
+# ------------------------------------------------------------------- unions in values (issue 11.9)
+
+UNIONS = """contract unions version "1.0.0"
+type R = record { a: int }
+tool t(amount: int | float) { require amount > 0 else NOT_POSITIVE }
+tool u(x: float | str) { require float(x) == x else NOT_FLOAT }
+tool v(x: str | int | null = null, r: R | null = null, n: int min 0 | str = 0,
+       q: list[R] | int = 0) { }
+"""
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "verdict"),
+    [
+        ("t", {"amount": 1}, "ok"),
+        ("t", {"amount": 0.5}, "ok"),
+        ("t", {"amount": -0.5}, "fails"),
+        ("u", {"x": 1.5}, "ok"),
+        ("u", {"x": "1.5"}, "fails"),
+    ],
+)
+def test_numeric_and_overlapping_union_verdicts(
+    tool: str, args: dict[str, Any], verdict: str
+) -> None:
+    sim = contractsim.loads(UNIONS).simulator(now="2024-06-01T12:00:00Z")
+    assert sim.step(sim.initial_state(), tool, args).verdict == verdict
+
+
+@pytest.mark.parametrize(
+    ("args", "problems"),
+    [
+        ({"x": {}}, [("args.x", "must be one of str | int | null (got {})")]),
+        (
+            {"x": 1.5, "n": {}},
+            [
+                ("args.x", "must be one of str | int | null (got 1.5)"),
+                ("args.n", "must be one of int | str (got {})"),
+            ],
+        ),
+        # the value has the shape of one option: what is wrong inside it is said instead
+        ({"r": {"a": "1"}}, [("args.r.a", 'must be an integer (got "1")')]),
+        ({"r": {}}, [("args.r.a", "is required but missing")]),
+        ({"n": -1}, [("args.n", "must be at least 0 (got -1)")]),
+        ({"q": [{"a": 1}, {}]}, [("args.q.1.a", "is required but missing")]),
+    ],
+)
+def test_a_value_that_fits_no_option_of_a_union_is_one_problem(
+    args: dict[str, Any], problems: list[tuple[str, str]]
+) -> None:
+    """Issue 11.9: one line per option, and none for `null`."""
+    sim = contractsim.loads(UNIONS).simulator(now="2024-06-01T12:00:00Z")
+    r = sim.step(sim.initial_state(), "v", args)
+    assert [(v.field, v.message.split(": ", 2)[-1]) for v in r.violations] == problems
+
+
+# ---------------------------------------------------- recursive types inside records (issue 11.7)
+
+JSON_TYPES = """contract json version "1.0.0"
+type Json = str | null | int | list[Json] | map[str, Json]
+type T = record { v: Json }
+type Q = record { name: str, sub: list[Q] = [] }
+state {
+  x: list[T] = []
+  qs: list[Q] = []
+}
+tool t(x: record { v: Json }) { }
+tool keep(y: T, q: Q) -> T { effect { x.append(result)  qs.append(q) } }
+"""
+
+
+def test_a_recursive_alias_inside_an_inline_record_parameter() -> None:
+    """Issue 11.7: a raw PydanticUserError (`t_args` is not fully defined)."""
+    sim = contractsim.loads(JSON_TYPES).simulator(now=NOW)
+    s = sim.initial_state()
+    assert sim.step(s, "t", {"x": {"v": ["a", [None, {"k": 1}]]}}).verdict == "ok"
+    r = sim.step(s, "t", {"x": {"v": ["a", [2.5]]}})
+    assert [(v.field, v.message) for v in r.violations] == [
+        (
+            "args.x.v.1.0",
+            "t: `args.x.v.1.0`: must be one of str | null | int | list[Json] | map[str, Json] "
+            "(got 2.5)",
+        )
+    ]
+
+
+def test_recursive_values_are_plain_maps_and_lists_at_every_depth() -> None:
+    """Nested levels of a recursive record came out as pydantic models, not maps."""
+    c = contractsim.loads(JSON_TYPES)
+    sim = c.simulator(now=NOW)
+    s = sim.initial_state({"x": [{"v": {"a": [1, None]}}]})
+    assert s["x"] == ({"v": {"a": (1, None)}},)
+    q = {"name": "a", "sub": [{"name": "b", "sub": [{"name": "c"}]}]}
+    seen = Observation("ok", {"v": {"k": ["x", {"y": None}]}})
+    o = sim.observe(s, "keep", {"y": {"v": 1}, "q": q}, seen)
+    assert o.state["x"][-1] == {"v": {"k": ("x", {"y": None})}}
+    inner = o.state["qs"][0]["sub"][0]["sub"][0]
+    assert isinstance(inner, FMap) and inner == {"name": "c", "sub": ()}
+
+
+def test_a_result_of_a_recursive_type_that_does_not_fit_is_drift() -> None:
+    sim = contractsim.loads(JSON_TYPES).simulator(now=NOW)
+    seen = Observation("ok", {"v": [1.5]})
+    o = sim.observe(sim.initial_state(), "keep", {"y": {"v": 1}, "q": {"name": "a"}}, seen)
+    assert o.notes == (
+        "the result does not match `-> T`: `result.v.0`: must be one of "
+        "str | null | int | list[Json] | map[str, Json] (got 1.5)",
+    )
+
+
+# ------------------------------------------- equality across types, number coercions (issue 11.16)
+
+EQUALITY = """contract equality version "1.0.0"
+state { seen: list[str] = [] }
+tool t(b: bool, n: int, f: float, x: int | str) {
+  require b == 0 and n == 1 and n == f and str(b) == "false" and str(f) == "1.0" else CROSS
+  require x != 7 else SEVEN
+  effect seen.append(str(f))
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "codes"),
+    [
+        ({"b": False, "n": 1, "f": 1.0, "x": "7"}, []),  # "7" != 7
+        ({"b": False, "n": 1, "f": 1, "x": "7"}, []),  # 1 for a float is 1.0
+        ({"b": True, "n": 1, "f": 1.0, "x": 7}, ["CROSS", "SEVEN"]),
+    ],
+)
+def test_equality_across_types_as_documented(args: dict[str, Any], codes: list[str]) -> None:
+    """docs/language.md, "Equality and numbers": `0 == false`, `1 == 1.0`, `"7" != 7`,
+    `str(true) == "true"`; the compiled code and the interpreter agree on each."""
+    from contractsim.compiler.interp import Env, Interpreter
+
+    c = contractsim.loads(EQUALITY)
+    sim = c.simulator(now=NOW)
+    r = sim.step(sim.initial_state(), "t", args)
+    assert [v.code for v in r.violations] == codes
+    if not codes:
+        assert r.branches[0].state["seen"] == ("1.0",)
+    interp, cc = Interpreter(c.ir), c.compiled
+    values = {**args, "f": float(args["f"])}
+    S = tuple(cc.initial)
+    state = {name: S[i] for name, i in cc.slots.items()}
+    for cond in cc.tools["t"].requires:
+        env = Env(c.ir, state=state, args=values, safe=True)
+        expected = interp.eval(cond.test.ir, env)
+        assert cond.test.fast(S, values, None, S, None) == expected
+        assert cond.test.safe(S, values, None, S, None) == expected
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        ({"f": 1.0, "n": 1.0}, ("args.n", "must be an integer (got 1.0)")),
+        ({"f": True, "n": 1}, ("args.f", "must be a number (got true)")),
+        ({"f": 1.0, "n": True}, ("args.n", "must be an integer (got true)")),
+        ({"f": "1", "n": 1}, ("args.f", 'must be a number (got "1")')),
+    ],
+)
+def test_number_coercions_of_arguments(args: dict[str, Any], problem: tuple[str, str]) -> None:
+    """`1` is accepted for a float (and becomes 1.0); `1.0` is refused for an int; a boolean or
+    a numeric string is never a number."""
+    sim = contractsim.loads(EQUALITY).simulator(now=NOW)
+    r = sim.step(sim.initial_state(), "t", {"b": False, "x": 1, **args})
+    assert [(v.field, v.message.split(": ", 2)[-1]) for v in r.violations] == [problem]

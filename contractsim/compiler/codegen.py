@@ -115,10 +115,11 @@ class CodeGen:
     def _e_call(self, e: ir.Call, ctx: Ctx) -> str:
         args = [self.expr(a, ctx) for a in e.args]
         if e.func in self.predicates:
+            # the context goes along: a predicate may read today() or now()
             return (
-                f"P_{e.func}({ctx.state}, {', '.join(args)})"
+                f"P_{e.func}({ctx.state}, C, {', '.join(args)})"
                 if args
-                else f"P_{e.func}({ctx.state})"
+                else f"P_{e.func}({ctx.state}, C)"
             )
         if e.func in self.type_names:
             return self.construct(e, ctx)
@@ -250,7 +251,7 @@ class CodeGen:
 
     def predicate_function(self, src: Source, pred: ir.PredicateDecl) -> None:
         params = "".join(f", p_{p.name}" for p in pred.params)
-        src.emit(f"def P_{pred.name}(S{params}):", 0, pred.span)
+        src.emit(f"def P_{pred.name}(S, C{params}):", 0, pred.span)
         src.emit(f"# {_comment(expr_text(pred.body))}", 1)
         local_names = {p.name: f"p_{p.name}" for p in pred.params}
         src.emit(f"return {self.expr(pred.body, Ctx(local_names))}", 1, pred.body.span)

@@ -22,16 +22,19 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    RootModel,
     StrictBool,
     StringConstraints,
     TypeAdapter,
     ValidationError,
+    WrapValidator,
     create_model,
 )
 from pydantic import Strict as StrictMarker
-from pydantic_core import PydanticCustomError, SchemaError
+from pydantic_core import InitErrorDetails, PydanticCustomError, SchemaError
 
 from ..dsl import ir
+from ..dsl.types import type_label
 from .values import FMap, freeze, show
 
 # ----------------------------------------------------------------------------------------- formats
@@ -263,8 +266,56 @@ def model_values(model: BaseModel) -> dict[str, Any]:
     }
 
 
+def _root_value(model: RootModel[Any]) -> Any:
+    return model.root
+
+
 def _record_to_map(model: BaseModel) -> FMap:
     return FMap(model_values(model))
+
+
+def _one_of(label: str, tagged: bool) -> Callable[[Any, Any], Any]:
+    """An untagged union's failure as one problem: "must be one of str | int | null", not one
+    line per option (and none for ``null``). Problems of an option the value has the shape of
+    (a field of a record, an item of a list, a bound of a number) are kept instead: they say
+    what to fix. ``tagged``: pydantic puts the option first in an error's location."""
+
+    def validate(value: Any, handler: Any) -> Any:
+        try:
+            return handler(value)
+        except ValidationError as exc:
+            kept: list[InitErrorDetails] = []
+            for e in exc.errors(include_url=False):
+                loc = e["loc"][1:] if tagged else e["loc"]
+                if not loc and _mismatch(e["type"]):
+                    continue
+                ctx = {**(e.get("ctx") or {}), "message": e["msg"]}
+                kept.append(
+                    {
+                        "type": PydanticCustomError(e["type"], "{message}", ctx),
+                        "loc": loc,
+                        "input": e["input"],
+                    }
+                )
+            if kept:
+                raise ValidationError.from_exception_data(exc.title, kept) from None
+            raise PydanticCustomError(
+                "union_mismatch", "must be one of {options}", {"options": label}
+            ) from None
+
+    return validate
+
+
+def _mismatch(kind: str) -> bool:
+    """Whether an error says the value is of another type (rather than how it falls short)."""
+    return kind.endswith("_type") or kind in (
+        "literal_error",
+        "none_required",
+        "union_mismatch",
+        "union_tag_invalid",
+        "union_tag_not_found",
+        "is_instance_of",
+    )
 
 
 def _aliased_model(
@@ -344,7 +395,9 @@ class ValidatorBuilder:
             union = Union[tuple(variants)]  # type: ignore[valid-type]
             return Annotated[union, Field(discriminator=t.tag_field)]
         options = tuple(self.annotation(o) for o in t.options)
-        return Union[options]
+        label = " | ".join(type_label(o) for o in t.options)
+        tagged = sum(o is not type(None) for o in options) > 1
+        return Annotated[Union[options], WrapValidator(_one_of(label, tagged))]
 
     def _constrained(self, base: Any, t: ir.TypeExpr) -> Any:
         if not t.constraints:
@@ -378,19 +431,24 @@ class ValidatorBuilder:
         if decl is None:
             return Any
         if name in self._building:
-            if not self._in_model:
-                # recursion outside any record (type L = list[L]) has no model to resolve a
-                # forward reference later: its inner levels are accepted as they come, frozen
-                return Annotated[Any, AfterValidator(freeze)]
             self._recursive.add(name)
             return ForwardRef(name)
         self._building.add(name)
         ann = self.annotation(decl.type, name)
         self._building.discard(name)
+        if name in self._recursive and not isinstance(
+            decl.type, (ir.RecordType, ir.TaggedUnionType)
+        ):
+            # pydantic resolves a recursive type through a model only: a recursive alias that is
+            # not a record itself (type Json = str | null | list[Json]) gets a root model
+            root = create_model(_model_name(name), __base__=RootModel[ann])  # type: ignore[valid-type]
+            self._models.append(root)
+            ann = Annotated[root, AfterValidator(_root_value)]
         self.namespace[name] = ann
         if name in self._recursive:
             for model in self._models:
-                model.model_rebuild(_types_namespace=self.namespace, raise_errors=False)
+                if not model.__pydantic_complete__:
+                    model.model_rebuild(_types_namespace=self.namespace, raise_errors=False)
         return ann
 
     def record_model(
@@ -452,7 +510,10 @@ class ValidatorBuilder:
 
 
 def _model_name(name: str) -> str:
-    return re.sub(r"\W", "_", name)
+    """A model's class name. It ends in `` model``, which no contract name can: pydantic resolves
+    a forward reference to the model's own name first, so a model named ``Q`` would take the
+    reference to the type ``Q`` (and skip what turns a record into a map)."""
+    return re.sub(r"\W", "_", name) + " model"
 
 
 # --------------------------------------------------------------------------- validation errors
@@ -534,6 +595,9 @@ def _explain(
             "less_than": "less than",
         }[kind]
         return (f"must be {word} {bound}{got}", f"give a value {word} {bound}")
+    if kind == "union_mismatch":
+        options = ctx.get("options", "")
+        return (f"must be one of {options}{got}", f"give a value of one of the types {options}")
     if kind == "literal_error":
         expected = ctx.get("expected", "")
         return (f"must be one of {expected}{got}", f"use one of {expected}")

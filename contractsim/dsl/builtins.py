@@ -22,9 +22,13 @@ def _same(i: int) -> Callable[[list[T.Ty]], T.Ty]:
 
 
 def _numeric_join(args: list[T.Ty]) -> T.Ty:
-    return (
-        T.FLOAT if T.FLOAT in args else (T.INT if args and all(a == T.INT for a in args) else T.ANY)
-    )
+    if T.FLOAT in args:
+        return T.FLOAT
+    if args and all(a == T.INT for a in args):
+        return T.INT
+    if args and all(T.is_numeric(a) for a in args) and T.ANY not in args:
+        return T.UnionT((T.INT, T.FLOAT))  # `int | float` with an int: either
+    return T.ANY
 
 
 def _keys(args: list[T.Ty]) -> T.Ty:

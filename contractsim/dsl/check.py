@@ -5,15 +5,24 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Literal
 
 from . import ir
 from . import types as T
 from .builtins import BUILTINS
 from .diagnostics import Diagnostic, Span, suggestion_hint
 from .typecheck import SEMVER, Checker, Scope, Symbol, _child_types
-from .walk import all_exprs, stmt_exprs, walk_expr, walk_stmts
+from .walk import all_exprs, replace_nodes, stmt_exprs, walk_expr, walk_stmts
 
-__all__ = ["PASSES", "all_exprs", "check_contract", "stmt_exprs", "walk_expr", "walk_stmts"]
+__all__ = [
+    "PASSES",
+    "all_exprs",
+    "check_and_resolve",
+    "check_contract",
+    "stmt_exprs",
+    "walk_expr",
+    "walk_stmts",
+]
 
 
 # ---------------------------------------------------------------------------------------- passes
@@ -53,6 +62,13 @@ def check_unique_names(ck: Checker) -> None:
             seen[name] = (kind, span)
         if kind != "tool" and name in T.PRIMITIVE_NAMES + ("list", "set", "map", "tuple", "result"):
             ck.err("E0203", f"`{name}` is a reserved name", span)
+        elif kind != "tool" and name in _EXPRESSION_WORDS:
+            ck.err(
+                "E0203",
+                f"`{name}` is a reserved name: in an expression it is the literal or operator",
+                span,
+                hint="rename it",
+            )
         if kind == "predicate" and name in BUILTINS:
             ck.err("E0203", f"`{name}` is a built-in function", span, hint="rename the predicate")
     for kind, group in (("event", ck.c.events), ("goal", ck.c.goals)):
@@ -65,6 +81,10 @@ def check_unique_names(ck: Checker) -> None:
                     decl.span,
                 )
             names[decl.name] = decl.span
+
+
+_EXPRESSION_WORDS = frozenset(("true", "false", "null", "and", "or", "not", "in"))
+"""Words an expression always reads as a literal or an operator, never as a name."""
 
 
 def check_types(ck: Checker) -> None:
@@ -181,6 +201,20 @@ def check_state(ck: Checker) -> None:
             )
         else:
             _conforms(ck, var.init, var.type, f"the initial value of `{var.name}`")
+    _check_field_defaults(ck)
+
+
+def _check_field_defaults(ck: Checker) -> None:
+    """Record field defaults are computed once, from constants, like parameter defaults."""
+    scope = Scope(dict(ck.consts), where="a default")
+    todo: list[ir.TypeExpr] = [t.type for t in ck.c.types]
+    while todo:
+        t = todo.pop()
+        if isinstance(t, ir.RecordType):
+            for f in t.fields:
+                if f.default is not None:
+                    ck.expr(f.default, scope)
+        todo.extend(_child_types(t))
 
 
 def ck_scope(ck: Checker, where: str) -> Scope:
@@ -247,7 +281,9 @@ def _params_into(ck: Checker, params: Iterable[ir.Param], scope: Scope) -> None:
                 "W0608",
                 f"parameter `{p.name}` hides the state variable of the same name",
                 p.span,
-                hint="rename the parameter; inside this tool the state variable cannot be read",
+                hint="inside this tool the state variable cannot be read; rename the state "
+                "variable (a parameter's name is part of the tool's interface, which a contract "
+                "for an existing API cannot change)",
             )
         scope.names[p.name] = Symbol(ty, "param", p.span)
 
@@ -361,7 +397,8 @@ def _check_observed(ck: Checker, tool: ir.Tool, cond: ir.Expr, pre: Scope) -> No
             f"parameter `error` of tool `{tool.name}` is hidden inside `observed when`, where "
             "`error` is the real call's failure text",
             cond.span,
-            hint="rename the parameter to read it in `observed when`",
+            hint="a parameter's name is part of the tool's interface, so keep it; read it in a "
+            "`require` or the outcome's `when`, or rename it if the API is yours",
         )
     scope = pre.child(
         result=Symbol(returned, "result", cond.span),
@@ -657,10 +694,30 @@ PASSES: tuple[Callable[[Checker], None], ...] = (
 
 def check_contract(contract: ir.Contract) -> list[Diagnostic]:
     """Run every pass over a lowered contract and return its diagnostics in source order."""
+    return check_and_resolve(contract)[1]
+
+
+def check_and_resolve(contract: ir.Contract) -> tuple[ir.Contract, list[Diagnostic]]:
+    """Check a lowered contract; return it with every ``{}`` made the empty set, map or list
+    its context needs (:func:`resolve_empty`), and its diagnostics in source order."""
     ck = Checker(contract)
     for run in PASSES:
         run(ck)
     unique: dict[tuple[str, str, int, int], Diagnostic] = {}
     for d in ck.diags:
         unique.setdefault((d.code, d.message, d.span.line, d.span.col), d)
-    return sorted(unique.values(), key=Diagnostic.sort_key)
+    return resolve_empty(ck), sorted(unique.values(), key=Diagnostic.sort_key)
+
+
+def resolve_empty(ck: Checker) -> ir.Contract:
+    """The checked contract with each ``{}`` whose type the checker inferred written as that
+    collection: ``m != {}`` with a map ``m`` compares with an empty map, ``get(m, k, {})`` on a
+    map of maps defaults to an empty map. A ``{}`` no context decided stays as it is (a set)."""
+    table: dict[int, ir.Node] = {}
+    for node, literal in ck.empty_literals.values():
+        if literal.kind == "map":
+            table[id(node)] = ir.MapLit(span=node.span, entries=())
+        elif literal.kind in ("set", "list"):
+            kind: Literal["set", "list"] = "set" if literal.kind == "set" else "list"
+            table[id(node)] = ir.Collection(span=node.span, type=kind)
+    return replace_nodes(ck.c, table) if table else ck.c

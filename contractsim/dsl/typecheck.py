@@ -60,6 +60,10 @@ class Scope:
         return new
 
 
+_FIXED_AT_LOAD = ("a constant", "a default", "an initial value")
+"""Where an expression is evaluated once, when the contract is loaded: no clock there."""
+
+
 def _non_null_facts(cond: ir.Expr, positive: bool) -> frozenset[str]:
     from .pretty import expr_text
 
@@ -93,6 +97,15 @@ class Checker:
         self.events = {e.name: e for e in contract.events}
         self.pred_types: dict[str, T.Ty] = {}
         self.validators: Any = None  # one ValidatorBuilder per check, made on first use
+        # every `{}` met, by node identity: what its context made of it (see resolve_empty)
+        self.empty_literals: dict[int, tuple[ir.Collection, T.EmptyLiteral]] = {}
+
+    def empty_literal(self, e: ir.Collection) -> T.EmptyLiteral:
+        """The record of what the ``{}`` at ``e`` is, shared by every look at the node."""
+        found = self.empty_literals.get(id(e))
+        if found is None:
+            found = self.empty_literals[id(e)] = (e, T.EmptyLiteral())
+        return found[1]
 
     def err(self, code: str, msg: str, span: Span, hint: str | None = None) -> None:
         self.diags.append(error(code, msg, span, hint))
@@ -360,7 +373,7 @@ class Checker:
             if e.op == "sum":
                 if not T.is_numeric(body):
                     self.err("E0301", f"`sum` adds numbers, got {body.show()}", e.body.span)
-                return body if body in T.NUMERIC else T.INT
+                return body if T.is_numeric(body) else T.INT
             self.expect(body, T.BOOL, e.body.span, f"the condition of `{e.op}`")
             return T.INT if e.op == "count" else T.BOOL
         if isinstance(e, ir.Unary):
@@ -379,7 +392,7 @@ class Checker:
             if e.type == "tuple":
                 return T.TupleT(tuple(items))
             if e.type == "empty":
-                return T.EmptyT()
+                return T.EmptyT(self.empty_literal(e))
             joined: T.Ty = items[0] if items else T.ANY
             for it in items[1:]:
                 joined = T.join(joined, it)
@@ -541,11 +554,13 @@ class Checker:
             if T.is_stringy(left) and T.is_stringy(right):
                 return T.STR
             if isinstance(left, T.ListT) and isinstance(right, (T.ListT, T.EmptyT)):
+                T.join(left, right)  # a `{}` added to a list is an empty list
                 return left
         elif op == "-":
             if T.is_numeric(left) and T.is_numeric(right):
                 return _numeric_join([left, right])
             if isinstance(left, T.SetT) and isinstance(right, (T.SetT, T.EmptyT)):
+                T.join(left, right)
                 return left
         elif T.is_numeric(left) and T.is_numeric(right):
             if op == "/":
@@ -628,6 +643,15 @@ class Checker:
                 "`old(…)` is only allowed in `ensure` clauses",
                 e.func_span,
                 hint="old(x) is the value of x before the call; preconditions already see it",
+            )
+        if e.func in ("today", "now") and scope.where in _FIXED_AT_LOAD:
+            self.err(
+                "E0304",
+                f"`{e.func}()` is not allowed in {scope.where}",
+                e.func_span,
+                hint="the time is known only when a call is made, and "
+                f"{scope.where} is computed once, when the contract is loaded; "
+                f"use {e.func}() in a condition or set a state variable from it in an effect",
             )
         if e.func == "fresh" and not scope.allow_fresh:
             self.err(

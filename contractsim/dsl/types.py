@@ -68,12 +68,39 @@ class TupleT(Ty):
         return "tuple[" + ", ".join(t.show() for t in self.items) + "]"
 
 
+class EmptyLiteral:
+    """What one ``{}`` in the source turned out to be: the first collection type it met decides
+    (``set``, ``map`` or ``list``); ``None`` while no context said (it is then a set)."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self) -> None:
+        self.kind: str | None = None
+
+    def decide(self, target: Ty) -> None:
+        if self.kind is None:
+            if isinstance(target, MapT):
+                self.kind = "map"
+            elif isinstance(target, SetT):
+                self.kind = "set"
+            elif isinstance(target, ListT):
+                self.kind = "list"
+
+
 @dataclass(frozen=True)
 class EmptyT(Ty):
-    """The type of ``{}``: an empty set or an empty map, whichever the context needs."""
+    """The type of ``{}``: an empty set or an empty map, whichever the context needs. ``literal``
+    (left out of equality) records what the context made of it."""
+
+    literal: EmptyLiteral | None = field(default=None, compare=False, hash=False, repr=False)
 
     def show(self) -> str:
         return "{}"
+
+
+def _note_empty(empty: Ty, target: Ty) -> None:
+    if isinstance(empty, EmptyT) and empty.literal is not None:
+        empty.literal.decide(target)
 
 
 @dataclass(frozen=True)
@@ -141,10 +168,16 @@ NUMERIC = (INT, FLOAT)
 
 
 def is_numeric(t: Ty) -> bool:
+    """A number, or a union whose every option is one (``int | float``)."""
+    if isinstance(t, UnionT):
+        return all(is_numeric(o) for o in t.options)
     return t in NUMERIC or t == ANY
 
 
 def is_stringy(t: Ty) -> bool:
+    """A string or an enum, or a union whose every option is one."""
+    if isinstance(t, UnionT):
+        return all(is_stringy(o) for o in t.options)
     return t == STR or isinstance(t, EnumT) or t == ANY
 
 
@@ -176,7 +209,10 @@ def assignable(value: Ty, target: Ty) -> bool:
     if is_stringy(value) and is_stringy(target):
         return True
     if isinstance(value, EmptyT):
-        return isinstance(target, (SetT, MapT, ListT))
+        if isinstance(target, (SetT, MapT, ListT)):
+            _note_empty(value, target)
+            return True
+        return isinstance(target, EmptyT)
     if isinstance(value, ListT) and isinstance(target, ListT):
         return assignable(value.elem, target.elem)
     if isinstance(value, SetT) and isinstance(target, SetT):
@@ -197,12 +233,24 @@ def assignable(value: Ty, target: Ty) -> bool:
 
 
 def comparable(a: Ty, b: Ty) -> bool:
-    """May ``a == b`` ever be true?"""
+    """May ``a == b`` ever be true? Numbers and booleans compare by value (``1 == 1.0``,
+    ``0 == false``); unions may be equal when some options may (``float | str`` and
+    ``float | null``), null options only to each other."""
     if ANY in (a, b) or NULL in (a, b):
         return True
-    if is_numeric(a) and is_numeric(b):
+    if isinstance(a, UnionT) or isinstance(b, UnionT):
+        left = a.options if isinstance(a, UnionT) else (a,)
+        right = b.options if isinstance(b, UnionT) else (b,)
+        if NULL in left and NULL in right:
+            return True
+        return any(comparable(x, y) for x in left for y in right if x != NULL and y != NULL)
+    if _numberlike(a) and _numberlike(b):
         return True
     return assignable(a, b) or assignable(b, a)
+
+
+def _numberlike(t: Ty) -> bool:
+    return t == BOOL or is_numeric(t)
 
 
 def elem_type(t: Ty) -> Ty | None:
@@ -227,8 +275,10 @@ def join(a: Ty, b: Ty) -> Ty:
     if {a, b} == {INT, FLOAT}:
         return FLOAT
     if isinstance(a, EmptyT):
+        _note_empty(a, b)
         return b
     if isinstance(b, EmptyT):
+        _note_empty(b, a)
         return a
     if a == NULL or b == NULL:
         other = b if a == NULL else a

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import TypeVar, cast
+
+from pydantic import BaseModel
 
 from . import ir
+from .diagnostics import Span
 
 
 def walk_expr(e: ir.Expr) -> Iterator[ir.Expr]:
@@ -139,3 +143,32 @@ def assigned_roots(body: Iterable[ir.Stmt]) -> set[str]:
         if isinstance(target, ir.Name):
             roots.add(target.name)
     return roots
+
+
+def replace_nodes(node: _N, table: dict[int, ir.Node]) -> _N:
+    """``node`` with every descendant whose ``id()`` is in ``table`` replaced by its entry; the
+    parts that do not change are shared, not copied."""
+    return cast(_N, _replace(node, table))
+
+
+_N = TypeVar("_N")
+
+
+def _replace(node: object, table: dict[int, ir.Node]) -> object:
+    found = table.get(id(node))
+    if found is not None:
+        return found
+    if isinstance(node, Span):
+        return node
+    if isinstance(node, BaseModel):
+        changes: dict[str, object] = {}
+        for name in type(node).model_fields:
+            value = getattr(node, name)
+            new = _replace(value, table)
+            if new is not value:
+                changes[name] = new
+        return node.model_copy(update=changes) if changes else node
+    if isinstance(node, tuple):
+        items = tuple(_replace(item, table) for item in node)
+        return items if any(a is not b for a, b in zip(items, node)) else node
+    return node

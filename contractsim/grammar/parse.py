@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from importlib import resources
 
 from lark import Lark, Token, Tree
@@ -93,9 +94,108 @@ def parse(text: str, filename: str = "<string>", start: str = "start") -> Tree[T
     if nesting is not None:
         raise ContractError([nesting], {filename: text})
     try:
-        return parser().parse(text, start=start)
+        return _parse_tree(text, start)
     except UnexpectedInput as exc:
         raise ContractError([_syntax_diagnostic(exc, text, filename)], {filename: text}) from None
+
+
+def _parse_tree(text: str, start: str) -> Tree[Token]:
+    """Parse, reading keywords as names where only a name fits.
+
+    A keyword the parser refuses is retried as a name on the spot (:func:`_keyword_as_name`). A
+    keyword it took but that the next token shows was a name (``report: int`` on its own line in
+    ``state { … }``; ``report`` starts a statement elsewhere) is found when the parse fails just
+    after it; the text is parsed again with that word read as a name, a few times at most."""
+    try:
+        return parser().parse(text, start=start, on_error=lambda e: _keyword_as_name(e, text))
+    except UnexpectedToken as first:
+        failure: UnexpectedToken = first
+        as_names: set[int] = set()
+        for _ in range(_MAX_REREADS):
+            keyword = _keyword_just_taken(failure, text)
+            if keyword is None or keyword.start_pos is None or keyword.start_pos in as_names:
+                break
+            as_names.add(keyword.start_pos)
+            try:
+                return _parse_reading_names(text, start, as_names)
+            except UnexpectedToken as again:
+                failure = again
+            except UnexpectedInput:
+                break
+        if (failure.token.start_pos or 0) > (first.token.start_pos or 0):
+            raise failure from None
+        raise
+
+
+_MAX_REREADS = 8
+
+
+def _parse_reading_names(text: str, start: str, as_names: set[int]) -> Tree[Token]:
+    """Parse with the words starting at the offsets ``as_names`` read as names."""
+    interactive = parser().parse_interactive(text, start=start)
+    state = interactive.parser_state
+    token: Token | None = None
+    try:
+        for token in interactive.lexer_thread.lex(state):  # type: ignore[no-untyped-call]
+            if token.start_pos in as_names:
+                token = Token.new_borrow_pos("NAME", str(token), token)
+            try:
+                state.feed_token(token)
+            except UnexpectedToken as exc:
+                exc.interactive_parser = interactive
+                if not _keyword_as_name(exc, text):
+                    raise
+        end = Token.new_borrow_pos("$END", "", token) if token else Token("$END", "", 0, 1, 1)
+        tree: Tree[Token] = state.feed_token(end, True)
+    except UnexpectedToken as exc:
+        if exc.interactive_parser is None:
+            exc.interactive_parser = interactive
+        raise
+    return tree
+
+
+def _keyword_just_taken(exc: UnexpectedToken, text: str) -> Token | None:
+    """The keyword the parser shifted last, when the parse failed right after it."""
+    if exc.interactive_parser is None:
+        return None
+    values = exc.interactive_parser.parser_state.value_stack
+    last = values[-1] if values else None
+    if (
+        isinstance(last, Token)
+        and last.type != "NAME"
+        and isinstance(last.start_pos, int)
+        and _IDENTIFIER.fullmatch(str(last))
+        and _NAME_USE.match(text, last.end_pos or 0)
+    ):
+        return last
+    return None
+
+
+def _keyword_as_name(exc: UnexpectedInput, text: str) -> bool:
+    """Read a keyword as a name where only a name fits (lark's ``on_error`` hook).
+
+    LALR merges parser states, so after a type or an expression the contextual lexer also admits
+    keywords that may follow one elsewhere (``tags``, ``cost``, ``type`` …); a field or state
+    variable on the next line named like one arrives as that keyword. When the parser then refuses
+    the keyword but would take a name, it gets the name."""
+    if not isinstance(exc, UnexpectedToken) or exc.interactive_parser is None:
+        return False
+    tok = exc.token
+    if (
+        tok.type == "NAME"
+        or "NAME" not in exc.expected
+        or not _IDENTIFIER.fullmatch(str(tok))
+        or not _NAME_USE.match(text, tok.end_pos or 0)
+    ):
+        return False
+    exc.interactive_parser.feed_token(Token.new_borrow_pos("NAME", str(tok), tok))
+    return True
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# what follows a field, state variable or assigned name (`tags: str`, `cost += 1`, `risk[k] = 1`);
+# a keyword followed by anything else stays a keyword, so its syntax error reads as before
+_NAME_USE = re.compile(r"[ \t\r\n]*(?:\?|:|=(?!=)|\+=|-[=>]|\.|\[)")
 
 
 def _blank(text: str) -> bool:
