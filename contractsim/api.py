@@ -285,11 +285,14 @@ def _front_end_passes(text: str, filename: str) -> tuple[ir.Contract | None, lis
 
 def check_text(text: str, filename: str = "<string>") -> list[Diagnostic]:
     """Every diagnostic for contract text: syntax, names, types, machines, lints."""
+    _expect_text(text, filename)
     return sorted(_front_end(text, filename)[1], key=Diagnostic.sort_key)
 
 
 def check(*paths: str | os.PathLike[str]) -> list[Diagnostic]:
     """Check contract files; unreadable files become diagnostics rather than exceptions."""
+    for i, path in enumerate(paths):
+        _expect_path(path, f"paths[{i}]")
     out: list[Diagnostic] = []
     for path in paths:
         try:
@@ -302,7 +305,9 @@ def check(*paths: str | os.PathLike[str]) -> list[Diagnostic]:
 
 
 def loads(text: str, filename: str = "<string>") -> Contract:
-    """Parse and check contract text. Raises :class:`ContractError` when it has errors."""
+    """Parse and check contract text. Raises :class:`ContractError` when it has errors (and
+    ``TypeError`` when ``text`` or ``filename`` is not a ``str``)."""
+    _expect_text(text, filename)
     contract, diags = _front_end(text, filename)
     errors = [d for d in diags if d.severity == "error"]
     if errors or contract is None:
@@ -312,6 +317,7 @@ def loads(text: str, filename: str = "<string>") -> Contract:
 
 def load(path: str | os.PathLike[str]) -> Contract:
     """Read, parse and check a ``.contract`` file."""
+    _expect_path(path, "path")
     text = read_source(path)
     return loads(text, str(path))
 
@@ -323,7 +329,33 @@ def from_pddl(
     :class:`ContractError` with E08xx diagnostics located in the PDDL files."""
     from .pddl import from_pddl as _from_pddl
 
+    _expect_path(domain, "domain")
+    _expect_path(problem, "problem")
+    if filename is not None and not isinstance(filename, str):
+        raise TypeError(f"filename must be a str or None, not {type(filename).__name__}")
+
     return _from_pddl(domain, problem, filename)
+
+
+def _expect_text(text: Any, filename: Any) -> None:
+    if isinstance(text, bytes | bytearray):
+        raise TypeError(
+            "text must be a str, not bytes: decode it first (text.decode('utf-8')) or use "
+            "contractsim.load(path)"
+        )
+    if not isinstance(text, str):
+        raise TypeError(f"text must be the contract's text (a str), not {type(text).__name__}")
+    if not isinstance(filename, str):
+        raise TypeError(
+            f"filename must be a str (the name used in diagnostics), not {type(filename).__name__}"
+        )
+
+
+def _expect_path(path: Any, what: str) -> None:
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(
+            f"{what} must be a file path (a str or os.PathLike), not {type(path).__name__}"
+        )
 
 
 def sources_of(paths: Iterable[str]) -> dict[str, str]:

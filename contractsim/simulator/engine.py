@@ -27,6 +27,13 @@ from ..compiler.compile import (
 )
 from ..compiler.interp import Env
 from ..compiler.validators import model_values, problems_from
+from ..compiler.foreign import (
+    contract_value,
+    described,
+    expect_mapping,
+    is_finite_number,
+    safe_type_name,
+)
 from ..compiler.values import UNKNOWN, show
 from ..dsl.diagnostics import did_you_mean
 from .state import State
@@ -180,6 +187,12 @@ class Simulator:
         now: datetime | str | None = None,
         step_seconds: float = lib.STEP_SECONDS,
     ) -> None:
+        if now is not None and not isinstance(now, (str, datetime)):
+            raise TypeError(
+                "now must be an RFC 3339 time such as 2024-06-01T12:00:00Z or a datetime, not "
+                f"{described(now)}"
+            )
+        _expect_positive(step_seconds, "step_seconds", "a number of seconds such as 10")
         self.contract = contract
         self.step_seconds = step_seconds
         self.compiled: CompiledContract = contract.compiled
@@ -211,24 +224,39 @@ class Simulator:
         """The contract's initial state, with some variables replaced (plain JSON-like values,
         validated against the declared types; the string ``"unknown"`` is not special here: use
         :data:`contractsim.UNKNOWN`)."""
+        overrides = expect_mapping(overrides, "overrides", "state variable names")
         state = State(self.compiled.initial, self.layout)
         if overrides:
             from .inputs import validate_state_overrides
 
-            state = self.state_with(validate_state_overrides(self.compiled, dict(overrides)))
+            checked = validate_state_overrides(self.compiled, overrides, unknown_mark=False)
+            state = self.state_with(checked)
         return state
 
     def state_with(self, values: Mapping[str, Any], base: State | None = None) -> State:
         """``base`` (the initial state by default) with some slots replaced by runtime values
         that were already validated (``machine:NAME`` keys set protocol machines)."""
+        values = expect_mapping(values, "values", "state variable names")
+        unknown_names = [name for name in values if name not in self.layout]
+        if unknown_names:
+            guess = did_you_mean(unknown_names[0], self.layout)
+            raise ValueError(
+                f"values: the contract has no state variable `{unknown_names[0]}`"
+                + (f"; did you mean `{guess}`?" if guess else "")
+            )
+        if base is not None:
+            expect_state(self, base, "base")
         base = base if base is not None else State(self.compiled.initial, self.layout)
         return _with(base, {self.layout[name]: value for name, value in values.items()})
 
     # ------------------------------------------------------------------ one step
     def step(self, state: State, tool: str, args: Mapping[str, Any] | None = None) -> StepResult:
         """Every way calling ``tool(**args)`` in ``state`` can end."""
+        expect_state(self, state, "state")
+        _expect_str(tool, "tool", "a tool name")
+        args = expect_mapping(args, "args", "parameter names")
         with lib.step_budget(self.step_seconds):
-            return self._step(state, tool, args)
+            return _unreadable_args(state, tool, args) or self._step(state, tool, args)
 
     def _step(self, state: State, tool: str, args: Mapping[str, Any] | None) -> StepResult:
         args = dict(args or {})
@@ -986,6 +1014,7 @@ class Simulator:
         machines and by the preconditions that do not depend on its arguments."""
         from ..dsl.walk import used_names
 
+        expect_state(self, state, "state")
         out: list[Enabled] = []
         for ctool in self.compiled.tools.values():
             reasons: list[Violation] = []
@@ -1024,16 +1053,47 @@ class Simulator:
     def bind(self, tool: str, args: Mapping[str, Any] | None = None) -> BoundCall:
         """Validate a call once for repeated use in :meth:`check_plan` (planners ground their
         actions once, then check thousands of candidate plans)."""
+        _expect_str(tool, "tool", "a tool name")
+        args = expect_mapping(args, "args", "parameter names")
+        for name, value in args.items():
+            problems = contract_value(value, f"args.{name}").problems
+            if problems:
+                from ..dsl.diagnostics import ContractError, error
+
+                raise ContractError(
+                    [error("INVALID_ARGUMENT", f"{tool}: {problems[0]}", hint=_UNREADABLE_HINT)]
+                )
         return _fast.bind(self, tool, args)
 
     def check_plan(self, calls: Sequence[BoundCall], state: State | None = None) -> PlanCheck:
         """Just the verdict of a linear plan of bound calls, on the fastest path available."""
+        if isinstance(calls, (str, bytes)) or not isinstance(calls, Sequence):
+            raise TypeError(
+                f"calls must be a list of calls from sim.bind(), not {safe_type_name(calls)}"
+            )
+        for i, call in enumerate(calls):
+            if not isinstance(call, _fast.BoundCall):
+                raise TypeError(
+                    f"calls[{i}] must be a call from sim.bind(tool, args), not "
+                    f"{safe_type_name(call)}"
+                )
+        if state is not None:
+            expect_state(self, state, "state")
         if self._plan_checker is None:
             self._plan_checker = _fast.plan_checker(self)
         return self._plan_checker(self, calls, state)
 
     def goal(self, state: State, name: str) -> Any:
         """The value of a named goal in a state: True, False or UNKNOWN."""
+        expect_state(self, state, "state")
+        _expect_str(name, "name", "a goal name")
+        if name not in self.compiled.goals:
+            guess = did_you_mean(name, self.compiled.goals)
+            declared = ", ".join(f"`{g}`" for g in self.compiled.goals) or "none"
+            raise ValueError(
+                f"the contract declares no goal `{name}`"
+                + (f"; did you mean `{guess}`?" if guess else f" (it declares: {declared})")
+            )
         fn = self.compiled.goals[name]
         return self._eval(fn, state, {}, state.has_unknown, None)
 
@@ -1048,7 +1108,20 @@ class Simulator:
         """A real call of ``tool(**args)`` from ``state`` that ended as ``seen``: the prediction
         (computed, or the one made before the call), the outcome it matched and the state
         carried forward (see :mod:`.observe`)."""
-        from .observe import observe
+        from .observe import Observation, observe
+
+        expect_state(self, state, "state")
+        _expect_str(tool, "tool", "a tool name")
+        args = expect_mapping(args, "args", "parameter names")
+        if not isinstance(seen, Observation):
+            raise TypeError(
+                "seen must be an Observation (Observation.returned(value), "
+                f"Observation.raised(exc)), not {safe_type_name(seen)}"
+            )
+        if prediction is not None and not isinstance(prediction, StepResult):
+            raise TypeError(
+                f"prediction must be a StepResult from sim.step(), not {safe_type_name(prediction)}"
+            )
 
         return observe(self, state, tool, args, seen, prediction)
 
@@ -1069,6 +1142,17 @@ class Simulator:
         :func:`~contractsim.simulator.explore.explore`)."""
         from .explore import explore
 
+        plan = _expect_plan(plan)
+        if state is not None:
+            expect_state(self, state, "state")
+        if max_depth is not None:
+            _expect_count(max_depth, "max_depth", minimum=0)
+        _expect_count(max_states, "max_states")
+        _expect_count(max_branches, "max_branches")
+        _expect_positive(max_seconds, "max_seconds", "a number of seconds such as 60")
+        if goal is not None:
+            _expect_str(goal, "goal", "a goal name")
+
         return explore(
             self,
             plan,
@@ -1080,6 +1164,96 @@ class Simulator:
             goal=goal,
             max_seconds=max_seconds,
         )
+
+
+# ------------------------------------------------------------------ checks of API arguments
+_UNREADABLE_HINT = "pass plain data: str, numbers, bool, None, lists, sets, dicts"
+
+
+def expect_state(sim: Simulator, state: Any, what: str) -> None:
+    """A TypeError unless ``state`` is a :class:`State`, a ValueError unless it is a state of
+    ``sim``'s contract (same variables)."""
+    if not isinstance(state, State):
+        raise TypeError(
+            f"{what} must be a State of this contract (sim.initial_state(), a branch's state), "
+            f"not {safe_type_name(state)}; to build one from values use sim.initial_state(values)"
+        )
+    if state.layout is not sim.layout and state.layout != sim.layout:
+        raise ValueError(
+            f"{what} is a State of another contract (its variables: "
+            + ", ".join(n for n in state.layout if not n.startswith("machine:"))
+            + f"); use a state of `{sim.compiled.ir.header.name}` (sim.initial_state())"
+        )
+
+
+def _expect_str(value: Any, what: str, expected: str) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be {expected} (a str), not {safe_type_name(value)}")
+
+
+def _expect_positive(value: Any, what: str, example: str) -> None:
+    if not is_finite_number(value) or value <= 0:
+        raise (ValueError if is_finite_number(value) or _is_nan(value) else TypeError)(
+            f"{what} must be a positive, finite number ({example}), not {described(value)}"
+        )
+
+
+def _is_nan(value: Any) -> bool:
+    return isinstance(value, float) and value != value
+
+
+def _expect_count(value: Any, what: str, minimum: int = 1) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, not {safe_type_name(value)}")
+    if value < minimum:
+        raise ValueError(f"{what} must be at least {minimum}, not {value}")
+
+
+def _expect_plan(plan: Any) -> list[tuple[str, dict[str, Any]]]:
+    """A plan given to :meth:`Simulator.run` as (tool, args) pairs, or a TypeError naming the
+    step that is neither a ``{tool, args}`` mapping nor a ``(tool, args)`` pair."""
+    if isinstance(plan, (str, bytes, Mapping)) or not isinstance(plan, Iterable):
+        raise TypeError(
+            "plan must be a list of {tool, args} mappings or (tool, args) pairs, not "
+            f"{safe_type_name(plan)}"
+        )
+    out: list[tuple[str, dict[str, Any]]] = []
+    for i, step in enumerate(plan):
+        if isinstance(step, Mapping):
+            tool, args = step.get("tool"), step.get("args")
+        elif isinstance(step, tuple) and len(step) == 2:
+            tool, args = step
+        else:
+            tool = getattr(step, "tool", None) if not isinstance(step, (str, bytes)) else None
+            if tool is None:
+                raise TypeError(
+                    f"plan[{i}] must be a {{tool, args}} mapping or a (tool, args) pair, not "
+                    f"{safe_type_name(step)}"
+                )
+            args = getattr(step, "args", None)
+        _expect_str(tool, f"plan[{i}] tool", "a tool name")
+        out.append((tool, expect_mapping(args, f"plan[{i}] args", "parameter names")))
+    return out
+
+
+def _unreadable_args(state: State, tool: str, args: Mapping[str, Any]) -> StepResult | None:
+    """A failed step when an argument cannot be read as a contract value (it contains itself,
+    nests or grows beyond the bounds, or raises when read); None when all can."""
+    violations = []
+    for name, value in args.items():
+        for problem in contract_value(value, f"args.{name}").problems:
+            violations.append(
+                Violation(
+                    "INVALID_ARGUMENT",
+                    f"{tool}: {problem}",
+                    "argument",
+                    hint=_UNREADABLE_HINT,
+                    field=f"args.{name}",
+                )
+            )
+    if not violations:
+        return None
+    return StepResult(tool, dict(args), [Branch(None, "fails", state, violations=violations)])
 
 
 def _with(state: State, updates: dict[int, Any]) -> State:

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from ..compiler.compile import CompiledContract
 from ..compiler.validators import problems_from
+from ..compiler.foreign import contract_value
 from ..compiler.values import UNKNOWN, FMap, Fresh
 from ..dsl import ir
 from ..dsl.diagnostics import ContractError, Diagnostic, Span, error, suggestion_hint
@@ -591,9 +592,15 @@ def parse_state(text: str, name: str) -> dict[str, Any]:
 
 
 def validate_state_overrides(
-    compiled: CompiledContract, overrides: dict[str, Any], source: str = "<state>", text: str = ""
+    compiled: CompiledContract,
+    overrides: dict[str, Any],
+    source: str = "<state>",
+    text: str = "",
+    unknown_mark: bool = True,
 ) -> dict[str, Any]:
-    """Check names and types of state overrides; returns runtime values."""
+    """Check names and types of state overrides; returns runtime values. :data:`UNKNOWN` makes
+    a value unknown, and so does the string ``"$unknown"`` when ``unknown_mark`` (state files;
+    from Python the string is a string)."""
     out: dict[str, Any] = {}
     problems: list[Diagnostic] = []
     decls = {v.name: v for v in compiled.ir.state}
@@ -640,8 +647,14 @@ def validate_state_overrides(
                 )
             )
             continue
-        if value is UNKNOWN or value == UNKNOWN_MARK:
+        if value is UNKNOWN or (unknown_mark and type(value) is str and value == UNKNOWN_MARK):
             out[name] = UNKNOWN
+            continue
+        unreadable = contract_value(value, name).problems
+        if unreadable:
+            problems.append(
+                _diag("E0702", f"the value of {unreadable[0]}", source, line, hint=_PLAIN_HINT)
+            )
             continue
         try:
             validated = compiled.validators.adapter_for(decl.type).validate_python(value)
@@ -656,6 +669,8 @@ def validate_state_overrides(
         raise ContractError(problems, {source: text} if text else None)
     return out
 
+
+_PLAIN_HINT = "give plain data: str, numbers, bool, None, lists, sets, dicts"
 
 # ------------------------------------------------------------------------------------ fresh values
 
