@@ -93,6 +93,7 @@ class Contract:
         machine ``machine``; see :func:`contractsim.runtime.transitions_adapter.to_transitions`."""
         from .runtime.transitions_adapter import to_transitions
 
+        _expect_name(machine, "machine", "a protocol machine's name")
         return to_transitions(self, machine, model, graph, state, **kwargs)
 
     def render(
@@ -108,6 +109,9 @@ class Contract:
         overview. See :func:`contractsim.render.render`."""
         from .render import render
 
+        _expect_name(view, "view", '"machine", "tool" or "overview"')
+        _expect_name(name, "name", "a machine's or tool's name")
+        _expect_name(format, "format", '"dot", "mermaid", "svg" or "png"', optional=False)
         return render(self.ir, view, name, format, plan_report)
 
     def export(
@@ -118,6 +122,8 @@ class Contract:
         :class:`~contractsim.export.ExportError` for an unknown target or tool."""
         from .export import export
 
+        _expect_name(target, "target", '"jsonschema", "openapi", "openai", "mcp" or "card"', False)
+        _expect_name(tool, "tool", "a tool name")
         return export(self.ir, target, tool)
 
     def card(self, tool: str) -> str:
@@ -125,6 +131,7 @@ class Contract:
         what it changes, how it can end, its errors and how to recover, its risk."""
         from .export import card, select_tools
 
+        _expect_name(tool, "tool", "a tool name", optional=False)
         return card(self.ir, select_tools(self.ir, tool)[0])
 
     def __repr__(self) -> str:
@@ -348,6 +355,16 @@ def _expect_text(text: Any, filename: Any) -> None:
     if not isinstance(filename, str):
         raise TypeError(
             f"filename must be a str (the name used in diagnostics), not {type(filename).__name__}"
+        )
+
+
+def _expect_name(value: Any, what: str, expected: str, optional: bool = True) -> None:
+    if value is None and optional:
+        return
+    if not isinstance(value, str):
+        raise TypeError(
+            f"{what} must be {expected} (a str{' or None' if optional else ''}), "
+            f"not {type(value).__name__}"
         )
 
 

@@ -47,6 +47,9 @@ class Converted:
 
     value: Any
     problems: tuple[str, ...] = ()
+    exact: bool = True
+    """The value was plain data already (builtin dicts, lists, sets, str, numbers …, no
+    subclasses or objects): a caller may keep the original instead of ``value``."""
 
     @property
     def ok(self) -> bool:
@@ -67,7 +70,7 @@ def contract_value(value: Any, path: str = "value") -> Converted:
     problems = reader.problems[:_MAX_PROBLEMS]
     if len(reader.problems) > _MAX_PROBLEMS:
         problems.append(f"… and {len(reader.problems) - _MAX_PROBLEMS} more")
-    return Converted(out, tuple(problems))
+    return Converted(out, tuple(problems), reader.exact)
 
 
 class _Reader:
@@ -75,6 +78,7 @@ class _Reader:
         self.problems: list[str] = []
         self.nodes = 0
         self.open: set[int] = set()  # ids of the containers on the current path
+        self.exact = True
 
     def problem(self, path: str, text: str) -> None:
         self.problems.append(f"`{path}` {text}")
@@ -88,6 +92,8 @@ class _Reader:
         kind = type(value)
         if value is None or kind is bool or kind is Unknown or kind is Fresh:
             return value
+        if kind not in _EXACT:
+            self.exact = False
         if isinstance(value, bool):  # pragma: no cover - bool cannot be subclassed
             return bool(value)
         if isinstance(value, int):
@@ -183,6 +189,9 @@ class _Reader:
                 child = f"{path}[{safe_text(name, 40)}]"
             out[name] = self.read(v, child, depth)
         return FMap(out)
+
+
+_EXACT = frozenset({int, float, str, dict, list, tuple, set, frozenset, FMap})
 
 
 def _is_pydantic_model(value: Any) -> bool:

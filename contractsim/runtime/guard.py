@@ -352,6 +352,8 @@ class Guard:
 
     def save_drift(self, path: str | os.PathLike[str]) -> None:
         """Write the drift log as JSON Lines."""
+        if not isinstance(path, str | os.PathLike):
+            raise TypeError(f"path must be a file path (a str or os.PathLike), not {described(path)}")
         with open(path, "w", encoding="utf-8") as out:
             for d in self.drift_log():
                 out.write(json.dumps(d, ensure_ascii=False, default=str) + "\n")

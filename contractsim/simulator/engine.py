@@ -255,8 +255,11 @@ class Simulator:
         expect_state(self, state, "state")
         _expect_str(tool, "tool", "a tool name")
         args = expect_mapping(args, "args", "parameter names")
+        args, unreadable = _read_args(tool, args)
+        if unreadable:
+            return StepResult(tool, args, [Branch(None, "fails", state, violations=unreadable)])
         with lib.step_budget(self.step_seconds):
-            return _unreadable_args(state, tool, args) or self._step(state, tool, args)
+            return self._step(state, tool, args)
 
     def _step(self, state: State, tool: str, args: Mapping[str, Any] | None) -> StepResult:
         args = dict(args or {})
@@ -1054,15 +1057,11 @@ class Simulator:
         """Validate a call once for repeated use in :meth:`check_plan` (planners ground their
         actions once, then check thousands of candidate plans)."""
         _expect_str(tool, "tool", "a tool name")
-        args = expect_mapping(args, "args", "parameter names")
-        for name, value in args.items():
-            problems = contract_value(value, f"args.{name}").problems
-            if problems:
-                from ..dsl.diagnostics import ContractError, error
+        args, unreadable = _read_args(tool, expect_mapping(args, "args", "parameter names"))
+        if unreadable:
+            from ..dsl.diagnostics import ContractError, error
 
-                raise ContractError(
-                    [error("INVALID_ARGUMENT", f"{tool}: {problems[0]}", hint=_UNREADABLE_HINT)]
-                )
+            raise ContractError([error(v.code, v.message, hint=v.hint) for v in unreadable])
         return _fast.bind(self, tool, args)
 
     def check_plan(self, calls: Sequence[BoundCall], state: State | None = None) -> PlanCheck:
@@ -1112,7 +1111,7 @@ class Simulator:
 
         expect_state(self, state, "state")
         _expect_str(tool, "tool", "a tool name")
-        args = expect_mapping(args, "args", "parameter names")
+        args = _read_args(tool, expect_mapping(args, "args", "parameter names"))[0]
         if not isinstance(seen, Observation):
             raise TypeError(
                 "seen must be an Observation (Observation.returned(value), "
@@ -1236,12 +1235,17 @@ def _expect_plan(plan: Any) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def _unreadable_args(state: State, tool: str, args: Mapping[str, Any]) -> StepResult | None:
-    """A failed step when an argument cannot be read as a contract value (it contains itself,
-    nests or grows beyond the bounds, or raises when read); None when all can."""
+def _read_args(tool: str, args: dict[str, Any]) -> tuple[dict[str, Any], list[Violation]]:
+    """The arguments as plain data (objects and subclasses read as contract values), and an
+    ``INVALID_ARGUMENT`` violation for each one that cannot be read (it contains itself, nests
+    or grows beyond the bounds, or raises when read)."""
     violations = []
+    out = dict(args)
     for name, value in args.items():
-        for problem in contract_value(value, f"args.{name}").problems:
+        converted = contract_value(value, f"args.{name}")
+        if not converted.exact:
+            out[name] = converted.value
+        for problem in converted.problems:
             violations.append(
                 Violation(
                     "INVALID_ARGUMENT",
@@ -1251,9 +1255,7 @@ def _unreadable_args(state: State, tool: str, args: Mapping[str, Any]) -> StepRe
                     field=f"args.{name}",
                 )
             )
-    if not violations:
-        return None
-    return StepResult(tool, dict(args), [Branch(None, "fails", state, violations=violations)])
+    return out, violations
 
 
 def _with(state: State, updates: dict[int, Any]) -> State:

@@ -650,18 +650,25 @@ def validate_state_overrides(
         if value is UNKNOWN or (unknown_mark and type(value) is str and value == UNKNOWN_MARK):
             out[name] = UNKNOWN
             continue
-        unreadable = contract_value(value, name).problems
-        if unreadable:
+        converted = contract_value(value, name)
+        if converted.problems:
             problems.append(
-                _diag("E0702", f"the value of {unreadable[0]}", source, line, hint=_PLAIN_HINT)
+                _diag(
+                    "E0702", f"the value of {converted.problems[0]}", source, line, hint=_PLAIN_HINT
+                )
             )
             continue
+        if not converted.exact:  # objects, subclasses: validate what was read from them
+            value = converted.value
         try:
             validated = compiled.validators.adapter_for(decl.type).validate_python(value)
         except ValidationError as exc:
+            hint = None
+            if type(value) is str and value == UNKNOWN_MARK:
+                hint = "from Python, make a value unknown with contractsim.UNKNOWN"
             for p in problems_from(exc, name):
                 problems.append(
-                    _diag("E0702", f"`{p.path}`: {p.message}", source, line, hint=p.hint)
+                    _diag("E0702", f"`{p.path}`: {p.message}", source, line, hint=hint or p.hint)
                 )
             continue
         out[name] = validated
