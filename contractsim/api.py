@@ -94,6 +94,14 @@ class Contract:
         from .runtime.transitions_adapter import to_transitions
 
         _expect_name(machine, "machine", "a protocol machine's name")
+        if model is not None and (
+            isinstance(model, int | float | str | bytes | tuple | list | dict | set | frozenset)
+            or not hasattr(model, "__dict__")
+        ):
+            raise TypeError(
+                "model must be an object the machine can set attributes on (an instance of a "
+                f"class of yours), not {type(model).__name__}"
+            )
         return to_transitions(self, machine, model, graph, state, **kwargs)
 
     def render(

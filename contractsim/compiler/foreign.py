@@ -272,4 +272,7 @@ def is_finite_number(value: Any) -> bool:
     """A real ``int``/``float`` (not ``bool``) that is finite."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
-    return isinstance(value, int) or math.isfinite(value)
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:  # an int beyond any float
+        return False

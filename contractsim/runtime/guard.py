@@ -28,6 +28,7 @@ import itertools
 import json
 import logging
 import os
+import sys
 import threading
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
@@ -248,20 +249,19 @@ class Guard:
         serialize: bool = False,
         history_limit: int = 10_000,
     ) -> None:
-        if mode not in ("raise", "return"):
+        if not isinstance(mode, str) or mode not in ("raise", "return"):
             raise ValueError(f"mode must be 'raise' or 'return', not {safe_text(mode, 60)}")
         for flag, name in ((block_on_unknown, "block_on_unknown"), (serialize, "serialize")):
             if not isinstance(flag, bool):
                 raise TypeError(f"{name} must be True or False, not {safe_type_name(flag)}")
         if isinstance(history_limit, bool) or not isinstance(history_limit, int):
             raise TypeError(f"history_limit must be an int, not {safe_type_name(history_limit)}")
-        if history_limit < 1:
-            raise ValueError(f"history_limit must be at least 1, not {history_limit}")
-        if state is not None and not isinstance(state, State | Mapping):
-            raise TypeError(
-                "state must be a dict of state variable names to values or a State, not "
-                f"{safe_type_name(state)}"
+        if not 1 <= history_limit <= sys.maxsize:
+            raise ValueError(
+                f"history_limit must be between 1 and {sys.maxsize}, not {safe_text(history_limit, 40)}"
             )
+        if state is not None and not isinstance(state, State):
+            state = expect_mapping(state, "state", "state variable names")
         self.contract = contract
         self.mode: Mode = mode
         self.block_on_unknown = block_on_unknown

@@ -8,6 +8,7 @@ plans for planners is in :mod:`.fast`.
 
 from __future__ import annotations
 
+import contextlib
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -201,7 +202,8 @@ class Simulator:
                 now = datetime.fromisoformat(now.replace("Z", "+00:00"))
             except ValueError:
                 raise ValueError(
-                    f"now must be an RFC 3339 time such as 2024-06-01T12:00:00Z, not {now!r}"
+                    "now must be an RFC 3339 time such as 2024-06-01T12:00:00Z, not "
+                    f"{str.__str__(now)[:80]!r}"
                 ) from None
         self.now_dt = now or datetime.now(timezone.utc)
         self.now = lib.now_text(self.now_dt)
@@ -1192,13 +1194,10 @@ def _expect_str(value: Any, what: str, expected: str) -> None:
 
 def _expect_positive(value: Any, what: str, example: str) -> None:
     if not is_finite_number(value) or value <= 0:
-        raise (ValueError if is_finite_number(value) or _is_nan(value) else TypeError)(
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        raise (ValueError if number else TypeError)(
             f"{what} must be a positive, finite number ({example}), not {described(value)}"
         )
-
-
-def _is_nan(value: Any) -> bool:
-    return isinstance(value, float) and value != value
 
 
 def _expect_count(value: Any, what: str, minimum: int = 1) -> None:
@@ -1223,13 +1222,16 @@ def _expect_plan(plan: Any) -> list[tuple[str, dict[str, Any]]]:
         elif isinstance(step, tuple) and len(step) == 2:
             tool, args = step
         else:
-            tool = getattr(step, "tool", None) if not isinstance(step, (str, bytes)) else None
+            tool = None
+            if not isinstance(step, (str, bytes)):
+                with contextlib.suppress(Exception):  # an object of the caller's may raise
+                    tool = getattr(step, "tool", None)
+                    args = getattr(step, "args", None)
             if tool is None:
                 raise TypeError(
                     f"plan[{i}] must be a {{tool, args}} mapping or a (tool, args) pair, not "
                     f"{safe_type_name(step)}"
                 )
-            args = getattr(step, "args", None)
         _expect_str(tool, f"plan[{i}] tool", "a tool name")
         out.append((tool, expect_mapping(args, f"plan[{i}] args", "parameter names")))
     return out
