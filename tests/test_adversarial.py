@@ -530,7 +530,9 @@ def test_dev_zero_as_plan_is_refused(mini: str) -> None:
 
 
 # ======================================================================== the Python API, misused
-FILE_SYSTEM = Path(__file__).resolve().parents[1] / "examples" / "file_system" / "file_system.contract"
+FILE_SYSTEM = (
+    Path(__file__).resolve().parents[1] / "examples" / "file_system" / "file_system.contract"
+)
 BACKUP = Path(__file__).resolve().parents[1] / "examples" / "backup" / "backup.contract"
 SESSION_PROTOCOL = (
     Path(__file__).resolve().parents[1]
@@ -629,9 +631,7 @@ def _entry_points(tmp: Path) -> dict[str, object]:
         "to_transitions(state)": lambda j: session.to_transitions(state=j),
         # (a model of the caller's own that raises when touched raises its own errors)
         "to_transitions(model)": lambda j: (
-            None
-            if isinstance(j, _Hostile | _OddDict)
-            else session.to_transitions(model=j)
+            None if isinstance(j, _Hostile | _OddDict) else session.to_transitions(model=j)
         ),
         "initial_state(overrides)": lambda j: sim.initial_state(j),
         "initial_state({files: junk})": lambda j: sim.initial_state({"files": j}),

@@ -834,7 +834,7 @@ HOSTILE_RESULTS = {
     "self-referential list": (_cyclic_list, "`result[1]` contains itself"),
     "dict nested 5000 levels": (lambda: _deep(5000), "nests more than 100 levels"),
     "10**5000": (lambda: 10**5000, "`result` is an integer beyond 2**256"),
-    "object whose reads raise": (_Unreadable, "is a `_Unreadable` object, not a contract value"),
+    "object whose reads raise": (_Unreadable, "is of type `_Unreadable`, not a contract value"),
     "mapping whose items() raises": (
         lambda: _BadMapping(),
         "`result` cannot be read: RuntimeError: no items",

@@ -26,6 +26,7 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
 
+from .lib import MAX_ITEMS, MAX_STRING
 from .values import UNKNOWN, FMap, Fresh, Unknown
 
 MAX_DEPTH = 100
@@ -61,11 +62,15 @@ def contract_value(value: Any, path: str = "value") -> Converted:
     """``value`` as an immutable contract value (lists → tuples, sets → frozensets, mappings,
     records, dataclasses and pydantic models → :class:`FMap`, dates → their ISO text, enums →
     their value). ``path`` names the value in problems (``result``, ``args.path``)."""
-    reader = _Reader()
+    kind = type(value)
+    if (kind is str and len(value) <= MAX_STRING) or kind is bool or kind is float or value is None:
+        return _PLAIN if value is None else Converted(value)
+    reader = _Reader(path)
     try:
-        out = reader.read(value, path, 0)
+        out = reader.read(value, 0)
     except Exception as exc:  # noqa: BLE001 - the reader is total; this is its last guard
-        reader.problem(path, f"it cannot be read ({exception_text(exc)})")
+        reader.where[1:] = []
+        reader.problem(f"cannot be read ({exception_text(exc)})")
         out = UNKNOWN
     problems = reader.problems[:_MAX_PROBLEMS]
     if len(reader.problems) > _MAX_PROBLEMS:
@@ -73,123 +78,188 @@ def contract_value(value: Any, path: str = "value") -> Converted:
     return Converted(out, tuple(problems), reader.exact)
 
 
+_PLAIN = Converted(None)
+
+
 class _Reader:
-    def __init__(self) -> None:
+    """One reading: the problems found, the values counted, the containers open on the path
+    (a container met again inside itself is a cycle), the keys leading to the current value."""
+
+    def __init__(self, path: str) -> None:
         self.problems: list[str] = []
         self.nodes = 0
-        self.open: set[int] = set()  # ids of the containers on the current path
+        self.open: set[int] = set()
         self.exact = True
+        self.where: list[Any] = [path]
+        self.max_items = MAX_ITEMS
+        self.max_string = MAX_STRING
 
-    def problem(self, path: str, text: str) -> None:
+    def problem(self, text: str) -> None:
+        path = str(self.where[0])
+        for key in self.where[1:]:
+            if isinstance(key, int):
+                path += f"[{key}]"
+            elif key is _ELEMENT:
+                path += "[…]"
+            elif key is _KEY:
+                path += " (a key)"
+            elif isinstance(key, str) and key.isidentifier():
+                path += f".{key}"
+            else:
+                path += f"[{safe_text(key, 40)}]"
         self.problems.append(f"`{path}` {text}")
 
-    def read(self, value: Any, path: str, depth: int) -> Any:
+    def read(self, value: Any, depth: int) -> Any:
         self.nodes += 1
         if self.nodes > MAX_NODES:
             if self.nodes == MAX_NODES + 1:
-                self.problem(path, f"is beyond the first {MAX_NODES:,} values read")
+                self.problem(f"is beyond the first {MAX_NODES:,} values read")
             return UNKNOWN
         kind = type(value)
-        if value is None or kind is bool or kind is Unknown or kind is Fresh:
+        if kind is str:
+            if len(value) > self.max_string:
+                self.problem(f"is a string longer than {self.max_string:,} characters")
+                return UNKNOWN
             return value
-        if kind not in _EXACT:
-            self.exact = False
+        if kind is int:
+            if -MAX_INT <= value <= MAX_INT:
+                return value
+            self.problem("is an integer beyond 2**256")
+            return UNKNOWN
+        if kind is float or value is None or kind is bool or kind is Unknown or kind is Fresh:
+            return value
+        if kind is dict or kind is FMap or kind is list or kind is tuple:
+            if depth >= MAX_DEPTH:
+                self.problem(f"nests more than {MAX_DEPTH} levels")
+                return UNKNOWN
+            key = id(value)
+            if key in self.open:
+                self.problem("contains itself")
+                return UNKNOWN
+            self.open.add(key)
+            try:
+                if kind is list or kind is tuple:
+                    return self._sequence(value, depth + 1)
+                return self._mapping(list(value.items()), depth + 1)
+            finally:
+                self.open.discard(key)
+        self.exact = False
+        return self._foreign(value, depth)
+
+    def _foreign(self, value: Any, depth: int) -> Any:
+        """Anything but exact builtin data: subclasses, objects, dates …"""
         if isinstance(value, bool):  # pragma: no cover - bool cannot be subclassed
             return bool(value)
         if isinstance(value, int):
-            number = int.__int__(value)
-            if abs(number) > MAX_INT:
-                self.problem(path, "is an integer beyond 2**256")
-                return UNKNOWN
-            return number
+            return self.read(int.__int__(value), depth)
         if isinstance(value, float):
             return float.__float__(value)
         if isinstance(value, str):
-            from .lib import MAX_STRING
-
-            if str.__len__(value) > MAX_STRING:
-                self.problem(path, f"is a string longer than {MAX_STRING:,} characters")
-                return UNKNOWN
-            return str.__str__(value)
+            return self.read(str.__str__(value), depth)
         if isinstance(value, datetime | date | time):
             return value.isoformat()
         if isinstance(value, enum.Enum):
-            return self.read(value.value, path, depth)
+            return self.read(value.value, depth)
         if isinstance(value, uuid.UUID | PurePath):
             return str(value)
         if isinstance(value, Decimal):
-            return self._decimal(value, path)
+            return self._decimal(value, depth)
         if depth >= MAX_DEPTH:
-            self.problem(path, f"nests more than {MAX_DEPTH} levels")
+            self.problem(f"nests more than {MAX_DEPTH} levels")
             return UNKNOWN
         key = id(value)
         if key in self.open:
-            self.problem(path, "contains itself")
+            self.problem("contains itself")
             return UNKNOWN
         self.open.add(key)
+        mark = len(self.where)
         try:
-            return self._container(value, path, depth + 1)
+            return self._container(value, depth + 1)
         except Exception as exc:  # noqa: BLE001 - a user object raised while being read
-            self.problem(path, f"cannot be read: {exception_text(exc)}")
+            del self.where[mark:]
+            self.problem(f"cannot be read: {exception_text(exc)}")
             return UNKNOWN
         finally:
             self.open.discard(key)
 
-    def _decimal(self, value: Decimal, path: str) -> Any:
+    def _decimal(self, value: Decimal, depth: int) -> Any:
         if value.is_finite() and value == value.to_integral_value():
             if value.adjusted() > 78:
-                self.problem(path, "is an integer beyond 2**256")
+                self.problem("is an integer beyond 2**256")
                 return UNKNOWN
-            return self.read(int(value), path, 0)
+            return self.read(int(value), depth)
         return float(value)
 
-    def _container(self, value: Any, path: str, depth: int) -> Any:
-        from .lib import MAX_ITEMS
+    def _sequence(self, items: list[Any] | tuple[Any, ...], depth: int) -> Any:
+        if len(items) > self.max_items:
+            self.problem(f"has more than {self.max_items:,} items")
+            return UNKNOWN
+        where = self.where
+        where.append(0)
+        out = []
+        read = self.read
+        for i, v in enumerate(items):
+            where[-1] = i
+            out.append(read(v, depth))
+        where.pop()
+        return tuple(out)
 
-        if isinstance(value, dict):
-            items: list[tuple[Any, Any]] = list(dict.items(value))
-        elif isinstance(value, list | tuple):
-            seq = list(list.__iter__(value) if isinstance(value, list) else tuple.__iter__(value))
-            if len(seq) > MAX_ITEMS:
-                self.problem(path, f"has more than {MAX_ITEMS:,} items")
-                return UNKNOWN
-            return tuple(self.read(v, f"{path}[{i}]", depth) for i, v in enumerate(seq))
-        elif isinstance(value, set | frozenset):
-            elements = list(set.__iter__(value) if isinstance(value, set) else iter(value))
-            if len(elements) > MAX_ITEMS:
-                self.problem(path, f"has more than {MAX_ITEMS:,} items")
-                return UNKNOWN
-            return frozenset(self.read(v, f"{path}[…]", depth) for v in elements)
-        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-            items = [(f.name, getattr(value, f.name)) for f in dataclasses.fields(value)]
-        elif _is_pydantic_model(value):
-            items = [(name, getattr(value, name)) for name in type(value).model_fields]
-        elif isinstance(value, Mapping):
-            items = _bounded_list(value.items(), MAX_ITEMS + 1)
-        elif isinstance(value, Set):
-            elements = _bounded_list(iter(value), MAX_ITEMS + 1)
-            if len(elements) > MAX_ITEMS:
-                self.problem(path, f"has more than {MAX_ITEMS:,} items")
-                return UNKNOWN
-            return frozenset(self.read(v, f"{path}[…]", depth) for v in elements)
-        else:
-            self.problem(path, f"is a `{safe_type_name(value)}` object, not a contract value")
+    def _set(self, elements: list[Any], depth: int) -> Any:
+        if len(elements) > self.max_items:
+            self.problem(f"has more than {self.max_items:,} items")
             return UNKNOWN
-        if len(items) > MAX_ITEMS:
-            self.problem(path, f"has more than {MAX_ITEMS:,} items")
+        self.where.append(_ELEMENT)
+        out = frozenset(self.read(v, depth) for v in elements)
+        self.where.pop()
+        return out
+
+    def _mapping(self, items: list[tuple[Any, Any]], depth: int) -> Any:
+        if len(items) > self.max_items:
+            self.problem(f"has more than {self.max_items:,} items")
             return UNKNOWN
+        where = self.where
         out: dict[Any, Any] = {}
         for k, v in items:
-            name = self.read(k, f"{path} key", depth)
-            if name is UNKNOWN:
-                return UNKNOWN
-            if isinstance(name, str) and name.isidentifier():
-                child = f"{path}.{name}"
+            if type(k) is str:
+                name = k
             else:
-                child = f"{path}[{safe_text(name, 40)}]"
-            out[name] = self.read(v, child, depth)
+                where.append(_KEY)
+                name = self.read(k, depth)
+                where.pop()
+                if name is UNKNOWN:
+                    return UNKNOWN
+            where.append(name)
+            out[name] = self.read(v, depth)
+            where.pop()
         return FMap(out)
 
+    def _container(self, value: Any, depth: int) -> Any:
+        if isinstance(value, dict):
+            return self._mapping(list(dict.items(value)), depth)
+        if isinstance(value, list):
+            return self._sequence(list(list.__iter__(value)), depth)
+        if isinstance(value, tuple):
+            return self._sequence(tuple(tuple.__iter__(value)), depth)
+        if isinstance(value, set):
+            return self._set(list(set.__iter__(value)), depth)
+        if isinstance(value, frozenset):
+            return self._set(list(frozenset.__iter__(value)), depth)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            fields = [(f.name, getattr(value, f.name)) for f in dataclasses.fields(value)]
+            return self._mapping(fields, depth)
+        if _is_pydantic_model(value):
+            names = list(type(value).model_fields)
+            return self._mapping([(n, getattr(value, n)) for n in names], depth)
+        if isinstance(value, Mapping):
+            return self._mapping(_bounded_list(value.items(), self.max_items + 1), depth)
+        if isinstance(value, Set):
+            return self._set(_bounded_list(iter(value), self.max_items + 1), depth)
+        self.problem(f"is of type `{safe_type_name(value)}`, not a contract value")
+        return UNKNOWN
+
+
+_ELEMENT = object()  # in a path: an element of a set
+_KEY = object()  # in a path: a mapping's key
 
 _EXACT = frozenset({int, float, str, dict, list, tuple, set, frozenset, FMap})
 

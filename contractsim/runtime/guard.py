@@ -228,9 +228,11 @@ _LAST: contextvars.ContextVar[CallRecord | None] = contextvars.ContextVar(
 class Guard:
     """Guards real tool functions with a contract; create it with ``contract.guard()``.
 
-    ``state``: initial-state overrides (as ``simulate --state`` takes, ``"$unknown"`` allowed) or
-    a simulator :class:`~contractsim.simulator.state.State`. ``mode``: ``"raise"`` (refused calls
-    raise :class:`ContractViolation`, the wrapped function returns the real value) or
+    ``state``: initial-state overrides (as ``Simulator.initial_state`` takes them:
+    :data:`contractsim.UNKNOWN` makes a value unknown) or a simulator
+    :class:`~contractsim.simulator.state.State` of this contract. ``mode``: ``"raise"``
+    (refused calls raise :class:`ContractViolation`, the wrapped function returns the real
+    value) or
     ``"return"`` (every call returns a :class:`CallResult`). ``now`` fixes ``today()``/``now()``
     (default: the wall clock at each call). ``block_on_unknown``: also refuse calls that only
     *may* fail (default: call them; reality decides and refines the state). ``serialize``: run
@@ -258,7 +260,8 @@ class Guard:
             raise TypeError(f"history_limit must be an int, not {safe_type_name(history_limit)}")
         if not 1 <= history_limit <= sys.maxsize:
             raise ValueError(
-                f"history_limit must be between 1 and {sys.maxsize}, not {safe_text(history_limit, 40)}"
+                f"history_limit must be between 1 and {sys.maxsize}, "
+                f"not {safe_text(history_limit, 40)}"
             )
         if state is not None and not isinstance(state, State):
             state = expect_mapping(state, "state", "state variable names")
@@ -304,7 +307,9 @@ class Guard:
         check (its value is validated against the declared type). Observers are plain
         functions; they run under the guard's lock."""
         if not isinstance(variable, str):
-            raise TypeError(f"variable must be a state variable name (a str), not {described(variable)}")
+            raise TypeError(
+                f"variable must be a state variable name (a str), not {described(variable)}"
+            )
         if not callable(read):
             raise TypeError(
                 f"the observer of `{variable}` must be a function of no arguments returning the "
@@ -353,7 +358,9 @@ class Guard:
     def save_drift(self, path: str | os.PathLike[str]) -> None:
         """Write the drift log as JSON Lines."""
         if not isinstance(path, str | os.PathLike):
-            raise TypeError(f"path must be a file path (a str or os.PathLike), not {described(path)}")
+            raise TypeError(
+                f"path must be a file path (a str or os.PathLike), not {described(path)}"
+            )
         with open(path, "w", encoding="utf-8") as out:
             for d in self.drift_log():
                 out.write(json.dumps(d, ensure_ascii=False, default=str) + "\n")
@@ -771,6 +778,5 @@ def _name_of(fn: Any) -> str:
 
 def _args_text(args: Mapping[str, Any]) -> str:
     return ", ".join(
-        f"{safe_text(k, 100)}={json.dumps(_plain(v), ensure_ascii=False)}"
-        for k, v in args.items()
+        f"{safe_text(k, 100)}={json.dumps(_plain(v), ensure_ascii=False)}" for k, v in args.items()
     )

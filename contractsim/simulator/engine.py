@@ -26,8 +26,6 @@ from ..compiler.compile import (
     TemplateFn,
     make_context,
 )
-from ..compiler.interp import Env
-from ..compiler.validators import model_values, problems_from
 from ..compiler.foreign import (
     contract_value,
     described,
@@ -35,6 +33,8 @@ from ..compiler.foreign import (
     is_finite_number,
     safe_type_name,
 )
+from ..compiler.interp import Env
+from ..compiler.validators import model_values, problems_from
 from ..compiler.values import UNKNOWN, show
 from ..dsl.diagnostics import did_you_mean
 from .state import State
@@ -1168,6 +1168,7 @@ class Simulator:
 
 
 # ------------------------------------------------------------------ checks of API arguments
+_SCALARS = frozenset({str, bool, float, type(None)})  # nothing to read in these
 _UNREADABLE_HINT = "pass plain data: str, numbers, bool, None, lists, sets, dicts"
 
 
@@ -1232,7 +1233,8 @@ def _expect_plan(plan: Any) -> list[tuple[str, dict[str, Any]]]:
                     f"plan[{i}] must be a {{tool, args}} mapping or a (tool, args) pair, not "
                     f"{safe_type_name(step)}"
                 )
-        _expect_str(tool, f"plan[{i}] tool", "a tool name")
+        if not isinstance(tool, str):
+            raise TypeError(f"plan[{i}] tool must be a tool name (a str), not {described(tool)}")
         out.append((tool, expect_mapping(args, f"plan[{i}] args", "parameter names")))
     return out
 
@@ -1244,6 +1246,8 @@ def _read_args(tool: str, args: dict[str, Any]) -> tuple[dict[str, Any], list[Vi
     violations = []
     out = dict(args)
     for name, value in args.items():
+        if type(value) in _SCALARS:
+            continue  # plain text, numbers (ints are read for their bound)
         converted = contract_value(value, f"args.{name}")
         if not converted.exact:
             out[name] = converted.value

@@ -19,8 +19,8 @@ import yaml
 from pydantic import ValidationError
 
 from ..compiler.compile import CompiledContract
-from ..compiler.validators import problems_from
 from ..compiler.foreign import contract_value
+from ..compiler.validators import problems_from
 from ..compiler.values import UNKNOWN, FMap, Fresh
 from ..dsl import ir
 from ..dsl.diagnostics import ContractError, Diagnostic, Span, error, suggestion_hint

@@ -23,8 +23,8 @@ from pydantic import ValidationError
 
 from ..compiler import lib
 from ..compiler.compile import OBSERVED_ERROR, CTool
-from ..compiler.validators import model_values, problems_from
 from ..compiler.foreign import contract_value, exception_text
+from ..compiler.validators import model_values, problems_from
 from ..compiler.values import UNKNOWN
 from ..dsl.types import type_label
 from .engine import Branch, StepResult, Verdict, Violation
