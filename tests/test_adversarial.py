@@ -782,3 +782,26 @@ def test_the_unknown_marker_string_is_a_string_from_python() -> None:
     )
     with pytest.raises(ContractError, match="make a value unknown with contractsim.UNKNOWN"):
         contractsim.load(FILE_SYSTEM).simulator().initial_state({"files": "$unknown"})
+
+
+def test_unreadable_plan_arguments_are_a_value_error_naming_the_step_and_path() -> None:
+    sim = contractsim.load(FILE_SYSTEM).simulator(now=NOW)
+    cyclic: dict[str, object] = {}
+    cyclic["me"] = cyclic
+    deep: object = "x"
+    for _ in range(5000):
+        deep = {"a": [deep]}
+    expected = {
+        "cyclic": (cyclic, "`args.content.me` contains itself"),
+        "huge": (10**5000, "`args.content` is an integer beyond 2**256"),
+        "deep": (deep, "`args.content.a[0].a[0]…92 levels….a[0].a[0]` nests more than 100 levels"),
+        "object": (_Hostile(), "`args.content` is of type `_Hostile`, not a contract value"),
+    }
+    for value, problem in expected.values():
+        plan = [("make_dir", {"path": "/tmp/b"}), ("write_file", {"path": "/a", "content": value})]
+        with pytest.raises(ValueError) as info:
+            sim.run(plan)
+        assert str(info.value).startswith(f"plan[1]: write_file: {problem} (pass plain data")
+        # one call at a time, it is a failing step instead
+        step = sim.step(sim.initial_state(), "write_file", {"path": "/a", "content": value})
+        assert [v.message for v in step.violations] == [f"write_file: {problem}"]

@@ -95,19 +95,24 @@ class _Reader:
         self.max_string = MAX_STRING
 
     def problem(self, text: str) -> None:
-        path = str(self.where[0])
+        if len(self.problems) > _MAX_PROBLEMS:
+            self.problems.append(text)  # counted, not shown
+            return
+        parts = []
         for key in self.where[1:]:
             if isinstance(key, int):
-                path += f"[{key}]"
+                parts.append(f"[{key}]")
             elif key is _ELEMENT:
-                path += "[…]"
+                parts.append("[…]")
             elif key is _KEY:
-                path += " (a key)"
+                parts.append(" (a key)")
             elif isinstance(key, str) and key.isidentifier():
-                path += f".{key}"
+                parts.append(f".{key}")
             else:
-                path += f"[{safe_text(key, 40)}]"
-        self.problems.append(f"`{path}` {text}")
+                parts.append(f"[{safe_text(key, 40)}]")
+        if len(parts) > 8:  # a deep path: its ends say where
+            parts[4:-4] = [f"…{len(parts) - 8} levels…"]
+        self.problems.append(f"`{self.where[0]}{''.join(parts)}` {text}")
 
     def read(self, value: Any, depth: int) -> Any:
         self.nodes += 1

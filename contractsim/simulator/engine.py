@@ -1119,6 +1119,15 @@ class Simulator:
                 "seen must be an Observation (Observation.returned(value), "
                 f"Observation.raised(exc)), not {safe_type_name(seen)}"
             )
+        if seen.status not in (None, "ok", "error", "crash"):
+            raise ValueError(
+                f"seen.status must be 'ok', 'error', 'crash' or None, not {described(seen.status)}"
+            )
+        if seen.error is not None and not isinstance(seen.error, str):
+            raise TypeError(
+                "seen.error must be the exception's text (a str) or None, not "
+                f"{described(seen.error)}"
+            )
         if prediction is not None and not isinstance(prediction, StepResult):
             raise TypeError(
                 f"prediction must be a StepResult from sim.step(), not {safe_type_name(prediction)}"
@@ -1235,7 +1244,10 @@ def _expect_plan(plan: Any) -> list[tuple[str, dict[str, Any]]]:
                 )
         if not isinstance(tool, str):
             raise TypeError(f"plan[{i}] tool must be a tool name (a str), not {described(tool)}")
-        out.append((tool, expect_mapping(args, f"plan[{i}] args", "parameter names")))
+        values, unreadable = _read_args(tool, expect_mapping(args, f"plan[{i}] args", "parameters"))
+        if unreadable:
+            raise ValueError(f"plan[{i}]: {unreadable[0].message} ({_UNREADABLE_HINT})")
+        out.append((tool, values))
     return out
 
 
@@ -1249,8 +1261,8 @@ def _read_args(tool: str, args: dict[str, Any]) -> tuple[dict[str, Any], list[Vi
         if type(value) in _SCALARS:
             continue  # plain text, numbers (ints are read for their bound)
         converted = contract_value(value, f"args.{name}")
-        if not converted.exact:
-            out[name] = converted.value
+        if not converted.exact or converted.problems:
+            out[name] = converted.value  # what was read; the unreadable parts are unknown
         for problem in converted.problems:
             violations.append(
                 Violation(
