@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 import contractsim
 from contractsim.api import check_text
@@ -805,3 +807,41 @@ def test_unreadable_plan_arguments_are_a_value_error_naming_the_step_and_path() 
         # one call at a time, it is a failing step instead
         step = sim.step(sim.initial_state(), "write_file", {"path": "/a", "content": value})
         assert [v.message for v in step.violations] == [f"write_file: {problem}"]
+
+
+_SCALARS = (
+    hs.none()
+    | hs.booleans()
+    | hs.integers()
+    | hs.integers(min_value=2**250, max_value=2**300)
+    | hs.floats(allow_nan=True, allow_infinity=True)
+    | hs.text(max_size=20)
+    | hs.binary(max_size=5)
+    | hs.dates()
+    | hs.decimals(allow_nan=True)
+    | hs.builds(object)
+)
+_VALUES = hs.recursive(
+    _SCALARS,
+    lambda inner: (
+        hs.lists(inner, max_size=4)
+        | hs.tuples(inner, inner)
+        | hs.dictionaries(hs.text(max_size=5) | hs.integers(), inner, max_size=4)
+        | hs.frozensets(hs.integers() | hs.text(max_size=5), max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_VALUES)
+def test_any_python_value_is_read_serialised_and_shown_without_raising(value: object) -> None:
+    from contractsim.compiler.foreign import contract_value
+    from contractsim.compiler.values import show, thaw
+
+    converted = contract_value(value)
+    json.dumps(thaw(converted.value))
+    show(converted.value)
+    result = contractsim.CallResult("t", True, value)
+    json.dumps(result.to_json())
+    assert isinstance(result.to_llm(), str)
