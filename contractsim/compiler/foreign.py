@@ -327,18 +327,22 @@ def described(value: Any) -> str:
 
 
 def expect_mapping(value: Any, what: str, keys: str) -> dict[str, Any]:
-    """``value`` (a mapping with str keys, or None) as a dict; a TypeError naming ``what``
-    and the ``keys`` it expects otherwise (for the arguments of the Python API)."""
+    """``value`` (a mapping with str keys, or None) as a dict — a plain dict is returned as it
+    is, not copied; a TypeError naming ``what`` and the ``keys`` it expects otherwise (for the
+    arguments of the Python API)."""
     if value is None:
         return {}
-    if not isinstance(value, Mapping):
+    if type(value) is dict:
+        out: dict[Any, Any] = value  # the caller's own dict, not copied: read it, never change it
+    elif not isinstance(value, Mapping):
         raise TypeError(f"{what} must be a dict of {keys} to values, not {described(value)}")
-    try:
-        out = dict(value.items())
-    except Exception as exc:  # noqa: BLE001 - the caller's mapping cannot be read
-        raise TypeError(f"{what} cannot be read as a dict: {exception_text(exc)}") from None
+    else:
+        try:
+            out = dict(value.items())
+        except Exception as exc:  # noqa: BLE001 - the caller's mapping cannot be read
+            raise TypeError(f"{what} cannot be read as a dict: {exception_text(exc)}") from None
     for key in out:
-        if not isinstance(key, str):
+        if type(key) is not str and not isinstance(key, str):
             raise TypeError(f"{what} must have str keys ({keys}), not {described(key)}")
     return out
 

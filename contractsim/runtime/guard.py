@@ -232,10 +232,10 @@ class Guard:
     :data:`contractsim.UNKNOWN` makes a value unknown) or a simulator
     :class:`~contractsim.simulator.state.State` of this contract. ``mode``: ``"raise"``
     (refused calls raise :class:`ContractViolation`, the wrapped function returns the real
-    value) or
-    ``"return"`` (every call returns a :class:`CallResult`). ``now`` fixes ``today()``/``now()``
-    (default: the wall clock at each call). ``block_on_unknown``: also refuse calls that only
-    *may* fail (default: call them; reality decides and refines the state). ``serialize``: run
+    value) or ``"return"`` (every call returns a :class:`CallResult`). ``now`` fixes
+    ``today()``/``now()`` (default: the wall clock at each call). ``block_on_unknown``: also
+    refuse calls that only *may* fail (default: call them; reality decides and refines the
+    state). ``serialize``: run
     guarded calls one at a time, so that two parallel calls cannot both pass a check that only
     one of them may (default: tools run concurrently, outside the guard's lock).
     ``history_limit``: how many calls and drift records are kept.

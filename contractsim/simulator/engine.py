@@ -224,8 +224,8 @@ class Simulator:
     # ------------------------------------------------------------------ states
     def initial_state(self, overrides: Mapping[str, Any] | None = None) -> State:
         """The contract's initial state, with some variables replaced (plain JSON-like values,
-        validated against the declared types; the string ``"unknown"`` is not special here: use
-        :data:`contractsim.UNKNOWN`)."""
+        validated against the declared types; :data:`contractsim.UNKNOWN` makes a value unknown
+        — the string ``"$unknown"`` is special in state files only, here it is a string)."""
         overrides = expect_mapping(overrides, "overrides", "state variable names")
         state = State(self.compiled.initial, self.layout)
         if overrides:
@@ -1256,12 +1256,14 @@ def _read_args(tool: str, args: dict[str, Any]) -> tuple[dict[str, Any], list[Vi
     ``INVALID_ARGUMENT`` violation for each one that cannot be read (it contains itself, nests
     or grows beyond the bounds, or raises when read)."""
     violations = []
-    out = dict(args)
+    out = args
     for name, value in args.items():
         if type(value) in _SCALARS:
-            continue  # plain text, numbers (ints are read for their bound)
+            continue
         converted = contract_value(value, f"args.{name}")
         if not converted.exact or converted.problems:
+            if out is args:
+                out = dict(args)
             out[name] = converted.value  # what was read; the unreadable parts are unknown
         for problem in converted.problems:
             violations.append(
