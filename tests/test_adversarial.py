@@ -845,3 +845,58 @@ def test_any_python_value_is_read_serialised_and_shown_without_raising(value: ob
     result = contractsim.CallResult("t", True, value)
     json.dumps(result.to_json())
     assert isinstance(result.to_llm(), str)
+
+
+ODD_ADAPTERS = """
+class Odd(dict):
+    def items(self): raise RuntimeError("odd items")
+    def keys(self): raise RuntimeError("odd keys")
+    def __iter__(self): raise RuntimeError("odd iter")
+    def __getitem__(self, k): raise RuntimeError("odd getitem")
+    def get(self, k, d=None): raise RuntimeError("odd get")
+    def __len__(self): raise RuntimeError("odd len")
+
+class Broken(Exception):
+    def __str__(self): raise RuntimeError("no text")
+
+class Obj:
+    pass
+
+STEP = {"tool": "t", "args": {}, "outcome": "ok"}
+
+def odd(record):
+    return Odd(steps=[STEP])
+
+def broken(record):
+    raise Broken()
+
+def holds_an_object(record):
+    return Odd(steps=[dict(STEP, result=Obj())])
+"""
+
+
+@pytest.mark.parametrize(
+    ("func", "code", "message"),
+    [
+        ("odd", 0, "1 run(s), 1 step(s): 1 agree, 0 disagree"),
+        ("broken", 2, "error[E0911]: the adapter raised Broken: <its message cannot be read>"),
+        (
+            "holds_an_object",
+            2,
+            "error[E0912]: the adapter returned a value that cannot be read for run 1: "
+            "`the run.steps[0].result` is of type `Obj`, not a contract value",
+        ),
+    ],
+)
+def test_a_replay_adapter_returning_odd_values_or_raising_oddly(
+    tmp_path: Path, func: str, code: int, message: str
+) -> None:
+    contract = write(
+        tmp_path, "r.contract", HEAD + "state {\n  n: int = 0\n}\ntool t() {\n  effect n += 1\n}\n"
+    )
+    adapter = write(tmp_path, "adapter.py", ODD_ADAPTERS)
+    traces = write(tmp_path, "t.jsonl", '{"x": 1}\n')
+    r = cli("replay", contract, traces, "--adapter", f"{adapter}:{func}")
+    no_crash(r)
+    assert r.exit_code == code
+    assert message in r.output
