@@ -148,7 +148,8 @@ class _Reader:
                 return self._mapping(list(value.items()), depth + 1)
             finally:
                 self.open.discard(key)
-        self.exact = False
+        if kind is not set and kind is not frozenset:
+            self.exact = False
         return self._foreign(value, depth)
 
     def _foreign(self, value: Any, depth: int) -> Any:
@@ -265,9 +266,6 @@ class _Reader:
 
 _ELEMENT = object()  # in a path: an element of a set
 _KEY = object()  # in a path: a mapping's key
-
-_EXACT = frozenset({int, float, str, dict, list, tuple, set, frozenset, FMap})
-
 
 def _is_pydantic_model(value: Any) -> bool:
     from pydantic import BaseModel
