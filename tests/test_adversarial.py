@@ -661,6 +661,8 @@ def _entry_points(tmp: Path) -> dict[str, object]:
         "run(max_states)": lambda j: sim.run([], max_states=j),
         "run(max_seconds)": lambda j: sim.run([], max_seconds=j),
         "run(goal)": lambda j: sim.run([], goal=j),
+        "State.machine(name)": lambda j: session.simulator().initial_state().machine(j),
+        "Observation.raised(exc)": lambda j: contractsim.Observation.raised(j),
         "guard.wrap(fn)": lambda j: g.wrap("read_file", j),
         "guard.wrap(tool)": lambda j: g.wrap(j, lambda path: None),
         "guard.tool(name)": lambda j: g.tool(j),

@@ -267,6 +267,7 @@ class _Reader:
 _ELEMENT = object()  # in a path: an element of a set
 _KEY = object()  # in a path: a mapping's key
 
+
 def _is_pydantic_model(value: Any) -> bool:
     from pydantic import BaseModel
 

@@ -59,6 +59,8 @@ class Observation:
     @classmethod
     def raised(cls, exc: BaseException) -> Observation:
         """A call that raised ``exc``."""
+        if not isinstance(exc, BaseException):
+            raise TypeError(f"exc must be the exception the call raised, not {type(exc).__name__}")
         return cls("crash", None, exception_text(exc))
 
 
