@@ -956,3 +956,16 @@ def test_hostile_arguments_are_refused_as_invalid_arguments() -> None:
         assert text in result.error.message
         assert isinstance(result.to_llm(), str)
         json.dumps(result.to_json())
+
+
+def test_results_records_and_drift_print_whatever_the_tool_returned() -> None:
+    guard = session_guard(mode="return")
+    result = guard.wrap("bump", _Unreadable)()
+    assert repr(result).startswith("CallResult(tool='bump', ok=True, value=<a _Unreadable whose")
+    assert repr(guard.drift[-1]).startswith("Drift(index=0, tool='bump'")
+    refused = guard.wrap("query", lambda q: None)(_Unreadable())
+    assert refused.error is not None and refused.error.code == "INVALID_ARGUMENT"
+    assert "args={'q': <a _Unreadable whose repr cannot be read>}" in repr(guard.history[-1])
+    assert "whose repr cannot be read" in repr(refused)
+    huge = CallResult("t", True, 10**5000)
+    assert "value=<a int whose repr cannot be read>" in repr(huge)

@@ -305,6 +305,17 @@ def safe_text(value: Any, limit: int = MAX_TEXT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def safe_repr(value: Any, limit: int = MAX_TEXT) -> str:
+    """``repr(value)`` cut at ``limit`` characters, never raising (a ``__repr__`` that raises
+    gives ``<a TYPE whose repr cannot be read>``)."""
+    try:
+        text = repr(value)
+        text = str.__str__(text)
+    except Exception:  # noqa: BLE001 - a user object: its repr is not worth a crash
+        return f"<a {safe_type_name(value)} whose repr cannot be read>"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def exception_text(exc: BaseException) -> str:
     """``Type: message`` of an exception, never raising (a ``__str__`` that raises gives
     ``Type: <its message cannot be read>``); at most :data:`MAX_TEXT` characters."""

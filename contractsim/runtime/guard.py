@@ -41,6 +41,7 @@ from ..compiler.foreign import (
     described,
     exception_text,
     expect_mapping,
+    safe_repr,
     safe_text,
     safe_type_name,
 )
@@ -59,7 +60,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 # ----------------------------------------------------------------------------------- results
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class GuardError:
     """Why a call was refused (or failed): everything an agent needs to recover."""
 
@@ -138,7 +139,7 @@ class ContractViolation(Exception):
         return self.error.to_llm()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class CallResult:
     """What a guarded call returns in ``mode="return"``: the value or the error, and warnings."""
 
@@ -174,7 +175,7 @@ class CallResult:
         return text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Drift:
     """A call where the contract and the real tool disagreed."""
 
@@ -205,7 +206,7 @@ class Drift:
         return out
 
 
-@dataclass
+@dataclass(repr=False)
 class CallRecord:
     """One guarded call, as the guard saw it."""
 
@@ -217,6 +218,22 @@ class CallRecord:
     outcome: str | None = None
     warnings: tuple[Warning_, ...] = ()
     drift: Drift | None = None
+
+
+def _safe_repr(self: Any) -> str:
+    """The dataclass's usual repr, with every field shown safely (a value of the tool's whose
+    ``__repr__`` raises or runs long does not make printing a result fail)."""
+
+    def shown(value: Any) -> str:
+        if type(value) is dict:  # arguments: each value on its own
+            return "{" + ", ".join(f"{k!r}: {safe_repr(v, 300)}" for k, v in value.items()) + "}"
+        return safe_repr(value, 300)
+
+    fields = ", ".join(f"{f.name}={shown(getattr(self, f.name))}" for f in dataclasses.fields(self))
+    return f"{type(self).__name__}({fields})"
+
+
+GuardError.__repr__ = CallResult.__repr__ = Drift.__repr__ = CallRecord.__repr__ = _safe_repr  # type: ignore[method-assign]
 
 
 # ------------------------------------------------------------------------------------- guard
