@@ -969,3 +969,15 @@ def test_results_records_and_drift_print_whatever_the_tool_returned() -> None:
     assert "whose repr cannot be read" in repr(refused)
     huge = CallResult("t", True, 10**5000)
     assert "value=<a int whose repr cannot be read>" in repr(huge)
+
+
+def test_a_callable_that_cannot_be_read_as_a_function_is_a_type_error_at_wrap_time() -> None:
+    class Odd:
+        def __call__(self) -> int:
+            return 1
+
+        def __getattr__(self, name: str) -> Any:
+            raise RuntimeError(f"no {name}")
+
+    with pytest.raises(TypeError, match="cannot guard .* as `bump`: it cannot be read as a "):
+        session_guard().wrap("bump", Odd())

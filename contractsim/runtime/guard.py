@@ -400,9 +400,11 @@ class Guard:
             )
         try:
             signature = inspect.signature(fn)
-        except (TypeError, ValueError) as exc:
+            is_async = _is_async(fn)
+            functools.update_wrapper(lambda: None, fn)  # what @functools.wraps will read
+        except Exception as exc:  # noqa: BLE001 - the caller's object, read as a function
             raise TypeError(
-                f"cannot guard {_name_of(fn)} as `{tool}`: its parameters cannot be read "
+                f"cannot guard {_name_of(fn)} as `{tool}`: it cannot be read as a function "
                 f"({exception_text(exc)})"
             ) from None
         declared = {p.name for p in ctool.ir.params}
@@ -430,7 +432,7 @@ class Guard:
                     out[name] = value
             return out
 
-        if _is_async(fn):
+        if is_async:
 
             @functools.wraps(fn)
             async def guarded_async(*args: Any, **kwargs: Any) -> Any:
