@@ -93,6 +93,15 @@ class Contract:
         machine ``machine``; see :func:`contractsim.runtime.transitions_adapter.to_transitions`."""
         from .runtime.transitions_adapter import to_transitions
 
+        _expect_name(machine, "machine", "a protocol machine's name")
+        if model is not None and (
+            isinstance(model, int | float | str | bytes | tuple | list | dict | set | frozenset)
+            or not hasattr(model, "__dict__")
+        ):
+            raise TypeError(
+                "model must be an object the machine can set attributes on (an instance of a "
+                f"class of yours), not {type(model).__name__}"
+            )
         return to_transitions(self, machine, model, graph, state, **kwargs)
 
     def render(
@@ -108,6 +117,9 @@ class Contract:
         overview. See :func:`contractsim.render.render`."""
         from .render import render
 
+        _expect_name(view, "view", '"machine", "tool" or "overview"')
+        _expect_name(name, "name", "a machine's or tool's name")
+        _expect_name(format, "format", '"dot", "mermaid", "svg" or "png"', optional=False)
         return render(self.ir, view, name, format, plan_report)
 
     def export(
@@ -118,6 +130,8 @@ class Contract:
         :class:`~contractsim.export.ExportError` for an unknown target or tool."""
         from .export import export
 
+        _expect_name(target, "target", '"jsonschema", "openapi", "openai", "mcp" or "card"', False)
+        _expect_name(tool, "tool", "a tool name")
         return export(self.ir, target, tool)
 
     def card(self, tool: str) -> str:
@@ -125,6 +139,7 @@ class Contract:
         what it changes, how it can end, its errors and how to recover, its risk."""
         from .export import card, select_tools
 
+        _expect_name(tool, "tool", "a tool name", optional=False)
         return card(self.ir, select_tools(self.ir, tool)[0])
 
     def __repr__(self) -> str:
@@ -286,11 +301,14 @@ def _front_end_passes(text: str, filename: str) -> tuple[ir.Contract | None, lis
 
 def check_text(text: str, filename: str = "<string>") -> list[Diagnostic]:
     """Every diagnostic for contract text: syntax, names, types, machines, lints."""
+    _expect_text(text, filename)
     return sorted(_front_end(text, filename)[1], key=Diagnostic.sort_key)
 
 
 def check(*paths: str | os.PathLike[str]) -> list[Diagnostic]:
     """Check contract files; unreadable files become diagnostics rather than exceptions."""
+    for i, path in enumerate(paths):
+        _expect_path(path, f"paths[{i}]")
     out: list[Diagnostic] = []
     for path in paths:
         try:
@@ -303,7 +321,9 @@ def check(*paths: str | os.PathLike[str]) -> list[Diagnostic]:
 
 
 def loads(text: str, filename: str = "<string>") -> Contract:
-    """Parse and check contract text. Raises :class:`ContractError` when it has errors."""
+    """Parse and check contract text. Raises :class:`ContractError` when it has errors (and
+    ``TypeError`` when ``text`` or ``filename`` is not a ``str``)."""
+    _expect_text(text, filename)
     contract, diags = _front_end(text, filename)
     errors = [d for d in diags if d.severity == "error"]
     if errors or contract is None:
@@ -313,6 +333,7 @@ def loads(text: str, filename: str = "<string>") -> Contract:
 
 def load(path: str | os.PathLike[str]) -> Contract:
     """Read, parse and check a ``.contract`` file."""
+    _expect_path(path, "path")
     text = read_source(path)
     return loads(text, str(path))
 
@@ -324,7 +345,43 @@ def from_pddl(
     :class:`ContractError` with E08xx diagnostics located in the PDDL files."""
     from .pddl import from_pddl as _from_pddl
 
+    _expect_path(domain, "domain")
+    _expect_path(problem, "problem")
+    if filename is not None and not isinstance(filename, str):
+        raise TypeError(f"filename must be a str or None, not {type(filename).__name__}")
+
     return _from_pddl(domain, problem, filename)
+
+
+def _expect_text(text: Any, filename: Any) -> None:
+    if isinstance(text, bytes | bytearray):
+        raise TypeError(
+            "text must be a str, not bytes: decode it first (text.decode('utf-8')) or use "
+            "contractsim.load(path)"
+        )
+    if not isinstance(text, str):
+        raise TypeError(f"text must be the contract's text (a str), not {type(text).__name__}")
+    if not isinstance(filename, str):
+        raise TypeError(
+            f"filename must be a str (the name used in diagnostics), not {type(filename).__name__}"
+        )
+
+
+def _expect_name(value: Any, what: str, expected: str, optional: bool = True) -> None:
+    if value is None and optional:
+        return
+    if not isinstance(value, str):
+        raise TypeError(
+            f"{what} must be {expected} (a str{' or None' if optional else ''}), "
+            f"not {type(value).__name__}"
+        )
+
+
+def _expect_path(path: Any, what: str) -> None:
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(
+            f"{what} must be a file path (a str or os.PathLike), not {type(path).__name__}"
+        )
 
 
 def sources_of(paths: Iterable[str]) -> dict[str, str]:

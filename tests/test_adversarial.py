@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 import contractsim
 from contractsim.api import check_text
@@ -527,3 +529,376 @@ def test_dev_zero_as_plan_is_refused(mini: str) -> None:
     r = sub(["simulate", mini, "/dev/zero", "--now", NOW], mem_kb=700_000)
     assert r.returncode == 2
     assert "Traceback" not in r.stdout + r.stderr
+
+
+# ======================================================================== the Python API, misused
+FILE_SYSTEM = (
+    Path(__file__).resolve().parents[1] / "examples" / "file_system" / "file_system.contract"
+)
+BACKUP = Path(__file__).resolve().parents[1] / "examples" / "backup" / "backup.contract"
+SESSION_PROTOCOL = (
+    Path(__file__).resolve().parents[1]
+    / "examples"
+    / "session_protocol"
+    / "session_protocol.contract"
+)
+
+
+class _Hostile:
+    """An object every way of reading raises from."""
+
+    def __getattr__(self, name: str) -> object:
+        raise RuntimeError(f"no {name}")
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("no eq")
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+    __str__ = __repr__
+
+    def __bool__(self) -> bool:
+        raise RuntimeError("no bool")
+
+
+class _OddDict(dict):  # type: ignore[type-arg]
+    """A dict subclass whose every method raises (the data is there, at the C level)."""
+
+    def items(self) -> object:
+        raise RuntimeError("odd items")
+
+    def keys(self) -> object:
+        raise RuntimeError("odd keys")
+
+    def __iter__(self) -> object:
+        raise RuntimeError("odd iter")
+
+    def __getitem__(self, key: object) -> object:
+        raise RuntimeError("odd getitem")
+
+    def __len__(self) -> int:
+        raise RuntimeError("odd len")
+
+
+class _BrokenText(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no text")
+
+
+def _junk() -> list[object]:
+    cyclic: dict[str, object] = {}
+    cyclic["me"] = cyclic
+    deep: object = "leaf"
+    for _ in range(5000):
+        deep = [deep]
+    other = contractsim.load(BACKUP).simulator(now=NOW).initial_state()
+    return [
+        None, 0, -1, 5, float("nan"), float("inf"), 10**5000, True, "x", "", "$unknown",
+        b"bytes", [1], (1, 2), {1: 2}, {"path": 1}, set(), cyclic, deep, _OddDict(a=1),
+        _Hostile(), object(), print, other, _BrokenText(),
+    ]  # fmt: skip
+
+
+def _entry_points(tmp: Path) -> dict[str, object]:
+    """Every public entry point of the Python API, each taking the junk in one argument."""
+    c = contractsim.load(FILE_SYSTEM)
+    sim = c.simulator(now=NOW)
+    st = sim.initial_state()
+    g = c.guard(now=NOW, mode="return")
+    drift = str(tmp / "drift.jsonl")
+    session = contractsim.load(SESSION_PROTOCOL)
+    return {
+        "load(path)": lambda j: contractsim.load(j),
+        "loads(text)": lambda j: contractsim.loads(j),
+        "loads(filename)": lambda j: contractsim.loads("contract x", j),
+        "check(path)": lambda j: contractsim.check(j),
+        "check_text(text)": lambda j: contractsim.check_text(j),
+        "from_pddl(domain)": lambda j: contractsim.from_pddl(j, j),
+        "simulator(now)": lambda j: c.simulator(now=j),
+        "simulator(step_seconds)": lambda j: c.simulator(step_seconds=j),
+        "guard(state)": lambda j: c.guard(state=j),
+        "guard(mode)": lambda j: c.guard(mode=j),
+        "guard(now)": lambda j: c.guard(now=j),
+        "guard(block_on_unknown)": lambda j: c.guard(block_on_unknown=j),
+        "guard(history_limit)": lambda j: c.guard(history_limit=j),
+        "render(view)": lambda j: c.render(view=j),
+        "render(format)": lambda j: c.render("overview", format=j),
+        "export(target)": lambda j: c.export(j),
+        "export(tool)": lambda j: c.export("openai", j),
+        "card(tool)": lambda j: c.card(j),
+        "to_transitions(machine)": lambda j: c.to_transitions(machine=j),
+        "to_transitions(state)": lambda j: session.to_transitions(state=j),
+        # (a model of the caller's own that raises when touched raises its own errors)
+        "to_transitions(model)": lambda j: (
+            None if isinstance(j, _Hostile | _OddDict) else session.to_transitions(model=j)
+        ),
+        "initial_state(overrides)": lambda j: sim.initial_state(j),
+        "initial_state({files: junk})": lambda j: sim.initial_state({"files": j}),
+        "state_with(values)": lambda j: sim.state_with(j),
+        "state_with(base)": lambda j: sim.state_with({}, j),
+        "step(state)": lambda j: sim.step(j, "read_file", {"path": "/a"}),
+        "step(tool)": lambda j: sim.step(st, j, {}),
+        "step(args)": lambda j: sim.step(st, "read_file", j),
+        "step(args value)": lambda j: sim.step(st, "write_file", {"path": "/a", "content": j}),
+        "enabled(state)": lambda j: sim.enabled(j),
+        "bind(tool)": lambda j: sim.bind(j),
+        "bind(args value)": lambda j: sim.bind("read_file", {"path": j}),
+        "check_plan(calls)": lambda j: sim.check_plan(j),
+        "check_plan([junk])": lambda j: sim.check_plan([j]),
+        "check_plan(state)": lambda j: sim.check_plan([], j),
+        "goal(state)": lambda j: sim.goal(j, "notes_archived"),
+        "goal(name)": lambda j: sim.goal(st, j),
+        "observe(seen)": lambda j: sim.observe(st, "read_file", {"path": "/a"}, j),
+        "observe(result)": lambda j: sim.observe(
+            st, "read_file", {"path": "/a"}, contractsim.Observation.returned(j)
+        ),
+        "run(plan)": lambda j: sim.run(j),
+        "run([junk])": lambda j: sim.run([j]),
+        "run(state)": lambda j: sim.run([], j),
+        "run(max_states)": lambda j: sim.run([], max_states=j),
+        "run(max_seconds)": lambda j: sim.run([], max_seconds=j),
+        "run(goal)": lambda j: sim.run([], goal=j),
+        "State.machine(name)": lambda j: session.simulator().initial_state().machine(j),
+        "Observation.raised(exc)": lambda j: contractsim.Observation.raised(j),
+        "guard.wrap(fn)": lambda j: g.wrap("read_file", j),
+        "guard.wrap(tool)": lambda j: g.wrap(j, lambda path: None),
+        "guard.tool(name)": lambda j: g.tool(j),
+        "guard.check(tool)": lambda j: g.check(j),
+        "guard.check(args)": lambda j: g.check("read_file", j),
+        "guard.add_observer(read)": lambda j: g.add_observer("files", j),
+        "guard.add_observer(variable)": lambda j: g.add_observer(j, dict),
+        "guard.set_state(values)": lambda j: g.set_state(j),
+        "guard.set_state({files: junk})": lambda j: g.set_state({"files": j}),
+        "guard.save_drift(path)": lambda j: g.save_drift(drift if isinstance(j, str) else j),
+    }
+
+
+DOCUMENTED = (TypeError, ValueError, ContractError)
+
+
+def test_every_public_entry_point_refuses_junk_with_a_documented_exception(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # junk strings taken as paths stay in here
+    junk = _junk()
+    escaped = []
+    for name, call in _entry_points(tmp_path).items():
+        for value in junk:
+            try:
+                call(value)  # type: ignore[operator]
+            except DOCUMENTED as exc:
+                text = str(exc)  # the message itself is readable, and says what it wanted
+                assert text, (name, type(value).__name__)
+            except Exception as exc:  # noqa: BLE001
+                escaped.append(f"{name} with a {type(value).__name__}: {type(exc).__name__}: {exc}")
+    assert not escaped, "\n".join(escaped)
+
+
+def test_a_guarded_call_in_return_mode_never_raises_whatever_goes_in_or_comes_out() -> None:
+    junk = _junk()
+    guard = contractsim.load(FILE_SYSTEM).guard(now=NOW, mode="return")
+    for value in junk:
+        for guarded in (
+            guard.wrap("read_file", lambda path, v=value: v),
+            guard.wrap("write_file", lambda path, content, v=value: v),
+        ):
+            for args in ({"path": value}, {"path": "/a", "content": value}):
+                try:
+                    result = guarded(**args)
+                except TypeError:  # read_file has no `content`: Python's own binding error
+                    continue
+                assert isinstance(result, contractsim.CallResult)
+                assert isinstance(json.dumps(result.to_json()), str)
+                assert isinstance(result.to_llm(), str)
+    assert all(r.status != "running" for r in guard.history)
+    assert isinstance(json.dumps(guard.drift_log()), str)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda sim, st: sim.step(st, None, {}), TypeError, "tool must be a tool name"),
+        (lambda sim, st: sim.step({"files": {}}, "read_file", {}), TypeError, "must be a State"),
+        (
+            lambda sim, st: sim.step(
+                contractsim.load(BACKUP).simulator().initial_state(), "read_file", {}
+            ),
+            ValueError,
+            "state is a State of another contract",
+        ),
+        (lambda sim, st: sim.goal(st, "nope"), ValueError, "declares no goal `nope`"),
+        (lambda sim, st: sim.check_plan([1]), TypeError, r"calls\[0\] must be a call from"),
+        (lambda sim, st: contractsim.loads(b"x"), TypeError, "not bytes: decode it first"),
+        (lambda sim, st: sim.step(st, "read_file", "/a"), TypeError, "args must be a dict"),
+        (lambda sim, st: sim.run([1]), TypeError, r"plan\[0\] must be a \{tool, args\}"),
+        (lambda sim, st: sim.initial_state([1]), TypeError, "overrides must be a dict"),
+    ],
+)
+def test_easy_misuse_is_named_at_the_call(call: object, error: type, message: str) -> None:
+    sim = contractsim.load(FILE_SYSTEM).simulator(now=NOW)
+    with pytest.raises(error, match=message):
+        call(sim, sim.initial_state())  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"now": 5}, TypeError, "now must be an RFC 3339 time .* or a datetime, not int 5"),
+        ({"step_seconds": "x"}, TypeError, "step_seconds must be a positive, finite number"),
+        ({"step_seconds": 0}, ValueError, "step_seconds must be a positive, finite number"),
+        ({"step_seconds": -1}, ValueError, "not int -1"),
+        ({"step_seconds": float("nan")}, ValueError, "not float nan"),
+    ],
+)
+def test_simulator_options_are_checked(kwargs: dict, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        contractsim.load(FILE_SYSTEM).simulator(**kwargs)
+
+
+def test_a_self_referential_argument_is_an_invalid_argument_naming_the_field() -> None:
+    sim = contractsim.load(FILE_SYSTEM).simulator(now=NOW)
+    cyclic: dict[str, object] = {}
+    cyclic["me"] = cyclic
+    step = sim.step(sim.initial_state(), "read_file", {"path": cyclic})
+    assert step.verdict == "fails"
+    (v,) = step.violations
+    assert (v.code, v.field) == ("INVALID_ARGUMENT", "args.path")
+    assert v.message == "read_file: `args.path.me` contains itself"
+    with pytest.raises(ContractError, match="`args.path.me` contains itself"):
+        sim.bind("read_file", {"path": cyclic})
+
+
+def test_the_unknown_marker_string_is_a_string_from_python() -> None:
+    text = HEAD + 'state {\n  note: str = "a"\n}\ntool t() {\n  effect note = "b"\n}\n'
+    contract = contractsim.loads(text)
+    state = contract.simulator(now=NOW).initial_state({"note": "$unknown"})
+    assert state["note"] == "$unknown"
+    guard = contract.guard(state={"note": "$unknown"})
+    assert guard.state["note"] == "$unknown"
+    guard.add_observer("note", lambda: "$unknown")  # a real value that happens to be that text
+    guard.wrap("t", lambda: None)()
+    assert guard.state["note"] == "b"
+    assert contract.simulator().initial_state({"note": contractsim.UNKNOWN})["note"] is (
+        contractsim.UNKNOWN
+    )
+    with pytest.raises(ContractError, match="make a value unknown with contractsim.UNKNOWN"):
+        contractsim.load(FILE_SYSTEM).simulator().initial_state({"files": "$unknown"})
+
+
+def test_unreadable_plan_arguments_are_a_value_error_naming_the_step_and_path() -> None:
+    sim = contractsim.load(FILE_SYSTEM).simulator(now=NOW)
+    cyclic: dict[str, object] = {}
+    cyclic["me"] = cyclic
+    deep: object = "x"
+    for _ in range(5000):
+        deep = {"a": [deep]}
+    expected = {
+        "cyclic": (cyclic, "`args.content.me` contains itself"),
+        "huge": (10**5000, "`args.content` is an integer beyond 2**256"),
+        "deep": (deep, "`args.content.a[0].a[0]…92 levels….a[0].a[0]` nests more than 100 levels"),
+        "object": (_Hostile(), "`args.content` is of type `_Hostile`, not a contract value"),
+    }
+    for value, problem in expected.values():
+        plan = [("make_dir", {"path": "/tmp/b"}), ("write_file", {"path": "/a", "content": value})]
+        with pytest.raises(ValueError) as info:
+            sim.run(plan)
+        assert str(info.value).startswith(f"plan[1]: write_file: {problem} (pass plain data")
+        # one call at a time, it is a failing step instead
+        step = sim.step(sim.initial_state(), "write_file", {"path": "/a", "content": value})
+        assert [v.message for v in step.violations] == [f"write_file: {problem}"]
+
+
+_SCALARS = (
+    hs.none()
+    | hs.booleans()
+    | hs.integers()
+    | hs.integers(min_value=2**250, max_value=2**300)
+    | hs.floats(allow_nan=True, allow_infinity=True)
+    | hs.text(max_size=20)
+    | hs.binary(max_size=5)
+    | hs.dates()
+    | hs.decimals(allow_nan=True)
+    | hs.builds(object)
+)
+_VALUES = hs.recursive(
+    _SCALARS,
+    lambda inner: (
+        hs.lists(inner, max_size=4)
+        | hs.tuples(inner, inner)
+        | hs.dictionaries(hs.text(max_size=5) | hs.integers(), inner, max_size=4)
+        | hs.frozensets(hs.integers() | hs.text(max_size=5), max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_VALUES)
+def test_any_python_value_is_read_serialised_and_shown_without_raising(value: object) -> None:
+    from contractsim.compiler.foreign import contract_value
+    from contractsim.compiler.values import show, thaw
+
+    converted = contract_value(value)
+    json.dumps(thaw(converted.value))
+    show(converted.value)
+    result = contractsim.CallResult("t", True, value)
+    json.dumps(result.to_json())
+    assert isinstance(result.to_llm(), str)
+
+
+ODD_ADAPTERS = """
+class Odd(dict):
+    def items(self): raise RuntimeError("odd items")
+    def keys(self): raise RuntimeError("odd keys")
+    def __iter__(self): raise RuntimeError("odd iter")
+    def __getitem__(self, k): raise RuntimeError("odd getitem")
+    def get(self, k, d=None): raise RuntimeError("odd get")
+    def __len__(self): raise RuntimeError("odd len")
+
+class Broken(Exception):
+    def __str__(self): raise RuntimeError("no text")
+
+class Obj:
+    pass
+
+STEP = {"tool": "t", "args": {}, "outcome": "ok"}
+
+def odd(record):
+    return Odd(steps=[STEP])
+
+def broken(record):
+    raise Broken()
+
+def holds_an_object(record):
+    return Odd(steps=[dict(STEP, result=Obj())])
+"""
+
+
+@pytest.mark.parametrize(
+    ("func", "code", "message"),
+    [
+        ("odd", 0, "1 run(s), 1 step(s): 1 agree, 0 disagree"),
+        ("broken", 2, "error[E0911]: the adapter raised Broken: <its message cannot be read>"),
+        (
+            "holds_an_object",
+            2,
+            "error[E0912]: the adapter returned a value that cannot be read for run 1: "
+            "`the run.steps[0].result` is of type `Obj`, not a contract value",
+        ),
+    ],
+)
+def test_a_replay_adapter_returning_odd_values_or_raising_oddly(
+    tmp_path: Path, func: str, code: int, message: str
+) -> None:
+    contract = write(
+        tmp_path, "r.contract", HEAD + "state {\n  n: int = 0\n}\ntool t() {\n  effect n += 1\n}\n"
+    )
+    adapter = write(tmp_path, "adapter.py", ODD_ADAPTERS)
+    traces = write(tmp_path, "t.jsonl", '{"x": 1}\n')
+    r = cli("replay", contract, traces, "--adapter", f"{adapter}:{func}")
+    no_crash(r)
+    assert r.exit_code == code
+    assert message in r.output

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -603,7 +604,7 @@ def test_violations_pickle_and_results_serialise() -> None:
     returning = backup_guard("return")
     when = datetime.datetime(2024, 1, 2, tzinfo=datetime.timezone.utc)
     result = returning.wrap("list_dir", lambda path: {"entries": [], "at": when})("/data")
-    assert json.loads(json.dumps(result.to_json()))["result"]["at"] == "2024-01-02 00:00:00+00:00"
+    assert json.loads(json.dumps(result.to_json()))["result"]["at"] == "2024-01-02T00:00:00+00:00"
 
 
 def test_serialize_stops_two_parallel_deletes_of_the_last_two_copies() -> None:
@@ -713,8 +714,32 @@ def test_a_result_the_guard_cannot_read_is_recorded_not_raised() -> None:
     assert result.ok
     assert guard.history[-1].status == "ok"
     (drift,) = guard.drift
-    assert drift.notes[0].startswith("the guard could not read the call's result")
+    assert drift.notes[0] == "the result cannot be read: `result.self` contains itself"
     assert guard.state["files"] == {"/data/report.txt": "Q3"}
+
+
+def test_when_following_a_return_fails_it_is_followed_again_with_the_result_unknown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from contractsim.simulator.engine import Simulator
+
+    real_observe = Simulator.observe
+    failures = []
+
+    def flaky(self: Simulator, state: Any, tool: str, args: Any, seen: Any, *rest: Any) -> Any:
+        if seen.result is not contractsim.UNKNOWN and not failures:
+            failures.append(tool)
+            raise RuntimeError("a bug in the guard")
+        return real_observe(self, state, tool, args, seen, *rest)
+
+    monkeypatch.setattr(Simulator, "observe", flaky)
+    guard = session_guard()
+    guard.wrap("bump", lambda: 1)()
+    assert failures == ["bump"]
+    assert guard.state["count"] == 1 and guard.history[-1].status == "ok"
+    assert guard.drift[0].notes[0] == (
+        "the guard could not read the call's result: RuntimeError: a bug in the guard"
+    )
 
 
 AMBIGUOUS = """
@@ -746,3 +771,213 @@ def test_a_bad_initial_state_is_a_value_error_like_set_state() -> None:
     guard = backup_guard()
     with pytest.raises(ValueError, match="unknown state variable `filez`"):
         guard.set_state({"filez": {}})
+
+
+# ------------------------------------------------------- hostile results, exceptions, misuse
+class _Unreadable:
+    """An object every way of reading raises from."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise RuntimeError(f"no {name}")
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("no eq")
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+    __str__ = __repr__
+
+
+class _BadItems(dict):  # type: ignore[type-arg]
+    def items(self) -> Any:
+        raise RuntimeError("no items")
+
+    def __iter__(self) -> Any:
+        raise RuntimeError("no iter")
+
+
+class _BadMapping(Mapping):  # type: ignore[type-arg]
+    def __getitem__(self, key: str) -> Any:
+        raise KeyError(key)
+
+    def __iter__(self) -> Any:
+        raise RuntimeError("no items")
+
+    def __len__(self) -> int:
+        return 1
+
+
+def _cyclic() -> dict[str, Any]:
+    d: dict[str, Any] = {"ok": True}
+    d["self"] = d
+    return d
+
+
+def _deep(levels: int) -> dict[str, Any]:
+    d: dict[str, Any] = {}
+    for _ in range(levels):
+        d = {"a": d}
+    return d
+
+
+def _cyclic_list() -> list[Any]:
+    out: list[Any] = [1]
+    out.append(out)
+    return out
+
+
+HOSTILE_RESULTS = {
+    "self-referential dict": (_cyclic, "`result.self` contains itself"),
+    "self-referential list": (_cyclic_list, "`result[1]` contains itself"),
+    "dict nested 5000 levels": (lambda: _deep(5000), "nests more than 100 levels"),
+    "10**5000": (lambda: 10**5000, "`result` is an integer beyond 2**256"),
+    "object whose reads raise": (_Unreadable, "is of type `_Unreadable`, not a contract value"),
+    "mapping whose items() raises": (
+        lambda: _BadMapping(),
+        "`result` cannot be read: RuntimeError: no items",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_RESULTS))
+@pytest.mark.parametrize("mode", ["raise", "return"])
+def test_an_unreadable_result_is_drift_and_unknown_and_the_effects_still_apply(
+    name: str, mode: str
+) -> None:
+    make, problem = HOSTILE_RESULTS[name]
+    value = make()
+    guard = session_guard(mode=mode)
+    answer = guard.wrap("bump", lambda: value)()
+    assert guard.state["count"] == 1  # the success effect applied
+    record = guard.history[-1]
+    assert (record.status, record.outcome) == ("ok", "ok")
+    (drift,) = guard.drift
+    assert drift.notes[0].startswith("the result cannot be read: ")
+    assert problem in drift.notes[0]
+    json.dumps(drift.to_json())
+    if mode == "raise":
+        assert answer is value
+    else:
+        assert answer.ok and answer.value is value
+        text = answer.to_llm()  # total, whatever the value
+        assert isinstance(text, str) and len(text) < 100_000
+        json.dumps(answer.to_json())
+
+
+def test_an_unreadable_part_of_a_result_is_unknown_where_it_is_read() -> None:
+    guard = session_guard(mode="return")
+    guard.set_state({"online": True})
+    reply: dict[str, Any] = {"token": "t-1"}
+    reply["again"] = reply
+    result = guard.wrap("open_session", lambda: reply)()
+    assert result.ok
+    assert result.to_json()["result"] == {"again": "$unknown", "token": "t-1"}
+    assert guard.state["tokens"] == frozenset({contractsim.UNKNOWN})  # result.token unknown
+    (drift,) = guard.drift
+    assert drift.notes == ("the result cannot be read: `result.again` contains itself",)
+
+
+class _BrokenMessage(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no message")
+
+
+@pytest.mark.parametrize("mode", ["raise", "return"])
+def test_an_exception_whose_text_raises_is_the_tools_own_and_a_crash(mode: str) -> None:
+    guard = session_guard(mode=mode)
+    original = _BrokenMessage()
+
+    def bump() -> None:
+        raise original
+
+    guarded = guard.wrap("bump", bump)
+    if mode == "raise":
+        with pytest.raises(_BrokenMessage) as info:
+            guarded()
+        assert info.value is original
+    else:
+        result = guarded()
+        assert not result.ok and result.error is not None
+        assert result.error.code == "TOOL_RAISED"
+        assert result.error.message == "_BrokenMessage: <its message cannot be read>"
+        assert result.exception is original
+        assert "TOOL_RAISED" in result.to_llm()
+    assert guard.history[-1].status == "crash"
+    assert guard.state["count"] == 0
+
+
+def test_an_observer_whose_exception_text_raises_blocks_the_call_cleanly() -> None:
+    guard = session_guard(mode="return")
+
+    def read() -> bool:
+        raise _BrokenMessage()
+
+    guard.add_observer("online", read)
+    calls = Calls()
+    result = guard.wrap("bump", calls)()
+    assert calls.count == 0
+    assert result.error is not None and result.error.code == "OBSERVER_FAILED"
+    assert result.error.message == (
+        "reading the state failed: _BrokenMessage: <its message cannot be read>"
+    )
+
+
+@pytest.mark.parametrize(
+    "value",
+    [_cyclic(), _deep(5000), 10**5000, _Unreadable()],
+    ids=["cyclic", "deep", "huge int", "unreadable"],
+)
+def test_an_observer_value_that_cannot_be_read_is_a_value_error(value: Any) -> None:
+    guard = session_guard()
+    guard.add_observer("count", lambda: value)
+    with pytest.raises(ValueError, match="state values do not fit the contract: the value of"):
+        guard.wrap("bump", Calls())()
+    assert not guard.history or guard.history[-1].status == "blocked"
+
+
+def test_call_results_serialise_whatever_the_value() -> None:
+    for value in (_cyclic(), 10**5000, _Unreadable(), _deep(5000), float("nan"), b"\x00"):
+        result = CallResult("t", True, value)
+        assert isinstance(json.dumps(result.to_json()), str)
+        assert isinstance(result.to_llm(), str)
+
+
+def test_hostile_arguments_are_refused_as_invalid_arguments() -> None:
+    guard = session_guard(mode="return")
+    guarded = guard.wrap("query", lambda q: {"rows": 1})
+    guard.set_state({"tokens": ["t"]})
+    for bad, text in ((_cyclic(), "contains itself"), (10**5000, "beyond 2**256")):
+        result = guarded(bad)
+        assert result.error is not None and result.error.code == "INVALID_ARGUMENT"
+        assert result.error.field == "args.q"
+        assert text in result.error.message
+        assert isinstance(result.to_llm(), str)
+        json.dumps(result.to_json())
+
+
+def test_results_records_and_drift_print_whatever_the_tool_returned() -> None:
+    guard = session_guard(mode="return")
+    result = guard.wrap("bump", _Unreadable)()
+    assert repr(result).startswith("CallResult(tool='bump', ok=True, value=<a _Unreadable whose")
+    assert repr(guard.drift[-1]).startswith("Drift(index=0, tool='bump'")
+    refused = guard.wrap("query", lambda q: None)(_Unreadable())
+    assert refused.error is not None and refused.error.code == "INVALID_ARGUMENT"
+    assert "args={'q': <a _Unreadable whose repr cannot be read>}" in repr(guard.history[-1])
+    assert "whose repr cannot be read" in repr(refused)
+    huge = CallResult("t", True, 10**5000)
+    assert "value=<a int whose repr cannot be read>" in repr(huge)
+
+
+def test_a_callable_that_cannot_be_read_as_a_function_is_a_type_error_at_wrap_time() -> None:
+    class Odd:
+        def __call__(self) -> int:
+            return 1
+
+        def __getattr__(self, name: str) -> Any:
+            raise RuntimeError(f"no {name}")
+
+    with pytest.raises(TypeError, match="cannot guard .* as `bump`: it cannot be read as a "):
+        session_guard().wrap("bump", Odd())

@@ -238,3 +238,94 @@ def test_the_guard_keeps_the_effects_of_a_raised_failure() -> None:
     assert got.error.detail == "RuntimeError: busy"
     assert (guard.state["running"], guard.state["stops"]) == (False, 1)
     assert guard.last is not None and guard.last.outcome == "refused"
+
+
+# ----------------------------------------------------------------- values read from Python
+class _BrokenMessage(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no message")
+
+
+def test_a_result_that_cannot_be_read_is_unknown_for_effects_and_read_where_it_can(sim) -> None:  # type: ignore[no-untyped-def]
+    reply: dict[str, Any] = {"error": "cd: gone"}
+    reply["loop"] = [reply]
+    o = sim.observe(sim.initial_state(), "cd", {"folder": "/a"}, Observation.returned(reply))
+    # `observed when result.error …` still reads the part that can be read
+    assert (o.status, o.outcome, o.state["bumps"]) == ("error", "missing", 1)
+    looping: dict[str, Any] = {"id": "x-1"}
+    looping["again"] = looping
+    o = sim.observe(sim.initial_state(), "create", {}, Observation.returned(looping))
+    assert (o.status, o.outcome) == ("ok", "made")
+    assert o.state["ids"] == frozenset({contractsim.UNKNOWN})  # the success effect applied
+    assert o.notes == ("the result cannot be read: `result.again` contains itself",)
+    assert o.result_problem == o.notes[0]
+
+
+def test_an_exception_whose_text_raises_is_observed_by_its_type(sim) -> None:  # type: ignore[no-untyped-def]
+    obs = Observation.raised(_BrokenMessage())
+    assert obs.error == "_BrokenMessage: <its message cannot be read>"
+    o = sim.observe(sim.initial_state(), "ping", {}, obs)
+    assert (o.status, o.state["bumps"]) == ("crash", 0)
+
+
+def test_the_reader_of_python_values() -> None:
+    import dataclasses
+    import datetime
+    import decimal
+    import enum
+
+    from pydantic import BaseModel
+
+    from contractsim.compiler.foreign import MAX_NODES, contract_value
+    from contractsim.compiler.values import FMap
+
+    class Colour(enum.Enum):
+        RED = "red"
+
+    @dataclasses.dataclass
+    class Point:
+        x: int
+        when: datetime.date
+
+    class Model(BaseModel):
+        name: str
+        tags: list[str]
+
+    class Text(str):
+        def __eq__(self, other: object) -> bool:
+            raise RuntimeError("no eq")
+
+        __hash__ = str.__hash__
+
+    shared = [1]
+    u = contractsim.UNKNOWN
+    cases: list[tuple[Any, Any, tuple[str, ...]]] = [
+        ({"a": [1, {2}]}, FMap({"a": (1, frozenset({2}))}), ()),
+        (Point(1, datetime.date(2024, 5, 20)), FMap({"x": 1, "when": "2024-05-20"}), ()),
+        (Model(name="n", tags=["t"]), FMap({"name": "n", "tags": ("t",)}), ()),
+        (Colour.RED, "red", ()),
+        (decimal.Decimal("12"), 12, ()),
+        (decimal.Decimal("1.5"), 1.5, ()),
+        (Text("a"), "a", ()),
+        ([shared, shared], ((1,), (1,)), ()),  # shared, not a cycle
+        (2**256, 2**256, ()),
+        (2**256 + 1, u, ("`value` is an integer beyond 2**256",)),
+        ({"k": object()}, FMap({"k": u}), ("`value.k` is of type `object`, not a contract value",)),
+        ({1: {"x y": b""}}, FMap({1: FMap({"x y": u})}),
+         ("`value[1][x y]` is of type `bytes`, not a contract value",)),
+    ]  # fmt: skip
+    for given, value, problems in cases:
+        converted = contract_value(given)
+        assert (converted.value, converted.problems) == (value, problems), given
+    # a shared value referenced 2**40 times is cut at the bound, quickly
+    wide: list[Any] = [1]
+    for _ in range(40):
+        wide = [wide, wide]
+    converted = contract_value(wide)
+    assert converted.problems[0].endswith(f"is beyond the first {MAX_NODES:,} values read")
+    # at most three problems are listed
+    many = contract_value([object()] * 10)
+    assert len(many.problems) == 4 and many.problems[-1] == "… and 7 more"
+    # the exact flag: plain data can be kept as it is
+    assert contract_value({"a": [1, {2}, frozenset()]}).exact
+    assert not contract_value({"a": Text("x")}).exact

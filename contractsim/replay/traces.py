@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from ..compiler.compile import CompiledContract
-from ..compiler.values import json_ready
+from ..compiler.foreign import contract_value
+from ..compiler.values import json_ready, thaw
 from ..dsl.diagnostics import ContractError, Diagnostic, Span, did_you_mean, error
 from ..simulator.inputs import item_lines, parse_data, parse_now, validate_state_overrides
 from ..simulator.json_maps import JsonMaps, KeyProblem, entries_as_dicts, entries_for_keys
@@ -190,7 +191,10 @@ def _import(target: str, where: str) -> Any:
 
 
 def _exc_text(exc: BaseException) -> str:
-    text = str(exc)
+    try:
+        text = str(exc)
+    except Exception:  # noqa: BLE001 - the user's exception, with a broken __str__
+        text = "<its message cannot be read>"
     if len(text) > 300:
         text = text[:300] + " …"
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
@@ -292,6 +296,21 @@ def _record_run(
                 )
             )
             return None
+        converted = contract_value(data, "the run")
+        if not converted.exact:  # objects, dict subclasses: what they hold, not their methods
+            if converted.problems:
+                problems.append(
+                    _diag(
+                        "E0912",
+                        f"the adapter returned a value that cannot be read for run {index}: "
+                        + converted.problems[0],
+                        name,
+                        line,
+                        hint="an adapter returns plain data (dicts, lists, str, numbers)",
+                    )
+                )
+                return None
+            data = thaw(converted.value)
         if not isinstance(data, dict):
             problems.append(
                 _diag(

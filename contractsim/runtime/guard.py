@@ -21,12 +21,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import dataclasses
 import functools
 import inspect
 import itertools
 import json
 import logging
 import os
+import sys
 import threading
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
@@ -34,9 +36,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
-from ..compiler.values import json_ready, thaw
+from ..compiler.foreign import (
+    contract_value,
+    described,
+    exception_text,
+    expect_mapping,
+    safe_repr,
+    safe_text,
+    safe_type_name,
+)
+from ..compiler.values import UNKNOWN, json_ready, thaw
 from ..dsl.diagnostics import ContractError, did_you_mean
-from ..simulator.engine import Simulator, StepResult, Violation, Warning_
+from ..simulator.engine import Simulator, StepResult, Violation, Warning_, expect_state
 from ..simulator.observe import Observation, Observed, expected_verdict, predicted_failures
 from ..simulator.state import State
 
@@ -49,7 +60,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 # ----------------------------------------------------------------------------------- results
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class GuardError:
     """Why a call was refused (or failed): everything an agent needs to recover."""
 
@@ -128,7 +139,7 @@ class ContractViolation(Exception):
         return self.error.to_llm()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class CallResult:
     """What a guarded call returns in ``mode="return"``: the value or the error, and warnings."""
 
@@ -158,13 +169,13 @@ class CallResult:
         if self.error is not None:
             text = self.error.to_llm()
         else:
-            text = json.dumps(_plain(self.value), ensure_ascii=False, default=str)
+            text = json.dumps(_plain(self.value), ensure_ascii=False)
         for w in self.warnings:
             text += f"\nWarning {w.code}: {w.message}"
         return text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Drift:
     """A call where the contract and the real tool disagreed."""
 
@@ -195,7 +206,7 @@ class Drift:
         return out
 
 
-@dataclass
+@dataclass(repr=False)
 class CallRecord:
     """One guarded call, as the guard saw it."""
 
@@ -209,6 +220,22 @@ class CallRecord:
     drift: Drift | None = None
 
 
+def _safe_repr(self: Any) -> str:
+    """The dataclass's usual repr, with every field shown safely (a value of the tool's whose
+    ``__repr__`` raises or runs long does not make printing a result fail)."""
+
+    def shown(value: Any) -> str:
+        if type(value) is dict:  # arguments: each value on its own
+            return "{" + ", ".join(f"{k!r}: {safe_repr(v, 300)}" for k, v in value.items()) + "}"
+        return safe_repr(value, 300)
+
+    fields = ", ".join(f"{f.name}={shown(getattr(self, f.name))}" for f in dataclasses.fields(self))
+    return f"{type(self).__name__}({fields})"
+
+
+GuardError.__repr__ = CallResult.__repr__ = Drift.__repr__ = CallRecord.__repr__ = _safe_repr  # type: ignore[method-assign]
+
+
 # ------------------------------------------------------------------------------------- guard
 _LAST: contextvars.ContextVar[CallRecord | None] = contextvars.ContextVar(
     "contractsim_guard_last", default=None
@@ -218,12 +245,14 @@ _LAST: contextvars.ContextVar[CallRecord | None] = contextvars.ContextVar(
 class Guard:
     """Guards real tool functions with a contract; create it with ``contract.guard()``.
 
-    ``state``: initial-state overrides (as ``simulate --state`` takes, ``"$unknown"`` allowed) or
-    a simulator :class:`~contractsim.simulator.state.State`. ``mode``: ``"raise"`` (refused calls
-    raise :class:`ContractViolation`, the wrapped function returns the real value) or
-    ``"return"`` (every call returns a :class:`CallResult`). ``now`` fixes ``today()``/``now()``
-    (default: the wall clock at each call). ``block_on_unknown``: also refuse calls that only
-    *may* fail (default: call them; reality decides and refines the state). ``serialize``: run
+    ``state``: initial-state overrides (as ``Simulator.initial_state`` takes them:
+    :data:`contractsim.UNKNOWN` makes a value unknown) or a simulator
+    :class:`~contractsim.simulator.state.State` of this contract. ``mode``: ``"raise"``
+    (refused calls raise :class:`ContractViolation`, the wrapped function returns the real
+    value) or ``"return"`` (every call returns a :class:`CallResult`). ``now`` fixes
+    ``today()``/``now()`` (default: the wall clock at each call). ``block_on_unknown``: also
+    refuse calls that only *may* fail (default: call them; reality decides and refines the
+    state). ``serialize``: run
     guarded calls one at a time, so that two parallel calls cannot both pass a check that only
     one of them may (default: tools run concurrently, outside the guard's lock).
     ``history_limit``: how many calls and drift records are kept.
@@ -239,8 +268,20 @@ class Guard:
         serialize: bool = False,
         history_limit: int = 10_000,
     ) -> None:
-        if mode not in ("raise", "return"):
-            raise ValueError(f"mode must be 'raise' or 'return', not {mode!r}")
+        if not isinstance(mode, str) or mode not in ("raise", "return"):
+            raise ValueError(f"mode must be 'raise' or 'return', not {safe_text(mode, 60)}")
+        for flag, name in ((block_on_unknown, "block_on_unknown"), (serialize, "serialize")):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{name} must be True or False, not {safe_type_name(flag)}")
+        if isinstance(history_limit, bool) or not isinstance(history_limit, int):
+            raise TypeError(f"history_limit must be an int, not {safe_type_name(history_limit)}")
+        if not 1 <= history_limit <= sys.maxsize:
+            raise ValueError(
+                f"history_limit must be between 1 and {sys.maxsize}, "
+                f"not {safe_text(history_limit, 40)}"
+            )
+        if state is not None and not isinstance(state, State):
+            state = expect_mapping(state, "state", "state variable names")
         self.contract = contract
         self.mode: Mode = mode
         self.block_on_unknown = block_on_unknown
@@ -249,6 +290,8 @@ class Guard:
             Simulator(contract, now=now) if now is not None or not _reads_clock(contract) else None
         )
         sim = self._simulator()
+        if isinstance(state, State):
+            expect_state(sim, state, "state")
         self._state = (
             state if isinstance(state, State) else self._validated(state or {}, sim.initial_state())
         )
@@ -270,7 +313,9 @@ class Guard:
             return self._state
 
     def set_state(self, values: Mapping[str, Any]) -> None:
-        """Replace some state variables (plain values, validated like a state file)."""
+        """Replace some state variables (plain values, validated against the declared types;
+        :data:`contractsim.UNKNOWN` makes one unknown)."""
+        expect_mapping(values, "values", "state variable names")
         with self._lock:
             self._state = self._validated(values, self._state)
 
@@ -278,6 +323,15 @@ class Guard:
         """Refresh state variable ``variable`` from the real world with ``read()`` before each
         check (its value is validated against the declared type). Observers are plain
         functions; they run under the guard's lock."""
+        if not isinstance(variable, str):
+            raise TypeError(
+                f"variable must be a state variable name (a str), not {described(variable)}"
+            )
+        if not callable(read):
+            raise TypeError(
+                f"the observer of `{variable}` must be a function of no arguments returning the "
+                f"value, not {described(read)}"
+            )
         if variable not in self.contract.compiled.state_names:
             guess = did_you_mean(variable, self.contract.compiled.state_names)
             raise ValueError(
@@ -320,6 +374,10 @@ class Guard:
 
     def save_drift(self, path: str | os.PathLike[str]) -> None:
         """Write the drift log as JSON Lines."""
+        if not isinstance(path, str | os.PathLike):
+            raise TypeError(
+                f"path must be a file path (a str or os.PathLike), not {described(path)}"
+            )
         with open(path, "w", encoding="utf-8") as out:
             for d in self.drift_log():
                 out.write(json.dumps(d, ensure_ascii=False, default=str) + "\n")
@@ -329,6 +387,10 @@ class Guard:
         """``fn`` guarded as the contract's ``tool``. Its parameters are matched to the tool's by
         name (the function's own defaults included: the contract checks the call that really
         runs); parameters the contract does not declare are passed through unchecked."""
+        if not isinstance(tool, str):
+            raise TypeError(f"tool must be a tool name (a str), not {described(tool)}")
+        if not callable(fn):
+            raise TypeError(f"fn must be the function that runs tool `{tool}`, not {described(fn)}")
         ctool = self.contract.compiled.tools.get(tool)
         if ctool is None:
             guess = did_you_mean(tool, self.contract.compiled.tools)
@@ -336,7 +398,15 @@ class Guard:
                 f"the contract declares no tool `{tool}`"
                 + (f"; did you mean `{guess}`?" if guess else "")
             )
-        signature = inspect.signature(fn)
+        try:
+            signature = inspect.signature(fn)
+            is_async = _is_async(fn)
+            functools.update_wrapper(lambda: None, fn)  # what @functools.wraps will read
+        except Exception as exc:  # noqa: BLE001 - the caller's object, read as a function
+            raise TypeError(
+                f"cannot guard {_name_of(fn)} as `{tool}`: it cannot be read as a function "
+                f"({exception_text(exc)})"
+            ) from None
         declared = {p.name for p in ctool.ir.params}
         takes_kwargs = any(
             p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values()
@@ -345,7 +415,7 @@ class Guard:
         missing = [n for n in required if n not in signature.parameters and not takes_kwargs]
         if missing:
             raise ValueError(
-                f"{getattr(fn, '__name__', fn)!s} has no parameter "
+                f"{_name_of(fn)} has no parameter "
                 + ", ".join(f"`{n}`" for n in missing)
                 + f" that tool `{tool}` requires"
             )
@@ -362,7 +432,7 @@ class Guard:
                     out[name] = value
             return out
 
-        if _is_async(fn):
+        if is_async:
 
             @functools.wraps(fn)
             async def guarded_async(*args: Any, **kwargs: Any) -> Any:
@@ -393,7 +463,7 @@ class Guard:
                         if inspect.iscoroutine(value):
                             value.close()
                         raise TypeError(
-                            f"{getattr(fn, '__name__', fn)!s} returned an awaitable: wrap an "
+                            f"{_name_of(fn)} returned an awaitable: wrap an "
                             "async function (or an object with `async def __call__`) instead"
                         )
                 except Exception as exc:
@@ -407,6 +477,11 @@ class Guard:
 
     def tool(self, name: str | None = None) -> Callable[[F], F]:
         """Decorator form of :meth:`wrap`; the tool name defaults to the function's name."""
+        if name is not None and not isinstance(name, str):
+            raise TypeError(
+                f"name must be a tool name (a str) or None, not {described(name)}"
+                + ("; write @guard.tool() with parentheses" if callable(name) else "")
+            )
 
         def decorate(fn: F) -> F:
             return self.wrap(name or fn.__name__, fn)
@@ -416,10 +491,13 @@ class Guard:
     def check(self, tool: str, args: Mapping[str, Any] | None = None) -> GuardError | None:
         """What the guard would say before calling ``tool(**args)`` now, for the contract's own
         arguments (nothing is called)."""
+        if not isinstance(tool, str):
+            raise TypeError(f"tool must be a tool name (a str), not {described(tool)}")
+        values = expect_mapping(args, "args", "parameter names")
         with self._lock:
             self._refresh()
-            prediction = self._simulator().step(self._state, tool, dict(args or {}))
-            return self._refusal(prediction, dict(args or {}))
+            prediction = self._simulator().step(self._state, tool, values)
+            return self._refusal(prediction, values)
 
     # -- the three moments of a call
     def _before(
@@ -445,7 +523,7 @@ class Guard:
                     tool,
                     values,
                     "OBSERVER_FAILED",
-                    f"reading the state failed: {type(exc).__name__}: {exc}",
+                    f"reading the state failed: {exception_text(exc)}",
                     "the call was not made; try again when the state can be read",
                 )
                 return self._refused(tool, values, "fails", error, ())
@@ -482,7 +560,7 @@ class Guard:
         observed = self._apply(call, Observation.raised(exc), keep_state=True)
         if self.mode == "raise" or always_raise:
             raise exc
-        error = self._failure(call, observed, f"{type(exc).__name__}: {exc}", None)
+        error = self._failure(call, observed, exception_text(exc), None)
         return CallResult(
             call.record.tool,
             False,
@@ -520,15 +598,8 @@ class Guard:
                 observed = self._simulator().observe(
                     self._state, record.tool, record.args, seen, call.prediction
                 )
-            except Exception as exc:  # noqa: BLE001 - the tool ran: record it, change nothing
-                observed = Observed(
-                    call.prediction,
-                    "crash" if seen.error is not None else "ok",
-                    None,
-                    None,
-                    self._state,
-                    (f"the guard could not read the call's result: {type(exc).__name__}: {exc}",),
-                )
+            except Exception as exc:  # noqa: BLE001 - the tool ran: record it all the same
+                observed = self._unreadable(call, seen, exc)
             # a raise changes nothing, unless the contract names the exception as an outcome
             if not keep_state or observed.outcome is not None:
                 self._state = observed.state
@@ -557,6 +628,24 @@ class Guard:
         _LAST.set(record)
         return observed
 
+    def _unreadable(self, call: _Pending, seen: Observation, exc: Exception) -> Observed:
+        """What to record when following the call through the contract failed: a return is
+        followed again with ``result`` unknown (its success effects still apply); a raise
+        changes nothing."""
+        note = f"the guard could not read the call's result: {exception_text(exc)}"
+        if seen.error is None:
+            with contextlib.suppress(Exception):
+                observed = self._simulator().observe(
+                    self._state,
+                    call.record.tool,
+                    call.record.args,
+                    Observation("ok", UNKNOWN, None),
+                    call.prediction,
+                )
+                return dataclasses.replace(observed, notes=(note, *observed.notes))
+        status: Literal["ok", "crash"] = "crash" if seen.error is not None else "ok"
+        return Observed(call.prediction, status, None, None, self._state, (note,))
+
     # -- helpers
     def _async_lock(self) -> asyncio.Lock | None:
         if self._serial is None:
@@ -582,7 +671,11 @@ class Guard:
 
         try:
             checked = validate_state_overrides(
-                self.contract.compiled, dict(values), "<guard>", python_keys=python_keys
+                self.contract.compiled,
+                dict(values),
+                "<guard>",
+                python_keys=python_keys,
+                unknown_mark=False,
             )
         except ContractError as exc:
             raise ValueError(
@@ -673,7 +766,7 @@ def _possible_failures(prediction: StepResult) -> tuple[Warning_, ...]:
 
 
 def _short(value: Any, limit: int = 300) -> str:
-    text = json.dumps(_plain(value), ensure_ascii=False, default=str)
+    text = json.dumps(_plain(value), ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -696,11 +789,19 @@ class _Refused:
 
 
 def _plain(value: Any) -> Any:
-    """JSON-ready data: contract values thawed, anything json cannot encode as its text."""
-    return json_ready(thaw(value))
+    """JSON-ready data, for any value: read as a contract value (what cannot be read, e.g. a
+    part that contains itself, is ``"$unknown"``), then thawed."""
+    return json_ready(thaw(contract_value(value).value))
+
+
+def _name_of(fn: Any) -> str:
+    name = None
+    with contextlib.suppress(Exception):
+        name = getattr(fn, "__name__", None)
+    return name if isinstance(name, str) else safe_text(fn, 80)
 
 
 def _args_text(args: Mapping[str, Any]) -> str:
     return ", ".join(
-        f"{k}={json.dumps(_plain(v), ensure_ascii=False, default=str)}" for k, v in args.items()
+        f"{safe_text(k, 100)}={json.dumps(_plain(v), ensure_ascii=False)}" for k, v in args.items()
     )

@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..compiler.validators import model_values
 from ..dsl.diagnostics import did_you_mean
-from ..simulator.engine import Branch, Simulator, StepResult, Violation
+from ..simulator.engine import Branch, Simulator, StepResult, Violation, expect_state
 from ..simulator.state import State
 
 if TYPE_CHECKING:
@@ -386,6 +386,7 @@ def to_transitions(
         raise ValueError("the contract adapter needs send_event=True")
     sim = simulator if simulator is not None else contract.simulator()
     if isinstance(state, State):
+        expect_state(sim, state, "state")
         start = state
     else:
         start = sim.initial_state(state)

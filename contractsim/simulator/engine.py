@@ -8,6 +8,7 @@ plans for planners is in :mod:`.fast`.
 
 from __future__ import annotations
 
+import contextlib
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -24,6 +25,13 @@ from ..compiler.compile import (
     CTool,
     TemplateFn,
     make_context,
+)
+from ..compiler.foreign import (
+    contract_value,
+    described,
+    expect_mapping,
+    is_finite_number,
+    safe_type_name,
 )
 from ..compiler.interp import Env
 from ..compiler.validators import model_values, problems_from
@@ -181,6 +189,12 @@ class Simulator:
         now: datetime | str | None = None,
         step_seconds: float = lib.STEP_SECONDS,
     ) -> None:
+        if now is not None and not isinstance(now, (str, datetime)):
+            raise TypeError(
+                "now must be an RFC 3339 time such as 2024-06-01T12:00:00Z or a datetime, not "
+                f"{described(now)}"
+            )
+        _expect_positive(step_seconds, "step_seconds", "a number of seconds such as 10")
         self.contract = contract
         self.step_seconds = step_seconds
         self.compiled: CompiledContract = contract.compiled
@@ -189,7 +203,8 @@ class Simulator:
                 now = datetime.fromisoformat(now.replace("Z", "+00:00"))
             except ValueError:
                 raise ValueError(
-                    f"now must be an RFC 3339 time such as 2024-06-01T12:00:00Z, not {now!r}"
+                    "now must be an RFC 3339 time such as 2024-06-01T12:00:00Z, not "
+                    f"{str.__str__(now)[:80]!r}"
                 ) from None
         self.now_dt = now or datetime.now(timezone.utc)
         self.now = lib.now_text(self.now_dt)
@@ -210,24 +225,42 @@ class Simulator:
     # ------------------------------------------------------------------ states
     def initial_state(self, overrides: Mapping[str, Any] | None = None) -> State:
         """The contract's initial state, with some variables replaced (plain JSON-like values,
-        validated against the declared types; the string ``"unknown"`` is not special here: use
-        :data:`contractsim.UNKNOWN`)."""
+        validated against the declared types; :data:`contractsim.UNKNOWN` makes a value unknown
+        — the string ``"$unknown"`` is special in state files only, here it is a string)."""
+        overrides = expect_mapping(overrides, "overrides", "state variable names")
         state = State(self.compiled.initial, self.layout)
         if overrides:
             from .inputs import validate_state_overrides
 
-            state = self.state_with(validate_state_overrides(self.compiled, dict(overrides)))
+            checked = validate_state_overrides(self.compiled, overrides, unknown_mark=False)
+            state = self.state_with(checked)
         return state
 
     def state_with(self, values: Mapping[str, Any], base: State | None = None) -> State:
         """``base`` (the initial state by default) with some slots replaced by runtime values
         that were already validated (``machine:NAME`` keys set protocol machines)."""
+        values = expect_mapping(values, "values", "state variable names")
+        unknown_names = [name for name in values if name not in self.layout]
+        if unknown_names:
+            guess = did_you_mean(unknown_names[0], self.layout)
+            raise ValueError(
+                f"values: the contract has no state variable `{unknown_names[0]}`"
+                + (f"; did you mean `{guess}`?" if guess else "")
+            )
+        if base is not None:
+            expect_state(self, base, "base")
         base = base if base is not None else State(self.compiled.initial, self.layout)
         return _with(base, {self.layout[name]: value for name, value in values.items()})
 
     # ------------------------------------------------------------------ one step
     def step(self, state: State, tool: str, args: Mapping[str, Any] | None = None) -> StepResult:
         """Every way calling ``tool(**args)`` in ``state`` can end."""
+        expect_state(self, state, "state")
+        _expect_str(tool, "tool", "a tool name")
+        args = expect_mapping(args, "args", "parameter names")
+        args, unreadable = _read_args(tool, args)
+        if unreadable:
+            return StepResult(tool, args, [Branch(None, "fails", state, violations=unreadable)])
         with lib.step_budget(self.step_seconds):
             return self._step(state, tool, args)
 
@@ -1073,6 +1106,7 @@ class Simulator:
         machines and by the preconditions that do not depend on its arguments."""
         from ..dsl.walk import used_names
 
+        expect_state(self, state, "state")
         out: list[Enabled] = []
         for ctool in self.compiled.tools.values():
             reasons: list[Violation] = []
@@ -1111,16 +1145,43 @@ class Simulator:
     def bind(self, tool: str, args: Mapping[str, Any] | None = None) -> BoundCall:
         """Validate a call once for repeated use in :meth:`check_plan` (planners ground their
         actions once, then check thousands of candidate plans)."""
+        _expect_str(tool, "tool", "a tool name")
+        args, unreadable = _read_args(tool, expect_mapping(args, "args", "parameter names"))
+        if unreadable:
+            from ..dsl.diagnostics import ContractError, error
+
+            raise ContractError([error(v.code, v.message, hint=v.hint) for v in unreadable])
         return _fast.bind(self, tool, args)
 
     def check_plan(self, calls: Sequence[BoundCall], state: State | None = None) -> PlanCheck:
         """Just the verdict of a linear plan of bound calls, on the fastest path available."""
+        if isinstance(calls, (str, bytes)) or not isinstance(calls, Sequence):
+            raise TypeError(
+                f"calls must be a list of calls from sim.bind(), not {safe_type_name(calls)}"
+            )
+        for i, call in enumerate(calls):
+            if not isinstance(call, _fast.BoundCall):
+                raise TypeError(
+                    f"calls[{i}] must be a call from sim.bind(tool, args), not "
+                    f"{safe_type_name(call)}"
+                )
+        if state is not None:
+            expect_state(self, state, "state")
         if self._plan_checker is None:
             self._plan_checker = _fast.plan_checker(self)
         return self._plan_checker(self, calls, state)
 
     def goal(self, state: State, name: str) -> Any:
         """The value of a named goal in a state: True, False or UNKNOWN."""
+        expect_state(self, state, "state")
+        _expect_str(name, "name", "a goal name")
+        if name not in self.compiled.goals:
+            guess = did_you_mean(name, self.compiled.goals)
+            declared = ", ".join(f"`{g}`" for g in self.compiled.goals) or "none"
+            raise ValueError(
+                f"the contract declares no goal `{name}`"
+                + (f"; did you mean `{guess}`?" if guess else f" (it declares: {declared})")
+            )
         fn = self.compiled.goals[name]
         return self._eval(fn, state, {}, state.has_unknown, None)
 
@@ -1143,7 +1204,29 @@ class Simulator:
         """A real call of ``tool(**args)`` from ``state`` that ended as ``seen``: the prediction
         (computed, or the one made before the call), the outcome it matched and the state
         carried forward (see :mod:`.observe`)."""
-        from .observe import observe
+        from .observe import Observation, observe
+
+        expect_state(self, state, "state")
+        _expect_str(tool, "tool", "a tool name")
+        args = _read_args(tool, expect_mapping(args, "args", "parameter names"))[0]
+        if not isinstance(seen, Observation):
+            raise TypeError(
+                "seen must be an Observation (Observation.returned(value), "
+                f"Observation.raised(exc)), not {safe_type_name(seen)}"
+            )
+        if seen.status not in (None, "ok", "error", "crash"):
+            raise ValueError(
+                f"seen.status must be 'ok', 'error', 'crash' or None, not {described(seen.status)}"
+            )
+        if seen.error is not None and not isinstance(seen.error, str):
+            raise TypeError(
+                "seen.error must be the exception's text (a str) or None, not "
+                f"{described(seen.error)}"
+            )
+        if prediction is not None and not isinstance(prediction, StepResult):
+            raise TypeError(
+                f"prediction must be a StepResult from sim.step(), not {safe_type_name(prediction)}"
+            )
 
         return observe(self, state, tool, args, seen, prediction)
 
@@ -1164,6 +1247,17 @@ class Simulator:
         :func:`~contractsim.simulator.explore.explore`)."""
         from .explore import explore
 
+        plan = _expect_plan(plan)
+        if state is not None:
+            expect_state(self, state, "state")
+        if max_depth is not None:
+            _expect_count(max_depth, "max_depth", minimum=0)
+        _expect_count(max_states, "max_states")
+        _expect_count(max_branches, "max_branches")
+        _expect_positive(max_seconds, "max_seconds", "a number of seconds such as 60")
+        if goal is not None:
+            _expect_str(goal, "goal", "a goal name")
+
         return explore(
             self,
             plan,
@@ -1175,6 +1269,108 @@ class Simulator:
             goal=goal,
             max_seconds=max_seconds,
         )
+
+
+# ------------------------------------------------------------------ checks of API arguments
+_SCALARS = frozenset({str, bool, float, type(None)})  # nothing to read in these
+_UNREADABLE_HINT = "pass plain data: str, numbers, bool, None, lists, sets, dicts"
+
+
+def expect_state(sim: Simulator, state: Any, what: str) -> None:
+    """A TypeError unless ``state`` is a :class:`State`, a ValueError unless it is a state of
+    ``sim``'s contract (same variables)."""
+    if not isinstance(state, State):
+        raise TypeError(
+            f"{what} must be a State of this contract (sim.initial_state(), a branch's state), "
+            f"not {safe_type_name(state)}; to build one from values use sim.initial_state(values)"
+        )
+    if state.layout is not sim.layout and state.layout != sim.layout:
+        raise ValueError(
+            f"{what} is a State of another contract (its variables: "
+            + ", ".join(n for n in state.layout if not n.startswith("machine:"))
+            + f"); use a state of `{sim.compiled.ir.header.name}` (sim.initial_state())"
+        )
+
+
+def _expect_str(value: Any, what: str, expected: str) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be {expected} (a str), not {safe_type_name(value)}")
+
+
+def _expect_positive(value: Any, what: str, example: str) -> None:
+    if not is_finite_number(value) or value <= 0:
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        raise (ValueError if number else TypeError)(
+            f"{what} must be a positive, finite number ({example}), not {described(value)}"
+        )
+
+
+def _expect_count(value: Any, what: str, minimum: int = 1) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, not {safe_type_name(value)}")
+    if value < minimum:
+        raise ValueError(f"{what} must be at least {minimum}, not {value}")
+
+
+def _expect_plan(plan: Any) -> list[tuple[str, dict[str, Any]]]:
+    """A plan given to :meth:`Simulator.run` as (tool, args) pairs, or a TypeError naming the
+    step that is neither a ``{tool, args}`` mapping nor a ``(tool, args)`` pair."""
+    if isinstance(plan, (str, bytes, Mapping)) or not isinstance(plan, Iterable):
+        raise TypeError(
+            "plan must be a list of {tool, args} mappings or (tool, args) pairs, not "
+            f"{safe_type_name(plan)}"
+        )
+    out: list[tuple[str, dict[str, Any]]] = []
+    for i, step in enumerate(plan):
+        if isinstance(step, Mapping):
+            tool, args = step.get("tool"), step.get("args")
+        elif isinstance(step, tuple) and len(step) == 2:
+            tool, args = step
+        else:
+            tool = None
+            if not isinstance(step, (str, bytes)):
+                with contextlib.suppress(Exception):  # an object of the caller's may raise
+                    tool = getattr(step, "tool", None)
+                    args = getattr(step, "args", None)
+            if tool is None:
+                raise TypeError(
+                    f"plan[{i}] must be a {{tool, args}} mapping or a (tool, args) pair, not "
+                    f"{safe_type_name(step)}"
+                )
+        if not isinstance(tool, str):
+            raise TypeError(f"plan[{i}] tool must be a tool name (a str), not {described(tool)}")
+        values, unreadable = _read_args(tool, expect_mapping(args, f"plan[{i}] args", "parameters"))
+        if unreadable:
+            raise ValueError(f"plan[{i}]: {unreadable[0].message} ({_UNREADABLE_HINT})")
+        out.append((tool, values))
+    return out
+
+
+def _read_args(tool: str, args: dict[str, Any]) -> tuple[dict[str, Any], list[Violation]]:
+    """The arguments as plain data (objects and subclasses read as contract values), and an
+    ``INVALID_ARGUMENT`` violation for each one that cannot be read (it contains itself, nests
+    or grows beyond the bounds, or raises when read)."""
+    violations = []
+    out = args
+    for name, value in args.items():
+        if type(value) in _SCALARS:
+            continue
+        converted = contract_value(value, f"args.{name}")
+        if not converted.exact or converted.problems:
+            if out is args:
+                out = dict(args)
+            out[name] = converted.value  # what was read; the unreadable parts are unknown
+        for problem in converted.problems:
+            violations.append(
+                Violation(
+                    "INVALID_ARGUMENT",
+                    f"{tool}: {problem}",
+                    "argument",
+                    hint=_UNREADABLE_HINT,
+                    field=f"args.{name}",
+                )
+            )
+    return out, violations
 
 
 def _with(state: State, updates: dict[int, Any]) -> State:

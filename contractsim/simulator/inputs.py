@@ -19,6 +19,7 @@ import yaml
 from pydantic import ValidationError
 
 from ..compiler.compile import CompiledContract
+from ..compiler.foreign import contract_value
 from ..compiler.validators import problems_from
 from ..compiler.values import UNKNOWN, FMap, Fresh
 from ..dsl import ir
@@ -598,10 +599,13 @@ def validate_state_overrides(
     text: str = "",
     *,
     python_keys: bool = False,
+    unknown_mark: bool = True,
 ) -> dict[str, Any]:
     """Check names and types of state overrides; returns runtime values. Map keys are read as
     JSON writes them (:mod:`.json_maps`); ``python_keys``: the values are live Python data, where
-    a string key is a string even when the key type would also take what it spells."""
+    a string key is a string even when the key type would also take what it spells.
+    :data:`UNKNOWN` makes a value unknown, and so does the string ``"$unknown"`` when
+    ``unknown_mark`` (state files; from Python the string is a string)."""
     out: dict[str, Any] = {}
     problems: list[Diagnostic] = []
     decls = {v.name: v for v in compiled.ir.state}
@@ -649,9 +653,19 @@ def validate_state_overrides(
                 )
             )
             continue
-        if value is UNKNOWN or value == UNKNOWN_MARK:
+        if value is UNKNOWN or (unknown_mark and type(value) is str and value == UNKNOWN_MARK):
             out[name] = UNKNOWN
             continue
+        converted = contract_value(value, name)
+        if converted.problems:
+            problems.append(
+                _diag(
+                    "E0702", f"the value of {converted.problems[0]}", source, line, hint=_PLAIN_HINT
+                )
+            )
+            continue
+        if not converted.exact:  # objects, subclasses: validate what was read from them
+            value = converted.value
         try:
             value = maps.read(value, decl.type, name)
         except KeyProblem as exc:
@@ -660,9 +674,12 @@ def validate_state_overrides(
         try:
             validated = compiled.validators.adapter_for(decl.type).validate_python(value)
         except ValidationError as exc:
+            hint = None
+            if type(value) is str and value == UNKNOWN_MARK:
+                hint = "from Python, make a value unknown with contractsim.UNKNOWN"
             for p in problems_from(exc, name):
                 problems.append(
-                    _diag("E0702", f"`{p.path}`: {p.message}", source, line, hint=p.hint)
+                    _diag("E0702", f"`{p.path}`: {p.message}", source, line, hint=hint or p.hint)
                 )
             continue
         out[name] = validated
@@ -670,6 +687,8 @@ def validate_state_overrides(
         raise ContractError(problems, {source: text} if text else None)
     return out
 
+
+_PLAIN_HINT = "give plain data: str, numbers, bool, None, lists, sets, dicts"
 
 # ------------------------------------------------------------------------------------ fresh values
 

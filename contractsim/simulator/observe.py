@@ -16,7 +16,6 @@ the state is then carried forward along the branch that matches what really happ
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -25,8 +24,9 @@ from pydantic import ValidationError
 
 from ..compiler import lib
 from ..compiler.compile import OBSERVED_ERROR, CTool
+from ..compiler.foreign import contract_value, exception_text
 from ..compiler.validators import model_values, problems_from
-from ..compiler.values import UNKNOWN, freeze
+from ..compiler.values import UNKNOWN
 from ..dsl.types import type_label
 from .engine import Branch, StepResult, Verdict, Violation
 from .state import State
@@ -60,7 +60,9 @@ class Observation:
     @classmethod
     def raised(cls, exc: BaseException) -> Observation:
         """A call that raised ``exc``."""
-        return cls("crash", None, f"{type(exc).__name__}: {exc}")
+        if not isinstance(exc, BaseException):
+            raise TypeError(f"exc must be the exception the call raised, not {type(exc).__name__}")
+        return cls("crash", None, exception_text(exc))
 
 
 @dataclass
@@ -237,32 +239,24 @@ def _validated_args(ctool: CTool, args: dict[str, Any]) -> dict[str, Any] | None
 
 def _real_result(sim: Simulator, ctool: CTool, value: Any, notes: list[str]) -> tuple[Any, Any]:
     """The real return value checked against ``-> TYPE`` (``unknown`` when it does not fit, for
-    effects), and as it was returned (for ``observed when``)."""
-    value = _plain_data(value)
-    raw = freeze(value)
+    effects), and as it was returned (for ``observed when``). A value that cannot be read in
+    full (it contains itself, nests or grows beyond the bounds, raises when read) is read as far
+    as it can be for ``observed when``, and is ``unknown`` for effects."""
+    converted = contract_value(value, "result")
+    raw = converted.value
+    if converted.problems:
+        notes.append("the result cannot be read: " + "; ".join(converted.problems))
+        return UNKNOWN, raw
     returns = ctool.ir.returns
     if returns is None:
         return raw, raw
     try:
-        return sim.compiled.validators.adapter_for(returns).validate_python(value), raw
+        return sim.compiled.validators.adapter_for(returns).validate_python(raw), raw
     except ValidationError as exc:
         problems = problems_from(exc, "result")
         detail = problems[0].text() if problems else str(exc)
         notes.append(f"the result does not match `-> {type_label(returns)}`: {detail}")
         return UNKNOWN, raw
-
-
-def _plain_data(value: Any) -> Any:
-    """Dataclass instances and pydantic models as the dicts they hold."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.asdict(value)
-    dump = getattr(value, "model_dump", None)
-    if callable(dump) and not isinstance(value, type):
-        try:
-            return dump()
-        except Exception:  # noqa: BLE001 - not a pydantic model after all: keep the value
-            return value
-    return value
 
 
 def _observed_matches(

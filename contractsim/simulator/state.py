@@ -36,8 +36,19 @@ class State(Mapping[str, Any]):
         return sum(1 for _ in self)
 
     def machine(self, name: str) -> str:
-        """The current state of protocol machine ``name``."""
-        return str(self.data[self.layout[f"machine:{name}"]])
+        """The current state of protocol machine ``name`` (a ``ValueError`` for a machine the
+        contract does not declare)."""
+        if not isinstance(name, str):
+            from ..compiler.foreign import described
+
+            raise TypeError(
+                f"name must be a protocol machine's name (a str), not {described(name)}"
+            )
+        slot = self.layout.get(f"machine:{name}")
+        if slot is None:
+            machines = ", ".join(f"`{m}`" for m in self.machines) or "none"
+            raise ValueError(f"the contract has no protocol machine `{name}` (it has: {machines})")
+        return str(self.data[slot])
 
     @property
     def machines(self) -> dict[str, str]:
