@@ -21,6 +21,7 @@ import contractsim
 from contractsim.api import check_text
 from contractsim.cli import main
 from contractsim.dsl.diagnostics import ContractError
+from contractsim.simulator.inputs import parse_plan
 
 NOW = "2024-06-01T12:00:00Z"
 HEAD = 'contract adv version "1.0.0"\n'
@@ -527,3 +528,93 @@ def test_dev_zero_as_plan_is_refused(mini: str) -> None:
     r = sub(["simulate", mini, "/dev/zero", "--now", NOW], mem_kb=700_000)
     assert r.returncode == 2
     assert "Traceback" not in r.stdout + r.stderr
+
+
+# ================================================================= YAML values that are not JSON
+
+DATED = HEAD + 'state { last: str = "" }\ntool w(s: str) { effect { last = s } }\n'
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ("2024-05-20", "2024-05-20"),
+        ("2024-05-20T14:30:00Z", "2024-05-20T14:30:00Z"),
+        ("!!timestamp 2001-12-14t21:59:43.10-05:00", "2001-12-14t21:59:43.10-05:00"),
+    ],
+)
+def test_yaml_dates_in_a_plan_are_their_text(tmp_path: Path, value: str, text: str) -> None:
+    contract = write(tmp_path, "c.contract", DATED)
+    plan = write(tmp_path, "plan.yaml", f"- {{tool: w, args: {{s: {value}}}}}\n")
+    r = cli("simulate", contract, plan, "--format", "json")
+    no_crash(r)
+    assert r.exit_code == 0, r.output
+    step = json.loads(r.output)["steps"][0]
+    assert step["args"] == {"s": text}
+    r = cli("simulate", contract, plan)
+    assert r.exit_code == 0 and f'w(s="{text}")' in r.output
+    assert "datetime" not in r.output
+
+
+def test_yaml_dates_in_state_and_trace_are_their_text(tmp_path: Path) -> None:
+    contract = write(tmp_path, "c.contract", DATED)
+    plan = write(tmp_path, "plan.yaml", "steps: []\nstate: {last: 2024-05-20}\n")
+    state = write(tmp_path, "state.yaml", "last: 2024-05-21\n")
+    r = cli("simulate", contract, plan, "--state", state, "--format", "json")
+    no_crash(r)
+    assert r.exit_code == 0, r.output
+    trace = write(
+        tmp_path,
+        "trace.yaml",
+        "- steps:\n    - {tool: w, args: {s: 2024-05-20}, outcome: ok}\n",
+    )
+    r = cli("replay", contract, trace, "--format", "json")
+    no_crash(r)
+    assert r.exit_code == 0, r.output
+    plan_steps = parse_plan("- {tool: w, args: {s: 2024-05-20}}\n").steps
+    assert [(s.tool, s.args) for s in plan_steps] == [("w", {"s": "2024-05-20"})]
+
+
+@pytest.mark.parametrize("tag", ["binary", "set", "omap", "pairs"])
+def test_yaml_values_json_cannot_hold_are_refused(tmp_path: Path, tag: str) -> None:
+    contract = write(tmp_path, "c.contract", DATED)
+    value = {"binary": "aGVsbG8=", "set": "{a, b}", "omap": "[a: 1]", "pairs": "[a: 1]"}[tag]
+    plan = write(tmp_path, "plan.yaml", f"- tool: w\n  args: {{s: !!{tag} {value}}}\n")
+    for fmt in ("text", "json"):
+        r = cli("simulate", contract, plan, "--format", fmt)
+        no_crash(r)
+        assert r.exit_code == 2
+        assert "E0701" in r.output and f"`!!{tag}` value, which is not JSON data" in r.output
+    state = write(tmp_path, "state.yaml", f"last: !!{tag} {value}\n")
+    empty = write(tmp_path, "empty.yaml", "[]\n")
+    r = cli("simulate", contract, empty, "--state", state)
+    assert (
+        r.exit_code == 2
+        and f"state.yaml:1:7: error[E0702]: the state holds a YAML `!!{tag}`" in r.output
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "body"),
+    [
+        ("plan.yaml", "- 1\n" * 100_001),
+        ("plan.yaml", "description: x\nsteps:\n" + "  - {tool: u}\n" * 100_001),
+        ("plan.plan", "(u)\n" * 100_001),
+    ],
+)
+def test_plan_over_the_step_limit_is_refused_while_reading(
+    tmp_path: Path, mini: str, name: str, body: str
+) -> None:
+    """Counted before any step is built: the refusal of a YAML or IPC plan does not wait for
+    100,000 steps to be read (a YAML one took over a minute)."""
+    plan = write(tmp_path, name, body)
+    r = cli("simulate", mini, plan, "--now", NOW)
+    no_crash(r)
+    assert r.exit_code == 2
+    assert "error[E0701]: the plan has more than 100,000 steps; the limit is 100,000" in r.output
+
+
+def test_plan_at_the_step_limit_is_read_with_its_lines() -> None:
+    plan = parse_plan("steps:\n" + "  - {tool: u}\n" * 100_000)
+    assert len(plan.steps) == 100_000
+    assert (plan.steps[0].line, plan.steps[-1].line) == (2, 100_001)
