@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import gc
 import os
+import stat
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -133,32 +135,15 @@ class Contract:
 
 def read_source(path: str | os.PathLike[str]) -> str:
     """Read a text input, turning every way it can be unreadable into a diagnostic."""
-    p = Path(path)
     where = Span(file=str(path))
-    if not p.exists():
-        raise ContractError(
-            [
-                error(
-                    "E0100",
-                    f"no such file: {path}",
-                    where,
-                    hint="check the path and the current directory",
-                )
-            ]
-        )
-    if p.is_dir():
-        raise ContractError(
-            [
-                error(
-                    "E0100",
-                    f"{path} is a directory, not a file",
-                    where,
-                    hint="pass the .contract file inside it",
-                )
-            ]
-        )
+    unreadable = path_problem(Path(path), "")
+    if unreadable is not None:
+        message, hint = unreadable
+        if message.endswith("is a directory, not a file"):
+            hint = "pass the .contract file inside it"
+        raise ContractError([error("E0100", message, where, hint=hint)])
     try:
-        data = read_bounded(p, MAX_SOURCE_BYTES)
+        data = read_bounded(Path(path), MAX_SOURCE_BYTES)
         if data is None:
             raise ContractError(
                 [
@@ -170,6 +155,10 @@ def read_source(path: str | os.PathLike[str]) -> str:
                     )
                 ]
             )
+    except NotARegularFile as exc:
+        raise ContractError(
+            [error("E0100", f"{path} is {exc}, not a regular file", where)]
+        ) from None
     except OSError as exc:
         raise ContractError(
             [error("E0100", f"cannot read {path}: {exc.strerror or exc}", where)]
@@ -177,29 +166,86 @@ def read_source(path: str | os.PathLike[str]) -> str:
     return decode_source(data, str(path))
 
 
+class NotARegularFile(OSError):
+    """An input path that names a FIFO, a socket or a device: reading one can wait forever
+    (a FIFO nobody writes to) or never end."""
+
+
+def _file_kind(mode: int) -> str | None:
+    """What a file that is not a regular file is (None for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def path_problem(path: Path, what: str) -> tuple[str, str | None] | None:
+    """Why ``path`` cannot be read as a ``what`` file (message, hint), or None when it is a
+    regular file. A symlink loop or a link to nothing is said as such, not as a missing file."""
+    name = str(path)
+    file = f"{what} file" if what else "file"
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"{name} is a symbolic link loop", "point the link at a file"
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            if path.is_symlink():
+                return (
+                    f"{name} is a symbolic link to {os.readlink(path)}, which does not exist",
+                    "point the link at a file",
+                )
+            return f"no such {file}: {name}", "check the path and the current directory"
+        if exc.errno == errno.ENAMETOOLONG:
+            return f"the path is too long: {name[:80]}…", None
+        return f"cannot read {name}: {exc.strerror or exc}", None
+    kind = _file_kind(mode)
+    if kind is None:
+        return None
+    if kind == "a directory":
+        return f"{name} is a directory, not a {file}", None
+    regular = f"{what} file" if what else "regular file"
+    return f"{name} is {kind}, not a {regular}", f"pass a {file} saved on disk"
+
+
 def read_bounded(path: Path, limit: int) -> bytes | None:
     """At most ``limit`` bytes of a file, or None when it has more. Reads by size, never by the
-    size the file claims (``/dev/zero`` claims 0 and never ends)."""
-    with path.open("rb") as f:
+    size the file claims (``/dev/zero`` claims 0 and never ends). Raises
+    :class:`NotARegularFile` for a FIFO, socket or device: it is opened without waiting for a
+    writer and looked at before anything is read."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with open(fd, "rb", closefd=True) as f:
+        kind = _file_kind(os.fstat(fd).st_mode)
+        if kind is not None:
+            raise NotARegularFile(kind)
         data = f.read(limit + 1)
     return None if len(data) > limit else data
 
 
 def read_input(path: str | os.PathLike[str], what: str, code: str, limit: int) -> bytes:
     """The bytes of an input file (a plan, a trace, a PDDL file …): a missing path, a directory,
-    an unreadable or too large file is a ``code`` diagnostic, never an exception."""
+    a FIFO, socket or device, a symlink loop, an unreadable or too large file is a ``code``
+    diagnostic, never an exception."""
     p = Path(path)
     name = str(path)
 
     def problem(message: str, hint: str | None = None) -> ContractError:
         return ContractError([error(code, message, Span(file=name, end_col=2), hint=hint)])
 
-    if not p.exists():
-        raise problem(f"no such {what} file: {name}", "check the path")
-    if p.is_dir():
-        raise problem(f"{name} is a directory, not a {what} file")
+    unreadable = path_problem(p, what)
+    if unreadable is not None:
+        raise problem(*unreadable)
     try:
         data = read_bounded(p, limit)
+    except NotARegularFile as exc:
+        raise problem(f"{name} is {exc}, not a {what} file") from None
     except OSError as exc:
         raise problem(f"cannot read {name}: {exc.strerror or exc}") from None
     if data is None:

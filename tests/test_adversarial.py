@@ -618,3 +618,49 @@ def test_plan_at_the_step_limit_is_read_with_its_lines() -> None:
     plan = parse_plan("steps:\n" + "  - {tool: u}\n" * 100_000)
     assert len(plan.steps) == 100_000
     assert (plan.steps[0].line, plan.steps[-1].line) == (2, 100_001)
+
+
+# ======================================================== input paths that are not regular files
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_as_any_input_is_refused_without_waiting(tmp_path: Path, mini: str) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    good = write(tmp_path, "plan.json", "[]")
+    cases = [
+        (["check", str(fifo)], "E0100", "is a FIFO (named pipe), not a regular file"),
+        (["simulate", mini, str(fifo)], "E0700", "is a FIFO (named pipe), not a plan file"),
+        (["simulate", mini, good, "--state", str(fifo)], "E0700", "not a state file"),
+        (["replay", mini, str(fifo)], "E0901", "is a FIFO (named pipe), not a trace file"),
+        (["import-pddl", str(fifo), str(fifo)], "E0801", "not a domain file"),
+    ]
+    for args, code, message in cases:
+        r = sub(args, timeout=60)  # used to wait forever for a writer
+        assert r.returncode == 2, args
+        assert f"error[{code}]: {fifo} " in r.stdout and message in r.stdout, r.stdout
+
+
+def test_symlink_loops_and_dangling_links_are_said_as_such(tmp_path: Path, mini: str) -> None:
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    loop, dangling = str(tmp_path / "a"), str(tmp_path / "dangling")
+    r = cli("check", loop)
+    assert r.exit_code == 2 and f"error[E0100]: {loop} is a symbolic link loop" in r.output
+    r = cli("simulate", mini, loop)
+    assert r.exit_code == 2 and f"error[E0700]: {loop} is a symbolic link loop" in r.output
+    r = cli("simulate", mini, dangling)
+    assert r.exit_code == 2
+    assert f"{dangling} is a symbolic link to {tmp_path / 'nowhere'}, which does not exist" in (
+        r.output
+    )
+    r = cli("simulate", mini, str(tmp_path / "missing.json"))
+    assert r.exit_code == 2 and "error[E0700]: no such plan file:" in r.output
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/null"), reason="needs /dev/null")
+def test_a_device_as_input_is_refused() -> None:
+    r = cli("check", "/dev/null")
+    assert r.exit_code == 2
+    assert "error[E0100]: /dev/null is a device, not a regular file" in r.output
