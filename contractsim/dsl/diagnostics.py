@@ -137,6 +137,16 @@ def render_all(
     return "\n\n".join(shown)
 
 
+def article(word: str) -> str:
+    """``word`` after "a" or "an", by its first letter (a leading backtick is looked past):
+    ``article("object")`` is ``"an object"``, ``article("`animal`")`` is ``"an `animal`"``."""
+    first = word.lstrip("`'\"(")[:3].lower()
+    vowel = first[:1] in ("a", "e", "i", "o") or (
+        first[:1] == "u" and not first.startswith(("uni", "use", "usu", "uti"))
+    )
+    return ("an " if vowel else "a ") + word
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     """The closest candidate by edit distance, when one is close enough to be a likely typo."""
     best: tuple[int, str] | None = None
