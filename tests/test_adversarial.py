@@ -664,3 +664,86 @@ def test_a_device_as_input_is_refused() -> None:
     r = cli("check", "/dev/null")
     assert r.exit_code == 2
     assert "error[E0100]: /dev/null is a device, not a regular file" in r.output
+
+
+# ============================================== control characters never reach a terminal raw
+
+HOSTILE = "\x1b]0;pwned\x07\x00\x9b2J\u202e"
+SHOWN = "\\u001b]0;pwned\\u0007\\u0000\\u009b2J\\u202e"
+ESCAPING = (
+    HEAD
+    + "state { seen: set[str] = {} }\n"
+    + 'tool read_file(path: str) {\n  require path in seen else NO_FILE "no file {path}"\n'
+    + '    hint "create {path} \\u001b]0;hint\\u0007 first"\n'
+    + '  should len(path) < 3 else LONG "long \\u001b[2J{path}"\n}\n'
+)
+
+
+def _raw_controls(text: str) -> list[str]:
+    return [ch for ch in text if not ch.isprintable() and ch not in "\n\t"]
+
+
+def test_simulate_text_escapes_control_characters(tmp_path: Path) -> None:
+    contract = write(tmp_path, "e.contract", ESCAPING)
+    plan = write(
+        tmp_path, "plan.json", json.dumps([{"tool": "read_file", "args": {"path": HOSTILE}}])
+    )
+    r = cli("simulate", contract, plan)
+    assert r.exit_code == 1
+    assert _raw_controls(r.output) == []
+    assert f"NO_FILE: no file {SHOWN}  [" in r.output
+    assert f"hint: create {SHOWN} \\u001b]0;hint\\u0007 first" in r.output
+    assert 'read_file(path="\\u001b]0;pwned\\u0007' in r.output
+    step = {"tool": "read_file", "args": {"path": HOSTILE}}
+    seen = write(tmp_path, "seen.json", json.dumps({"steps": [step], "state": {"seen": [HOSTILE]}}))
+    r = cli("simulate", contract, seen)
+    assert _raw_controls(r.output) == []
+    assert f"LONG: long \\u001b[2J{SHOWN}" in r.output
+    r = cli("simulate", contract, plan, "--format", "json")  # JSON keeps the text, escaped by JSON
+    assert json.loads(r.output)["steps"][0]["args"]["path"] == HOSTILE
+
+
+def test_replay_text_escapes_control_characters(tmp_path: Path) -> None:
+    contract = write(tmp_path, "e.contract", ESCAPING)
+    step = {"tool": "read_file", "args": {"path": HOSTILE}, "outcome": "ok", "result": None}
+    trace = write(tmp_path, "t.json", json.dumps([{"name": HOSTILE, "steps": [step]}]))
+    r = cli("replay", contract, trace)
+    no_crash(r)
+    assert _raw_controls(r.output) == []
+    assert f"our rule: NO_FILE: no file {SHOWN}" in r.output
+
+
+def test_diagnostics_escape_control_characters_and_keep_their_carets() -> None:
+    text = HEAD + 'const X = "a\x1b]0;t\x07" + 1\n'
+    with pytest.raises(ContractError) as info:
+        contractsim.loads(text, "e\x1b[2J.contract")
+    rendered = str(info.value)
+    assert _raw_controls(rendered) == []
+    assert rendered.splitlines()[:3] == [
+        "e\\u001b[2J.contract:2:11: error[E0301]: `+` cannot combine str and int",
+        '    2 | const X = "a␛]0;t␇" + 1',
+        "      |           ^^^^^^^^^^^^^",
+    ]
+    r = cli("check", write_tmp("e.contract", text))
+    assert r.exit_code == 1 and _raw_controls(r.output) == []
+
+
+def write_tmp(name: str, text: str) -> str:
+    import tempfile
+
+    folder = tempfile.mkdtemp()
+    return write(Path(folder), name, text)
+
+
+def test_guard_text_and_cards_escape_control_characters() -> None:
+    contract = contractsim.loads(ESCAPING, "e.contract")
+    guard = contract.guard()
+    with pytest.raises(contractsim.ContractViolation) as info:
+        guard.wrap("read_file", lambda path: "x")(HOSTILE)
+    text = info.value.to_llm()
+    assert _raw_controls(text) == []
+    assert f"NO_FILE: no file {SHOWN}" in text and str(info.value) == text
+    card = contract.card("read_file")
+    assert _raw_controls(card) == [] and "\\u001b]0;hint\\u0007" in card
+    for fmt in ("dot", "mermaid"):
+        assert _raw_controls(str(contract.render("tool", "read_file", fmt))) == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..dsl.diagnostics import visible
 from .loop import OUTCOMES, VERDICTS, Disagreement, ReplayResult
 
 STATE_CHARS = 600
@@ -101,7 +102,8 @@ def render_text(result: ReplayResult, contract: str, traces: str, show: int | No
         lines += ["", f"first {len(shown)} of {n_dis} disagreement(s):"]
         for d in shown:
             lines += [""] + _disagreement_text(d)
-    return "\n".join(lines) + "\n"
+    # recorded errors, arguments and messages: no escape sequence reaches the terminal
+    return "\n".join(visible(line) for line in lines) + "\n"
 
 
 def _disagreement_text(d: Disagreement) -> list[str]:

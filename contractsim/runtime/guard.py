@@ -35,7 +35,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from ..compiler.values import json_ready, thaw
-from ..dsl.diagnostics import ContractError, did_you_mean
+from ..dsl.diagnostics import ContractError, did_you_mean, visible
 from ..simulator.engine import Simulator, StepResult, Violation, Warning_
 from ..simulator.observe import Observation, Observed, expected_verdict, predicted_failures
 from ..simulator.state import State
@@ -100,7 +100,7 @@ class GuardError:
             lines.append(f"Fix: {hint}")
         if self.allowed_tools:
             lines.append("Other tools you can call now: " + ", ".join(self.allowed_tools))
-        return "\n".join(lines)
+        return "\n".join(visible(line) for line in lines)  # no escape sequence reaches a log
 
 
 class ContractViolation(Exception):
@@ -160,7 +160,7 @@ class CallResult:
         else:
             text = json.dumps(_plain(self.value), ensure_ascii=False, default=str)
         for w in self.warnings:
-            text += f"\nWarning {w.code}: {w.message}"
+            text += "\n" + visible(f"Warning {w.code}: {w.message}")
         return text
 
 
