@@ -33,6 +33,7 @@ from ..compiler.values import json_ready
 from ..dsl.diagnostics import ContractError, Diagnostic, Span, did_you_mean, error
 from ..simulator.inputs import item_lines, parse_data, parse_now, validate_state_overrides
 from ..simulator.observe import STATUSES
+from ..sources import path_problem, read_input
 
 MAX_TRACE_BYTES = 512 * 1024 * 1024
 MAX_BAD_RUNS = 5
@@ -138,12 +139,13 @@ def load_adapter(spec: str) -> Adapter:
 
 def _load_file(target: str, where: str) -> Any:
     path = Path(target)
-    if not path.is_file():
+    unreadable = path_problem(path, "adapter")  # missing, a FIFO, a symlink loop …
+    if unreadable is not None:
         raise ContractError(
             [
                 _diag(
                     "E0910",
-                    f"no such adapter file: {target}",
+                    unreadable[0],
                     where,
                     hint="check the path (relative paths start from the current directory)",
                 )
@@ -305,8 +307,6 @@ def _record_run(
 
 
 def _read(name: str) -> str:
-    from ..api import read_input
-
     data = read_input(name, "trace", "E0901", MAX_TRACE_BYTES)
     try:
         return data.decode("utf-8").removeprefix("\ufeff")

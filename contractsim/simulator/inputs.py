@@ -23,6 +23,7 @@ from ..compiler.validators import problems_from
 from ..compiler.values import UNKNOWN, FMap, Fresh
 from ..dsl import ir
 from ..dsl.diagnostics import ContractError, Diagnostic, Span, error, suggestion_hint
+from ..sources import read_input
 
 UNKNOWN_MARK = "$unknown"
 MAX_PLAN_BYTES = 32 * 1024 * 1024
@@ -60,8 +61,6 @@ def _diag(
 
 
 def read_text(path: str | os.PathLike[str], what: str) -> str:
-    from ..api import read_input
-
     data = read_input(path, what, "E0700", MAX_PLAN_BYTES)
     try:
         return data.decode("utf-8").removeprefix("\ufeff")
