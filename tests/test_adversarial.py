@@ -747,3 +747,27 @@ def test_guard_text_and_cards_escape_control_characters() -> None:
     assert _raw_controls(card) == [] and "\\u001b]0;hint\\u0007" in card
     for fmt in ("dot", "mermaid"):
         assert _raw_controls(str(contract.render("tool", "read_file", fmt))) == []
+
+
+@pytest.mark.parametrize("libyaml", [True, False])
+def test_yaml_reading_is_the_same_without_libyaml(
+    monkeypatch: pytest.MonkeyPatch, libyaml: bool
+) -> None:
+    from contractsim.simulator import inputs
+
+    if not libyaml:
+        monkeypatch.setattr(inputs, "_FastLoader", None)
+    plan = parse_plan("steps:\n  - {tool: w, args: {s: 2024-05-20}}\n  - tool: u\n")
+    assert [(s.tool, s.args, s.line) for s in plan.steps] == [
+        ("w", {"s": "2024-05-20"}, 2),
+        ("u", {}, 3),
+    ]
+    for text, message in [
+        ("a: &a [1]\nsteps: *a\n", "2:8: error[E0701]: the plan is not valid YAML: YAML aliases"),
+        ("- {tool: w, args: {s: !!binary aGk=}}\n", "1:23: error[E0701]: the plan holds a YAML"),
+        ("- {tool: w, args: {s: 1, s: 2}}\n", "error[E0701]: the key `s` appears twice"),
+        ("- 1\n" * 100_001, "error[E0701]: the plan has more than 100,000 steps"),
+    ]:
+        with pytest.raises(ContractError) as info:
+            parse_plan(text, "p.yaml")
+        assert message in str(info.value)
