@@ -14,7 +14,11 @@ from .dsl.check import check_contract
 from .dsl.diagnostics import ContractError, Diagnostic, Span, error
 from .dsl.lower import lower
 from .grammar.parse import MAX_SOURCE_BYTES, nesting_depth_problem, parse
-from .sources import read_source
+from .sources import decode_source as decode_source  # re-exported: older import paths
+from .sources import path_problem as path_problem
+from .sources import read_bounded as read_bounded
+from .sources import read_input as read_input
+from .sources import read_source as read_source
 
 if TYPE_CHECKING:
     from .compiler.compile import CompiledContract
