@@ -446,12 +446,68 @@ def item_lines(text: str, count: int, keys: tuple[str, ...]) -> list[int]:
     for every item when the text does not have that shape."""
     if "\n" not in text.rstrip():
         return [1] * count  # one line (generated JSON): nothing to compose
+    if text.lstrip().startswith(("{", "[")):
+        lines = _json_item_lines(text, keys)
+        if lines is not None and len(lines) == count:
+            return lines
     try:
         # composes, builds nothing
         root = yaml.compose(text, Loader=_FastLoader or _NoAliasLoader)  # noqa: S506
     except (yaml.YAMLError, RecursionError, ValueError):
         return [1] * count
     return _node_lines(root, count, keys)
+
+
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _json_item_lines(text: str, keys: tuple[str, ...]) -> list[int] | None:
+    """:func:`item_lines` for JSON text, from the JSON decoder (composing a large JSON document
+    as YAML takes a hundred times longer): each item is decoded to find where the next one
+    starts. None when the text is not JSON of that shape."""
+    decoder = json.JSONDecoder()
+
+    def skip(pos: int) -> int:
+        match = _JSON_SPACE.match(text, pos)
+        return match.end() if match else pos
+
+    try:
+        pos = skip(0)
+        if text.startswith("{", pos):
+            pos = skip(pos + 1)
+            while True:  # to the value of the first of `keys`
+                key, pos = decoder.raw_decode(text, pos)
+                pos = skip(pos)
+                if not isinstance(key, str) or not text.startswith(":", pos):
+                    return None
+                pos = skip(pos + 1)
+                if key in keys:
+                    break
+                _, pos = decoder.raw_decode(text, pos)
+                pos = skip(pos)
+                if not text.startswith(",", pos):
+                    return None
+                pos = skip(pos + 1)
+        if not text.startswith("[", pos):
+            return None
+        starts: list[int] = []
+        pos = skip(pos + 1)
+        while not text.startswith("]", pos):
+            starts.append(pos)
+            _, pos = decoder.raw_decode(text, pos)
+            pos = skip(pos)
+            if text.startswith(",", pos):
+                pos = skip(pos + 1)
+            elif not text.startswith("]", pos):
+                return None
+    except (ValueError, RecursionError):
+        return None
+    lines, line, last = [], 1, 0
+    for start in starts:
+        line += text.count("\n", last, start)
+        lines.append(line)
+        last = start
+    return lines
 
 
 def _node_lines(root: Any, count: int, keys: tuple[str, ...]) -> list[int]:
