@@ -13,7 +13,7 @@ import os
 import stat
 from pathlib import Path
 
-from .dsl.diagnostics import ContractError, Span, error
+from .dsl.diagnostics import ContractError, Span, article, error
 from .grammar.parse import MAX_SOURCE_BYTES
 
 __all__ = [
@@ -103,9 +103,9 @@ def path_problem(path: Path, what: str) -> tuple[str, str | None] | None:
     if kind is None:
         return None
     if kind == "a directory":
-        return f"{name} is a directory, not a {file}", None
+        return f"{name} is a directory, not {article(file)}", None
     regular = f"{what} file" if what else "regular file"
-    return f"{name} is {kind}, not a {regular}", f"pass a {file} saved on disk"
+    return f"{name} is {kind}, not {article(regular)}", f"pass {article(file)} saved on disk"
 
 
 def read_bounded(path: Path, limit: int) -> bytes | None:
@@ -138,7 +138,7 @@ def read_input(path: str | os.PathLike[str], what: str, code: str, limit: int) -
     try:
         data = read_bounded(p, limit)
     except NotARegularFile as exc:
-        raise problem(f"{name} is {exc}, not a {what} file") from None
+        raise problem(f"{name} is {exc}, not {article(what + ' file')}") from None
     except OSError as exc:
         raise problem(f"cannot read {name}: {exc.strerror or exc}") from None
     if data is None:

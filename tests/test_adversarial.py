@@ -657,6 +657,24 @@ def test_symlink_loops_and_dangling_links_are_said_as_such(tmp_path: Path, mini:
     )
     r = cli("simulate", mini, str(tmp_path / "missing.json"))
     assert r.exit_code == 2 and "error[E0700]: no such plan file:" in r.output
+    (tmp_path / "x.py").symlink_to(tmp_path / "y.py")
+    (tmp_path / "y.py").symlink_to(tmp_path / "x.py")
+    trace = write(tmp_path, "t.json", "[]")
+    r = cli("replay", mini, trace, "--adapter", f"{tmp_path / 'x.py'}:f")
+    assert r.exit_code == 2
+    assert f"error[E0910]: {tmp_path / 'x.py'} is a symbolic link loop" in r.output
+
+
+def test_articles_in_messages() -> None:
+    from contractsim.dsl.diagnostics import article
+
+    assert [article(w) for w in ("object", "adapter file", "`animal`", "union", "plan")] == [
+        "an object",
+        "an adapter file",
+        "an `animal`",
+        "a union",
+        "a plan",
+    ]
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/null"), reason="needs /dev/null")

@@ -30,7 +30,7 @@ from typing import Any
 
 from ..compiler.compile import CompiledContract
 from ..compiler.values import json_ready
-from ..dsl.diagnostics import ContractError, Diagnostic, Span, did_you_mean, error
+from ..dsl.diagnostics import ContractError, Diagnostic, Span, article, did_you_mean, error
 from ..simulator.inputs import item_lines, parse_data, parse_now, validate_state_overrides
 from ..simulator.observe import STATUSES
 from ..sources import path_problem, read_input
@@ -396,7 +396,7 @@ def _kind(value: Any) -> str:
         return "null"
     kinds = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
     kinds.update({int: "a number", float: "a number"})
-    return kinds.get(type(value), f"a {type(value).__name__}")
+    return kinds.get(type(value)) or article(type(value).__name__)
 
 
 def _run(
