@@ -7,7 +7,6 @@ import gc
 import os
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .dsl import ir
@@ -15,6 +14,11 @@ from .dsl.check import check_and_resolve
 from .dsl.diagnostics import ContractError, Diagnostic, Span, error
 from .dsl.lower import lower
 from .grammar.parse import MAX_SOURCE_BYTES, nesting_depth_problem, parse
+from .sources import decode_source as decode_source  # re-exported: older import paths
+from .sources import path_problem as path_problem
+from .sources import read_bounded as read_bounded
+from .sources import read_input as read_input
+from .sources import read_source as read_source
 
 if TYPE_CHECKING:
     from .compiler.compile import CompiledContract
@@ -144,112 +148,6 @@ class Contract:
 
     def __repr__(self) -> str:
         return f"<Contract {self.name} {self.version}: {len(self.ir.tools)} tools>"
-
-
-def read_source(path: str | os.PathLike[str]) -> str:
-    """Read a text input, turning every way it can be unreadable into a diagnostic."""
-    p = Path(path)
-    where = Span(file=str(path))
-    if not p.exists():
-        raise ContractError(
-            [
-                error(
-                    "E0100",
-                    f"no such file: {path}",
-                    where,
-                    hint="check the path and the current directory",
-                )
-            ]
-        )
-    if p.is_dir():
-        raise ContractError(
-            [
-                error(
-                    "E0100",
-                    f"{path} is a directory, not a file",
-                    where,
-                    hint="pass the .contract file inside it",
-                )
-            ]
-        )
-    try:
-        data = read_bounded(p, MAX_SOURCE_BYTES)
-        if data is None:
-            raise ContractError(
-                [
-                    error(
-                        "E0106",
-                        f"{path} is larger than {MAX_SOURCE_BYTES:,} bytes",
-                        where,
-                        hint="split the contract into smaller files",
-                    )
-                ]
-            )
-    except OSError as exc:
-        raise ContractError(
-            [error("E0100", f"cannot read {path}: {exc.strerror or exc}", where)]
-        ) from None
-    return decode_source(data, str(path))
-
-
-def read_bounded(path: Path, limit: int) -> bytes | None:
-    """At most ``limit`` bytes of a file, or None when it has more. Reads by size, never by the
-    size the file claims (``/dev/zero`` claims 0 and never ends)."""
-    with path.open("rb") as f:
-        data = f.read(limit + 1)
-    return None if len(data) > limit else data
-
-
-def read_input(path: str | os.PathLike[str], what: str, code: str, limit: int) -> bytes:
-    """The bytes of an input file (a plan, a trace, a PDDL file …): a missing path, a directory,
-    an unreadable or too large file is a ``code`` diagnostic, never an exception."""
-    p = Path(path)
-    name = str(path)
-
-    def problem(message: str, hint: str | None = None) -> ContractError:
-        return ContractError([error(code, message, Span(file=name, end_col=2), hint=hint)])
-
-    if not p.exists():
-        raise problem(f"no such {what} file: {name}", "check the path")
-    if p.is_dir():
-        raise problem(f"{name} is a directory, not a {what} file")
-    try:
-        data = read_bounded(p, limit)
-    except OSError as exc:
-        raise problem(f"cannot read {name}: {exc.strerror or exc}") from None
-    if data is None:
-        raise problem(f"{name} is larger than {limit:,} bytes")
-    return data
-
-
-def decode_source(data: bytes, filename: str) -> str:
-    if b"\0" in data[:8192]:
-        raise ContractError(
-            [
-                error(
-                    "E0100",
-                    f"{filename} is a binary file, not a contract",
-                    Span(file=filename),
-                    hint="contracts are UTF-8 text files",
-                )
-            ]
-        )
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise ContractError(
-            [
-                error(
-                    "E0100",
-                    f"{filename} is not valid UTF-8 (byte 0x{data[exc.start]:02x})",
-                    Span(file=filename, line=line, col=col, end_line=line, end_col=col + 1),
-                    hint="save the file as UTF-8",
-                )
-            ]
-        ) from None
-    return text.removeprefix("\ufeff")
 
 
 def _front_end(text: str, filename: str) -> tuple[ir.Contract | None, list[Diagnostic]]:

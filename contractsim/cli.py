@@ -13,8 +13,9 @@ from typing import Any
 import click
 
 from . import __version__
-from .api import Contract, check_text, load, read_source
+from .api import Contract, check_text, load
 from .dsl.diagnostics import ContractError, Diagnostic, Span, render_all
+from .sources import read_source
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_MAY_FAIL = 0, 1, 2, 3
 INPUT_CODES = ("E0100", "E0106")

@@ -23,6 +23,7 @@ import contractsim
 from contractsim.api import check_text
 from contractsim.cli import main
 from contractsim.dsl.diagnostics import ContractError
+from contractsim.simulator.inputs import parse_plan
 
 NOW = "2024-06-01T12:00:00Z"
 HEAD = 'contract adv version "1.0.0"\n'
@@ -902,3 +903,288 @@ def test_a_replay_adapter_returning_odd_values_or_raising_oddly(
     no_crash(r)
     assert r.exit_code == code
     assert message in r.output
+
+
+# ================================================================= YAML values that are not JSON
+
+DATED = HEAD + 'state { last: str = "" }\ntool w(s: str) { effect { last = s } }\n'
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ("2024-05-20", "2024-05-20"),
+        ("2024-05-20T14:30:00Z", "2024-05-20T14:30:00Z"),
+        ("!!timestamp 2001-12-14t21:59:43.10-05:00", "2001-12-14t21:59:43.10-05:00"),
+    ],
+)
+def test_yaml_dates_in_a_plan_are_their_text(tmp_path: Path, value: str, text: str) -> None:
+    contract = write(tmp_path, "c.contract", DATED)
+    plan = write(tmp_path, "plan.yaml", f"- {{tool: w, args: {{s: {value}}}}}\n")
+    r = cli("simulate", contract, plan, "--format", "json")
+    no_crash(r)
+    assert r.exit_code == 0, r.output
+    step = json.loads(r.output)["steps"][0]
+    assert step["args"] == {"s": text}
+    r = cli("simulate", contract, plan)
+    assert r.exit_code == 0 and f'w(s="{text}")' in r.output
+    assert "datetime" not in r.output
+
+
+def test_yaml_dates_in_state_and_trace_are_their_text(tmp_path: Path) -> None:
+    contract = write(tmp_path, "c.contract", DATED)
+    plan = write(tmp_path, "plan.yaml", "steps: []\nstate: {last: 2024-05-20}\n")
+    state = write(tmp_path, "state.yaml", "last: 2024-05-21\n")
+    r = cli("simulate", contract, plan, "--state", state, "--format", "json")
+    no_crash(r)
+    assert r.exit_code == 0, r.output
+    trace = write(
+        tmp_path,
+        "trace.yaml",
+        "- steps:\n    - {tool: w, args: {s: 2024-05-20}, outcome: ok}\n",
+    )
+    r = cli("replay", contract, trace, "--format", "json")
+    no_crash(r)
+    assert r.exit_code == 0, r.output
+    plan_steps = parse_plan("- {tool: w, args: {s: 2024-05-20}}\n").steps
+    assert [(s.tool, s.args) for s in plan_steps] == [("w", {"s": "2024-05-20"})]
+
+
+@pytest.mark.parametrize("tag", ["binary", "set", "omap", "pairs"])
+def test_yaml_values_json_cannot_hold_are_refused(tmp_path: Path, tag: str) -> None:
+    contract = write(tmp_path, "c.contract", DATED)
+    value = {"binary": "aGVsbG8=", "set": "{a, b}", "omap": "[a: 1]", "pairs": "[a: 1]"}[tag]
+    plan = write(tmp_path, "plan.yaml", f"- tool: w\n  args: {{s: !!{tag} {value}}}\n")
+    for fmt in ("text", "json"):
+        r = cli("simulate", contract, plan, "--format", fmt)
+        no_crash(r)
+        assert r.exit_code == 2
+        assert "E0701" in r.output and f"`!!{tag}` value, which is not JSON data" in r.output
+    state = write(tmp_path, "state.yaml", f"last: !!{tag} {value}\n")
+    empty = write(tmp_path, "empty.yaml", "[]\n")
+    r = cli("simulate", contract, empty, "--state", state)
+    assert (
+        r.exit_code == 2
+        and f"state.yaml:1:7: error[E0702]: the state holds a YAML `!!{tag}`" in r.output
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "body"),
+    [
+        ("plan.yaml", "- 1\n" * 100_001),
+        ("plan.yaml", "description: x\nsteps:\n" + "  - {tool: u}\n" * 100_001),
+        ("plan.plan", "(u)\n" * 100_001),
+    ],
+)
+def test_plan_over_the_step_limit_is_refused_while_reading(
+    tmp_path: Path, mini: str, name: str, body: str
+) -> None:
+    """Counted before any step is built: the refusal of a YAML or IPC plan does not wait for
+    100,000 steps to be read (a YAML one took over a minute)."""
+    plan = write(tmp_path, name, body)
+    r = cli("simulate", mini, plan, "--now", NOW)
+    no_crash(r)
+    assert r.exit_code == 2
+    assert "error[E0701]: the plan has more than 100,000 steps; the limit is 100,000" in r.output
+
+
+def test_plan_at_the_step_limit_is_read_with_its_lines() -> None:
+    plan = parse_plan("steps:\n" + "  - {tool: u}\n" * 100_000)
+    assert len(plan.steps) == 100_000
+    assert (plan.steps[0].line, plan.steps[-1].line) == (2, 100_001)
+
+
+# ======================================================== input paths that are not regular files
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_as_any_input_is_refused_without_waiting(tmp_path: Path, mini: str) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    good = write(tmp_path, "plan.json", "[]")
+    cases = [
+        (["check", str(fifo)], "E0100", "is a FIFO (named pipe), not a regular file"),
+        (["simulate", mini, str(fifo)], "E0700", "is a FIFO (named pipe), not a plan file"),
+        (["simulate", mini, good, "--state", str(fifo)], "E0700", "not a state file"),
+        (["replay", mini, str(fifo)], "E0901", "is a FIFO (named pipe), not a trace file"),
+        (["import-pddl", str(fifo), str(fifo)], "E0801", "not a domain file"),
+    ]
+    for args, code, message in cases:
+        r = sub(args, timeout=60)  # used to wait forever for a writer
+        assert r.returncode == 2, args
+        assert f"error[{code}]: {fifo} " in r.stdout and message in r.stdout, r.stdout
+
+
+def test_symlink_loops_and_dangling_links_are_said_as_such(tmp_path: Path, mini: str) -> None:
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    loop, dangling = str(tmp_path / "a"), str(tmp_path / "dangling")
+    r = cli("check", loop)
+    assert r.exit_code == 2 and f"error[E0100]: {loop} is a symbolic link loop" in r.output
+    r = cli("simulate", mini, loop)
+    assert r.exit_code == 2 and f"error[E0700]: {loop} is a symbolic link loop" in r.output
+    r = cli("simulate", mini, dangling)
+    assert r.exit_code == 2
+    assert f"{dangling} is a symbolic link to {tmp_path / 'nowhere'}, which does not exist" in (
+        r.output
+    )
+    r = cli("simulate", mini, str(tmp_path / "missing.json"))
+    assert r.exit_code == 2 and "error[E0700]: no such plan file:" in r.output
+    (tmp_path / "x.py").symlink_to(tmp_path / "y.py")
+    (tmp_path / "y.py").symlink_to(tmp_path / "x.py")
+    trace = write(tmp_path, "t.json", "[]")
+    r = cli("replay", mini, trace, "--adapter", f"{tmp_path / 'x.py'}:f")
+    assert r.exit_code == 2
+    assert f"error[E0910]: {tmp_path / 'x.py'} is a symbolic link loop" in r.output
+
+
+def test_articles_in_messages() -> None:
+    from contractsim.dsl.diagnostics import article
+
+    assert [article(w) for w in ("object", "adapter file", "`animal`", "union", "plan")] == [
+        "an object",
+        "an adapter file",
+        "an `animal`",
+        "a union",
+        "a plan",
+    ]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/null"), reason="needs /dev/null")
+def test_a_device_as_input_is_refused() -> None:
+    r = cli("check", "/dev/null")
+    assert r.exit_code == 2
+    assert "error[E0100]: /dev/null is a device, not a regular file" in r.output
+
+
+# ============================================== control characters never reach a terminal raw
+
+HOSTILE = "\x1b]0;pwned\x07\x00\x9b2J\u202e"
+SHOWN = "\\u001b]0;pwned\\u0007\\u0000\\u009b2J\\u202e"
+ESCAPING = (
+    HEAD
+    + "state { seen: set[str] = {} }\n"
+    + 'tool read_file(path: str) {\n  require path in seen else NO_FILE "no file {path}"\n'
+    + '    hint "create {path} \\u001b]0;hint\\u0007 first"\n'
+    + '  should len(path) < 3 else LONG "long \\u001b[2J{path}"\n}\n'
+)
+
+
+def _raw_controls(text: str) -> list[str]:
+    return [ch for ch in text if not ch.isprintable() and ch not in "\n\t"]
+
+
+def test_simulate_text_escapes_control_characters(tmp_path: Path) -> None:
+    contract = write(tmp_path, "e.contract", ESCAPING)
+    plan = write(
+        tmp_path, "plan.json", json.dumps([{"tool": "read_file", "args": {"path": HOSTILE}}])
+    )
+    r = cli("simulate", contract, plan)
+    assert r.exit_code == 1
+    assert _raw_controls(r.output) == []
+    assert f"NO_FILE: no file {SHOWN}  [" in r.output
+    assert f"hint: create {SHOWN} \\u001b]0;hint\\u0007 first" in r.output
+    assert 'read_file(path="\\u001b]0;pwned\\u0007' in r.output
+    step = {"tool": "read_file", "args": {"path": HOSTILE}}
+    seen = write(tmp_path, "seen.json", json.dumps({"steps": [step], "state": {"seen": [HOSTILE]}}))
+    r = cli("simulate", contract, seen)
+    assert _raw_controls(r.output) == []
+    assert f"LONG: long \\u001b[2J{SHOWN}" in r.output
+    r = cli("simulate", contract, plan, "--format", "json")  # JSON keeps the text, escaped by JSON
+    assert json.loads(r.output)["steps"][0]["args"]["path"] == HOSTILE
+
+
+def test_replay_text_escapes_control_characters(tmp_path: Path) -> None:
+    contract = write(tmp_path, "e.contract", ESCAPING)
+    step = {"tool": "read_file", "args": {"path": HOSTILE}, "outcome": "ok", "result": None}
+    trace = write(tmp_path, "t.json", json.dumps([{"name": HOSTILE, "steps": [step]}]))
+    r = cli("replay", contract, trace)
+    no_crash(r)
+    assert _raw_controls(r.output) == []
+    assert f"our rule: NO_FILE: no file {SHOWN}" in r.output
+
+
+def test_diagnostics_escape_control_characters_and_keep_their_carets() -> None:
+    text = HEAD + 'const X = "a\x1b]0;t\x07" + 1\n'
+    with pytest.raises(ContractError) as info:
+        contractsim.loads(text, "e\x1b[2J.contract")
+    rendered = str(info.value)
+    assert _raw_controls(rendered) == []
+    assert rendered.splitlines()[:3] == [
+        "e\\u001b[2J.contract:2:11: error[E0301]: `+` cannot combine str and int",
+        '    2 | const X = "a␛]0;t␇" + 1',
+        "      |           ^^^^^^^^^^^^^",
+    ]
+    r = cli("check", write_tmp("e.contract", text))
+    assert r.exit_code == 1 and _raw_controls(r.output) == []
+
+
+def write_tmp(name: str, text: str) -> str:
+    import tempfile
+
+    folder = tempfile.mkdtemp()
+    return write(Path(folder), name, text)
+
+
+def test_guard_text_and_cards_escape_control_characters() -> None:
+    contract = contractsim.loads(ESCAPING, "e.contract")
+    guard = contract.guard()
+    with pytest.raises(contractsim.ContractViolation) as info:
+        guard.wrap("read_file", lambda path: "x")(HOSTILE)
+    text = info.value.to_llm()
+    assert _raw_controls(text) == []
+    assert f"NO_FILE: no file {SHOWN}" in text and str(info.value) == text
+    card = contract.card("read_file")
+    assert _raw_controls(card) == [] and "\\u001b]0;hint\\u0007" in card
+    for fmt in ("dot", "mermaid"):
+        assert _raw_controls(str(contract.render("tool", "read_file", fmt))) == []
+
+
+@pytest.mark.parametrize("libyaml", [True, False])
+def test_yaml_reading_is_the_same_without_libyaml(
+    monkeypatch: pytest.MonkeyPatch, libyaml: bool
+) -> None:
+    from contractsim.simulator import inputs
+
+    if not libyaml:
+        monkeypatch.setattr(inputs, "_FastLoader", None)
+    plan = parse_plan("steps:\n  - {tool: w, args: {s: 2024-05-20}}\n  - tool: u\n")
+    assert [(s.tool, s.args, s.line) for s in plan.steps] == [
+        ("w", {"s": "2024-05-20"}, 2),
+        ("u", {}, 3),
+    ]
+    for text, message in [
+        ("a: &a [1]\nsteps: *a\n", "2:8: error[E0701]: the plan is not valid YAML: YAML aliases"),
+        ("- {tool: w, args: {s: !!binary aGk=}}\n", "1:23: error[E0701]: the plan holds a YAML"),
+        ("- {tool: w, args: {s: 1, s: 2}}\n", "error[E0701]: the key `s` appears twice"),
+        ("- 1\n" * 100_001, "error[E0701]: the plan has more than 100,000 steps"),
+    ]:
+        with pytest.raises(ContractError) as info:
+            parse_plan(text, "p.yaml")
+        assert message in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[\n {"tool": "u"},\n\n {"tool": "t", "args": {"k": [1,\n 2]}}\n ,{"tool": "u"}]',
+        '{"description": "x",\n "state": {"n": 1},\n "steps": [\n  {"tool": "u"},\n  {"tool": "t"}\n]}',
+        '{"tool_calls": [\n{"function": {"name": "u", "arguments": "{}"}},\n'
+        '{"function": {"name": "t", "arguments": "{\\"k\\": 2}"}}]}',
+        '{"steps": [\n  {"tool": "u", "comment": "]\\n["},\n  {"tool": "t"}]}',
+    ],
+)
+def test_json_plan_lines_are_found_without_composing_yaml(text: str) -> None:
+    """Lines of a JSON plan come from the JSON decoder (composing 100,000 pretty-printed steps
+    as YAML took 15 s): the same lines the YAML node tree gives."""
+    import yaml
+
+    from contractsim.simulator.inputs import _json_item_lines, _node_lines
+
+    plan = parse_plan(text)
+    keys = ("steps", "tool_calls")
+    expected = _node_lines(yaml.compose(text, Loader=yaml.SafeLoader), len(plan.steps), keys)
+    assert _json_item_lines(text, keys) == expected
+    assert [s.line for s in plan.steps] == expected and len(set(expected)) > 1

@@ -410,3 +410,24 @@ def test_cli_export_bad_inputs(tmp_path: Path) -> None:
     assert code == 2
     code, _ = run(path, "--to", "card", "-o", str(tmp_path / "no" / "such" / "dir.txt"))
     assert code == 2
+
+
+@pytest.mark.parametrize("target", ["openai", "mcp"])
+def test_function_names_past_64_characters_are_refused(tmp_path: Path, target: str) -> None:
+    """OpenAI function names match ^[a-zA-Z0-9_-]{1,64}$: a longer tool name is E0706, never
+    written into a definition the API rejects."""
+    long, ok = "t" * 65, "u" * 64
+    text = f'contract c version "1.0.0"\ntool {ok}() {{ }}\ntool {long}() {{ }}\n'
+    contract = loads(text, "c.contract")
+    assert contract.export(target, ok)["name" if target == "mcp" else "function"]
+    with pytest.raises(ExportError) as info:
+        contract.export(target)
+    assert info.value.message == (
+        f"tool `{long}` cannot be exported to {target}: its name has 65 characters, and a "
+        "function name has at most 64 (letters, digits, `_` and `-`)"
+    )
+    path = tmp_path / "c.contract"
+    path.write_text(text)
+    code, out = run(str(path), "--to", target)
+    assert code == 2 and "error[E0706]: tool `ttttt" in out
+    assert contract.export("jsonschema")  # other targets have no such rule

@@ -531,3 +531,62 @@ def test_the_emitted_contract_drops_dead_code_and_brackets_mixed_and_or() -> Non
     assert "if false" not in text and "let was_f" not in text
     assert "    let was_q = q\n    if x in was_q {\n      q.remove(x)\n    }\n" in text
     assert "    }\n    p.add(x)\n  }\n" in text
+
+
+@pytest.mark.parametrize(
+    ("where", "name", "line", "col"),
+    [
+        ("problem", 'evil","x-2', 2, 15),  # was a third enum member: a plan naming it was ok
+        ("problem", "x{y}", 2, 15),
+        ("problem", "back\\slash", 2, 15),
+        ("problem", "esc\x1b]0:t\x07", 2, 15),
+        ("domain", 'bl"ock', 3, 11),
+        ("domain", "cl{ear}", 4, 44),
+        ("domain", "cl,ear", 4, 44),
+        ("domain", "cl\u202eear", 4, 44),
+        ("domain", "st'ack", 5, 12),
+    ],
+)
+def test_names_that_are_not_pddl_names_are_refused(
+    where: str, name: str, line: int, col: int
+) -> None:
+    if where == "problem":
+        domain, problem = DOMAIN, PROBLEM.replace("a b - block", f"a {name} - block")
+    else:
+        old = {"bl": "block", "cl": "clear", "st": "stack"}[name[:2]]
+        domain, problem = DOMAIN.replace(old, name), PROBLEM
+    with pytest.raises(ContractError) as info:
+        pddl_to_contract(domain, problem, "d.pddl", "p.pddl")
+    d = info.value.diagnostics[0]
+    assert (d.code, d.span.file[0], d.span.line, d.span.col) == ("E0803", where[0], line, col)
+    assert d.message.startswith(f"`{name}` is not a PDDL name (")
+    assert d.hint is not None and d.hint.startswith("write a name of letters, digits, `-` and `_`")
+
+
+def test_object_names_are_quoted_in_the_contract() -> None:
+    problem = PROBLEM.replace("a b - block", "a b x-1 and 2x - block")
+    text = pddl_to_contract(DOMAIN, problem)
+    assert 'type Block = enum { a, b, "x-1", and_, "2x" }' in text or (
+        'type Block = enum { a, b, "x-1", "and", "2x" }' in text
+    )
+    c = contractsim.loads(text, "x.contract")
+    members = c.ir.types[0].type.members  # type: ignore[union-attr]
+    assert [m.value for m in members] == ["a", "b", "x-1", "and", "2x"]
+
+
+def test_expected_an_object_has_its_article() -> None:
+    problem = PROBLEM.replace("a b - block", "a (b) - block")
+    with pytest.raises(ContractError) as info:
+        pddl_to_contract(DOMAIN, problem, "d.pddl", "p.pddl")
+    assert info.value.diagnostics[0].message == "expected an object"
+    problem = PROBLEM.replace("a b - block", "- block")
+    with pytest.raises(ContractError) as info:
+        pddl_to_contract(DOMAIN, problem, "d.pddl", "p.pddl")
+    assert info.value.diagnostics[0].message == "`-` without an object before it"
+
+
+def test_emitted_names_are_escaped_even_when_the_reader_is_bypassed() -> None:
+    from contractsim.pddl.emit import lit, member
+
+    assert member('evil","x-2') == lit('evil","x-2') == '"evil\\",\\"x-2"'
+    assert member("a\\b") == '"a\\\\b"'

@@ -104,11 +104,13 @@ def warning(code: str, message: str, span: Span = NO_SPAN, hint: str | None = No
 def render(diag: Diagnostic, source: str | None = None) -> str:
     """``file:line:col: error[CODE]: message``, the source line, carets under the span, the hint."""
     span = diag.span
-    lines = [f"{span.file}:{span.line}:{span.col}: {diag.severity}[{diag.code}]: {diag.message}"]
+    lines = [
+        visible(f"{span.file}:{span.line}:{span.col}: {diag.severity}[{diag.code}]: {diag.message}")
+    ]
     if source is not None:
         text_lines = source.splitlines()
         if 1 <= span.line <= len(text_lines):
-            text = text_lines[span.line - 1].expandtabs(1)
+            text = _source_line(text_lines[span.line - 1].expandtabs(1))
             if len(text) > 200:
                 text = text[:200] + " …"
             gutter = f"{span.line:>5} | "
@@ -121,7 +123,7 @@ def render(diag: Diagnostic, source: str | None = None) -> str:
             width = max(1, min(width, max(len(text) - start, 1)))
             lines.append(" " * (len(gutter) - 2) + "| " + " " * start + "^" * width)
     if diag.hint:
-        lines.append(f"  = hint: {diag.hint}")
+        lines.append(visible(f"  = hint: {diag.hint}"))
     return "\n".join(lines)
 
 
@@ -135,6 +137,53 @@ def render_all(
     if len(diags) > limit:
         shown.append(f"… and {len(diags) - limit} more")
     return "\n\n".join(shown)
+
+
+def control_escape(ch: str) -> str:
+    """A character that is not printable as a visible escape: ``\\n``, ``\\t``, ``\\r`` by
+    name, others as ``\\u001b`` (``\\U…`` past the BMP). The one spelling of such characters
+    in values (``show``), messages and diagnostics."""
+    named = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(ch)
+    if named is not None:
+        return named
+    return f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}"
+
+
+def visible(text: str) -> str:
+    """``text`` safe to print on a terminal: every character that is not printable (escape
+    sequences, NUL, line breaks, bidirectional overrides …) as :func:`control_escape` writes
+    it; the rest unchanged."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else control_escape(ch) for ch in text)
+
+
+def _source_line(text: str) -> str:
+    """A quoted source line: each character that is not printable shows as one visible
+    character (control pictures ␛ ␀ …, else �), so the carets below stay in their columns."""
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch.isprintable():
+            out.append(ch)
+        elif ord(ch) < 0x20:
+            out.append(chr(0x2400 + ord(ch)))
+        elif ord(ch) == 0x7F:
+            out.append("\u2421")
+        else:
+            out.append("\ufffd")
+    return "".join(out)
+
+
+def article(word: str) -> str:
+    """``word`` after "a" or "an", by its first letter (a leading backtick is looked past):
+    ``article("object")`` is ``"an object"``, ``article("`animal`")`` is ``"an `animal`"``."""
+    first = word.lstrip("`'\"(")[:3].lower()
+    vowel = first[:1] in ("a", "e", "i", "o") or (
+        first[:1] == "u" and not first.startswith(("uni", "use", "usu", "uti"))
+    )
+    return ("an " if vowel else "a ") + word
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import ir
+from .diagnostics import control_escape
 
 _PRECEDENCE = {
     "or": 1,
@@ -25,14 +26,14 @@ _PRECEDENCE = {
 }
 
 
-_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+_ESCAPES = {"\\": "\\\\", '"': '\\"'}
 
 
 def _escape_char(ch: str) -> str:
     if ch in _ESCAPES:
         return _ESCAPES[ch]
     if not ch.isprintable():
-        return f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}"
+        return control_escape(ch)
     return ch
 
 

@@ -9,6 +9,7 @@ carried as ``x-contract-*`` extensions or in the description (see docs/export.md
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..dsl import ir
@@ -20,6 +21,10 @@ from .openapi import openapi
 from .schema import SchemaTranslator, tool_schema
 
 TARGETS = ("jsonschema", "openapi", "openai", "mcp", "card")
+MAX_FUNCTION_NAME = 64
+FUNCTION_NAME = re.compile(rf"[a-zA-Z0-9_-]{{1,{MAX_FUNCTION_NAME}}}")
+"""A function name OpenAI accepts (``^[a-zA-Z0-9_-]{1,64}$``); the MCP export keeps to it too:
+MCP allows 128 characters, but clients hand tool names on to model APIs that allow 64."""
 
 
 class ExportError(ValueError):
@@ -69,6 +74,14 @@ def export(
     if target == "jsonschema":
         schemas = {t.name: tool_schema(contract, t) for t in tools}
         return schemas[tools[0].name] if tool is not None else schemas
+    for t in tools:
+        if not FUNCTION_NAME.fullmatch(t.name):
+            raise ExportError(
+                f"tool `{t.name}` cannot be exported to {target}: its name has {len(t.name)} "
+                f"characters, and a function name has at most {MAX_FUNCTION_NAME} (letters, "
+                "digits, `_` and `-`)",
+                "rename the tool, or export the other tools one by one with --tool",
+            )
     make = openai_tool if target == "openai" else mcp_tool
     defs = [make(contract, t) for t in tools]
     return defs[0] if tool is not None else defs

@@ -4,6 +4,7 @@ it needs, what it changes, how it can end, its errors and how to recover, its ri
 from __future__ import annotations
 
 from ..dsl import ir
+from ..dsl.diagnostics import visible
 from ..dsl.pretty import expr_text
 from .extensions import (
     cost_json,
@@ -203,5 +204,6 @@ def card_lines(contract: ir.Contract, tool: ir.Tool, with_signature: bool = True
 
 
 def card(contract: ir.Contract, tool: ir.Tool) -> str:
-    """The card of one tool, as text ending in a newline."""
-    return "\n".join(card_lines(contract, tool)) + "\n"
+    """The card of one tool, as text ending in a newline (characters that are not printable,
+    such as escape sequences in a message, written as escapes)."""
+    return "\n".join(visible(line) for line in card_lines(contract, tool)) + "\n"

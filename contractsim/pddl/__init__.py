@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..dsl.diagnostics import ContractError, Span, error
+from ..sources import read_input
 from .emit import GOAL_NAME, emit_contract
 from .read import read_domain, read_problem
 
@@ -25,8 +26,6 @@ __all__ = ["GOAL_NAME", "from_pddl", "pddl_to_contract", "read_pddl_file"]
 
 def read_pddl_file(path: str | os.PathLike[str], what: str) -> str:
     """The text of a PDDL file; every way it can be unreadable is a diagnostic (E0801)."""
-    from ..api import read_input
-
     name = str(path)
     where = Span(file=name)
     data = read_input(path, what, "E0801", MAX_PDDL_BYTES)

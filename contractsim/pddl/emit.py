@@ -90,12 +90,12 @@ def member(name: str) -> str:
     """An enum member: bare when it is an identifier, else quoted."""
     if re.fullmatch(r"[a-z_][a-z0-9_]*", name) and name not in RESERVED:
         return name
-    return f'"{name}"'
+    return _quote(name)
 
 
 def lit(name: str) -> str:
     """An object in an expression: a string literal (the enum member's value)."""
-    return f'"{name}"'
+    return _quote(name)
 
 
 class Names:

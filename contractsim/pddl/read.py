@@ -7,9 +7,10 @@ anything but :class:`~contractsim.ContractError`.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 
-from ..dsl.diagnostics import ContractError, Diagnostic, did_you_mean
+from ..dsl.diagnostics import ContractError, Diagnostic, article, did_you_mean
 from .model import (
     Action,
     And,
@@ -69,6 +70,16 @@ NUMERIC_HEADS = {"<", "<=", ">", ">=", "+", "-", "*", "/"}
 NUMERIC_EFFECTS = {"increase", "decrease", "assign", "scale-up", "scale-down"}
 TOTAL_COST = "total-cost"
 HINT_SHAPE = "see docs/pddl.md for what the importer reads"
+PDDL_NAME = re.compile(r"\w[\w\-.+*/<>=!?@$%&^~:|]*")
+"""A name PDDL declares. The BNF's is a letter, then letters, digits, ``-`` and ``_``; planners
+read more (``2nd-step``, ``über``, ``move.fast``), and so does the importer: a letter, digit or
+``_``, then those and the marks above. Quotes, backslashes, braces, commas, backticks, ``#``
+and control characters are E0803: no name changes the contract or the message it is written
+into."""
+HINT_NAME = (
+    "write a name of letters, digits, `-` and `_` (e.g. `truck-1`); quotes, backslashes, "
+    "braces, commas and control characters are not read"
+)
 
 
 class _Reader:
@@ -99,6 +110,12 @@ class _Reader:
     def report(self, code: str, message: str, node: Node | None, hint: str | None = None) -> None:
         self.diags.append(pddl_error(code, message, node, self.file, hint))
 
+    def check_name(self, s: Sym, what: str) -> Sym:
+        """``s`` when it is a PDDL name (a variable's after its ``?``), else an E0803."""
+        if not PDDL_NAME.fullmatch(s.text[1:] if s.text.startswith("?") else s.text):
+            self.report("E0803", f"`{s.text}` is not a PDDL name ({what})", s, HINT_NAME)
+        return s
+
     def sym(self, node: Node | None, what: str, at: Node) -> Sym:
         if not isinstance(node, Sym):
             self.fail("E0803", f"expected {what}", node if node is not None else at, HINT_SHAPE)
@@ -122,7 +139,7 @@ class _Reader:
             item = items[i]
             if isinstance(item, Sym) and item.text == "-":
                 if not pending:
-                    self.fail("E0803", f"`-` without a {what} before it", item, HINT_SHAPE)
+                    self.fail("E0803", f"`-` without {article(what)} before it", item, HINT_SHAPE)
                 if i + 1 >= len(items):
                     self.fail("E0803", "`-` without a type after it", item, "write `NAME - TYPE`")
                 tnode = items[i + 1]
@@ -131,16 +148,19 @@ class _Reader:
                 pending = []
                 i += 2
                 continue
-            pending.append(self.sym(item, f"a {what}", at))
+            pending.append(self.check_name(self.sym(item, article(what), at), article(what)))
             i += 1
         out.extend((p, ("object",), None) for p in pending)
         return out
 
     def type_ref(self, node: Node, either: bool) -> tuple[str, ...]:
         if isinstance(node, Sym):
-            return (node.key,)
+            return (self.check_name(node, "a type").key,)
         if node.head_key == "either" and either:
-            return tuple(self.sym(t, "a type name", node).key for t in node.items[1:])
+            return tuple(
+                self.check_name(self.sym(t, "a type name", node), "a type").key
+                for t in node.items[1:]
+            )
         self.fail(
             "E0803",
             "expected a type name" + (" or `(either …)`" if either else ""),
@@ -211,6 +231,10 @@ def _root(nodes: list[Node], kind: str, file: str) -> tuple[SList, str]:
         )
     name = header.items[1]
     assert isinstance(name, Sym)
+    if not PDDL_NAME.fullmatch(name.text):
+        raise ContractError(
+            [pddl_error("E0803", f"`{name.text}` is not a PDDL name", name, file, HINT_NAME)]
+        )
     return root, name.key
 
 
@@ -412,6 +436,7 @@ class DomainReader(_Reader):
         for item in sec.items[1:]:
             p = self.slist(item, "a predicate such as `(on ?x ?y)`", sec)
             name = self.sym(p.items[0] if p.items else None, "a predicate name", p)
+            self.check_name(name, "a predicate")
             if name.key in self.domain.predicates:
                 self.report("E0810", f"predicate `{name.text}` is declared twice", name, None)
             # parameter names of a declaration do not matter: (in ?obj ?obj) has arity 2
@@ -424,7 +449,9 @@ class DomainReader(_Reader):
         i = 0
         while i < len(items):
             f = self.slist(items[i], "a function such as `(total-cost)`", sec)
-            name = self.sym(f.items[0] if f.items else None, "a function name", f)
+            name = self.check_name(
+                self.sym(f.items[0] if f.items else None, "a function name", f), "a function"
+            )
             i += 1
             dash = items[i] if i + 1 < len(items) else None
             if isinstance(dash, Sym) and dash.key == "-":
@@ -446,6 +473,7 @@ class DomainReader(_Reader):
 
     def action(self, sec: SList) -> Action | None:
         name = self.sym(sec.items[1] if len(sec.items) > 1 else None, "an action name", sec)
+        self.check_name(name, "an action")
         params: tuple[Param, ...] = ()
         pre: Formula | None = None
         effects: tuple[Effect, ...] = ()
@@ -564,11 +592,12 @@ class DomainReader(_Reader):
         if not arg.is_var and any(w in self.ancestors(have[0]) for w in p.types):
             self.fits.add((have[0], p.types))
             return
+        wanted = "`" + "|".join(p.types) + "`"
         if arg.is_var and added:
             self.report(
                 "E0808",
                 f"this effect adds `{pred}` for `?{arg.name}` of type `{'|'.join(have)}`, but "
-                f"`{pred}` holds only a `{'|'.join(p.types)}` there",
+                f"`{pred}` holds only {article(wanted)} there",
                 node,
                 f"declare `?{arg.name}` with type `{'|'.join(p.types)}` (or a subtype), or widen "
                 f"`{pred}`'s parameter",
@@ -577,7 +606,7 @@ class DomainReader(_Reader):
         self.report(
             "E0808",
             f"argument `{'?' if arg.is_var else ''}{arg.name}` of `{pred}` is of type "
-            f"`{'|'.join(have)}`, which is not a `{'|'.join(p.types)}`",
+            f"`{'|'.join(have)}`, which is not {article(wanted)}",
             node,
             "pass an object of the declared type",
         )

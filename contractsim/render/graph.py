@@ -12,6 +12,8 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..dsl.diagnostics import control_escape
+
 Shape = Literal["box", "rounded", "circle", "doublecircle", "point", "note", "ellipse"]
 LineStyle = Literal["solid", "dashed", "bold"]
 Direction = Literal["LR", "TB"]
@@ -87,7 +89,7 @@ def clean(text: str) -> str:
         elif ch == "\t":
             out.append("    ")
         else:
-            out.append(f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}")
+            out.append(control_escape(ch))
     return "".join(out)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..dsl.diagnostics import visible
 from .loop import DEFAULT_NOW, OUTCOMES, VERDICTS, Disagreement, ReplayResult, RuleRow, iso_text
 
 STATE_CHARS = 600
@@ -159,7 +160,8 @@ def render_text(
         lines += ["", f"first {len(errors)} of {n_err} contract error(s):"]
         for d in errors:
             lines += [""] + _disagreement_text(d)
-    return "\n".join(lines) + "\n"
+    # recorded errors, arguments and messages: no escape sequence reaches the terminal
+    return "\n".join(visible(line) for line in lines) + "\n"
 
 
 def _clock_text(result: ReplayResult) -> str:

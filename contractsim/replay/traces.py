@@ -31,10 +31,11 @@ from typing import Any
 from ..compiler.compile import CompiledContract
 from ..compiler.foreign import contract_value
 from ..compiler.values import json_ready, thaw
-from ..dsl.diagnostics import ContractError, Diagnostic, Span, did_you_mean, error
+from ..dsl.diagnostics import ContractError, Diagnostic, Span, article, did_you_mean, error
 from ..simulator.inputs import item_lines, parse_data, parse_now, validate_state_overrides
 from ..simulator.json_maps import JsonMaps, KeyProblem, entries_as_dicts, entries_for_keys
 from ..simulator.observe import STATUSES
+from ..sources import path_problem, read_input
 
 MAX_TRACE_BYTES = 512 * 1024 * 1024
 MAX_BAD_RUNS = 5
@@ -140,12 +141,13 @@ def load_adapter(spec: str) -> Adapter:
 
 def _load_file(target: str, where: str) -> Any:
     path = Path(target)
-    if not path.is_file():
+    unreadable = path_problem(path, "adapter")  # missing, a FIFO, a symlink loop …
+    if unreadable is not None:
         raise ContractError(
             [
                 _diag(
                     "E0910",
-                    f"no such adapter file: {target}",
+                    unreadable[0],
                     where,
                     hint="check the path (relative paths start from the current directory)",
                 )
@@ -326,8 +328,6 @@ def _record_run(
 
 
 def _read(name: str) -> str:
-    from ..api import read_input
-
     data = read_input(name, "trace", "E0901", MAX_TRACE_BYTES)
     try:
         return data.decode("utf-8").removeprefix("\ufeff")
@@ -417,7 +417,7 @@ def _kind(value: Any) -> str:
         return "null"
     kinds = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
     kinds.update({int: "a number", float: "a number"})
-    return kinds.get(type(value), f"a {type(value).__name__}")
+    return kinds.get(type(value)) or article(type(value).__name__)
 
 
 def _run(

@@ -46,7 +46,7 @@ from ..compiler.foreign import (
     safe_type_name,
 )
 from ..compiler.values import UNKNOWN, json_ready, thaw
-from ..dsl.diagnostics import ContractError, did_you_mean
+from ..dsl.diagnostics import ContractError, did_you_mean, visible
 from ..simulator.engine import Simulator, StepResult, Violation, Warning_, expect_state
 from ..simulator.observe import Observation, Observed, expected_verdict, predicted_failures
 from ..simulator.state import State
@@ -111,7 +111,7 @@ class GuardError:
             lines.append(f"Fix: {hint}")
         if self.allowed_tools:
             lines.append("Other tools you can call now: " + ", ".join(self.allowed_tools))
-        return "\n".join(lines)
+        return "\n".join(visible(line) for line in lines)  # no escape sequence reaches a log
 
 
 class ContractViolation(Exception):
@@ -171,7 +171,7 @@ class CallResult:
         else:
             text = json.dumps(_plain(self.value), ensure_ascii=False)
         for w in self.warnings:
-            text += f"\nWarning {w.code}: {w.message}"
+            text += "\n" + visible(f"Warning {w.code}: {w.message}")
         return text
 
 

@@ -24,6 +24,7 @@ from ..compiler.validators import problems_from
 from ..compiler.values import UNKNOWN, FMap, Fresh
 from ..dsl import ir
 from ..dsl.diagnostics import ContractError, Diagnostic, Span, error, suggestion_hint
+from ..sources import read_input
 from .json_maps import JsonMaps, KeyProblem
 
 UNKNOWN_MARK = "$unknown"
@@ -62,8 +63,6 @@ def _diag(
 
 
 def read_text(path: str | os.PathLike[str], what: str) -> str:
-    from ..api import read_input
-
     data = read_input(path, what, "E0700", MAX_PLAN_BYTES)
     try:
         return data.decode("utf-8").removeprefix("\ufeff")
@@ -73,6 +72,11 @@ def read_text(path: str | os.PathLike[str], what: str) -> str:
 
 def parse_data(text: str, name: str, what: str) -> Any:
     """JSON, else YAML (safe loader: no Python objects), with positions in errors."""
+    return _parse_data_node(text, name, what)[0]
+
+
+def _parse_data_node(text: str, name: str, what: str) -> tuple[Any, Any]:
+    """The data of ``text`` and, when it was read as YAML, its root node (positions)."""
     code = "E0702" if what == "state" else "E0701"
     try:
         return _parse_data(text, name, what)
@@ -85,6 +89,21 @@ def parse_data(text: str, name: str, what: str) -> Any:
                     name,
                     exc.line or _line_of(text, f'"{exc.key}"', nth=1),
                     hint="keep one of them: with duplicates, which one counts is ambiguous",
+                )
+            ],
+            {name: text},
+        ) from None
+    except _NotJsonData as exc:
+        raise ContractError(
+            [
+                _diag(
+                    code,
+                    f"the {what} holds a YAML `!!{exc.tag}` value, which is not JSON data",
+                    name,
+                    exc.line,
+                    hint=f"a {what} holds strings, numbers, booleans, null, lists and objects: "
+                    "write the value as a quoted string",
+                    col=exc.col,
                 )
             ],
             {name: text},
@@ -114,6 +133,15 @@ class _DuplicateKey(Exception):
         self.key, self.line = key, line
 
 
+class _NotJsonData(Exception):
+    """A YAML value JSON cannot hold (``!!binary``, ``!!set`` …): refused, never turned into a
+    Python object that a report could not write."""
+
+    def __init__(self, tag: str, line: int, col: int) -> None:
+        super().__init__(tag)
+        self.tag, self.line, self.col = tag, line, col
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
@@ -123,15 +151,15 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _parse_data(text: str, name: str, what: str) -> Any:
+def _parse_data(text: str, name: str, what: str) -> tuple[Any, Any]:
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         try:
-            return json.loads(text, object_pairs_hook=_no_duplicates)
+            return json.loads(text, object_pairs_hook=_no_duplicates), None
         except json.JSONDecodeError as exc:
             # YAML's flow style ([{tool: t}]) looks like JSON; accept it when it parses as YAML
             try:
-                return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506
+                return _load_yaml(text)
             except (yaml.YAMLError, RecursionError):
                 pass
             raise ContractError(
@@ -148,7 +176,7 @@ def _parse_data(text: str, name: str, what: str) -> Any:
                 {name: text},
             ) from None
     try:
-        return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader subclass
+        return _load_yaml(text)
     except yaml.YAMLError as exc:
         line, col = 1, 1
         mark = getattr(exc, "problem_mark", None)
@@ -172,13 +200,38 @@ def _parse_data(text: str, name: str, what: str) -> Any:
         raise ContractError([_diag("E0701", f"the {what} nests too deeply", name)]) from None
 
 
-class _NoAliasLoader(yaml.SafeLoader):
-    """YAML without aliases: ``*ref`` lets a few lines expand into billions of nodes."""
+ALIAS_REFUSED = "YAML aliases (*name) are not allowed in plans and states"
+
+
+def _load_yaml(text: str) -> tuple[Any, Any]:
+    """The data of a YAML text and its root node. libyaml's parser when PyYAML has it (about
+    five times faster than the pure-Python one), which resolves aliases itself: a text that
+    could hold one is first scanned for it."""
+    if _FastLoader is not None:
+        if "*" in text and "&" in text:
+            for event in yaml.parse(text, Loader=_FastLoader):
+                if isinstance(event, yaml.AliasEvent):
+                    mark: Any = event.start_mark
+                    raise yaml.composer.ComposerError(None, None, ALIAS_REFUSED, mark)
+        loader: Any = _FastLoader(text)
+    else:
+        loader = _NoAliasLoader(text)
+    try:
+        node = loader.get_single_node()
+        return (loader.construct_document(node) if node is not None else None), node
+    finally:
+        loader.dispose()
+
+
+class _JsonDataLoader:
+    """What a plan, state, goal or trace holds is JSON data: a YAML date or time is its text
+    as written (``2024-05-20``), a ``!!binary``, ``!!set``, ``!!omap`` or ``!!pairs`` value is
+    refused (E0701/E0702)."""
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         seen: set[Any] = set()
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
+            key = self.construct_object(key_node, deep=deep)  # type: ignore[attr-defined]
             try:
                 duplicate = key in seen
             except TypeError:
@@ -186,18 +239,41 @@ class _NoAliasLoader(yaml.SafeLoader):
             if duplicate:
                 raise _DuplicateKey(str(key), key_node.start_mark.line + 1)
             seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+        return super().construct_mapping(node, deep=deep)  # type: ignore[misc]
+
+    def construct_yaml_timestamp(self, node: Any) -> Any:
+        return self.construct_scalar(node)  # type: ignore[attr-defined]
+
+    def refuse_tag(self, node: Any) -> Any:
+        mark = node.start_mark
+        raise _NotJsonData(node.tag.rsplit(":", 1)[-1], mark.line + 1, mark.column + 1)
+
+
+def _json_data_constructors(loader: type[Any]) -> None:
+    loader.add_constructor("tag:yaml.org,2002:timestamp", _JsonDataLoader.construct_yaml_timestamp)
+    for tag in ("binary", "set", "omap", "pairs"):
+        loader.add_constructor(f"tag:yaml.org,2002:{tag}", _JsonDataLoader.refuse_tag)
+
+
+class _NoAliasLoader(_JsonDataLoader, yaml.SafeLoader):
+    """YAML without aliases: ``*ref`` lets a few lines expand into billions of nodes."""
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()  # type: ignore[no-untyped-call]
-            raise yaml.composer.ComposerError(
-                None,
-                None,
-                "YAML aliases (*name) are not allowed in plans and states",
-                event.start_mark,
-            )
+            raise yaml.composer.ComposerError(None, None, ALIAS_REFUSED, event.start_mark)
         return super().compose_node(parent, index)
+
+
+_json_data_constructors(_NoAliasLoader)
+_FastLoader: type[Any] | None = None
+if getattr(yaml, "__with_libyaml__", False):
+
+    class _CLoader(_JsonDataLoader, yaml.CSafeLoader):
+        """libyaml's parser, the same constructors; aliases are refused before (_load_yaml)."""
+
+    _json_data_constructors(_CLoader)
+    _FastLoader = _CLoader
 
 
 def _line_of(text: str, needle: str, nth: int = 0) -> int:
@@ -219,7 +295,9 @@ def parse_plan(text: str, name: str = "<plan>") -> Plan:
     """Read a plan from text; every shape problem becomes a diagnostic with a line."""
     if text.strip().startswith("(") or _looks_like_ipc(text):
         return _ipc_plan(text, name)
-    data = parse_data(text, name, "plan")
+    if len(text) > 2 * MAX_PLAN_STEPS:
+        _refuse_too_many_steps(text, name)
+    data, root = _parse_data_node(text, name, "plan")
     if data is None:
         raise ContractError(
             [
@@ -295,16 +373,9 @@ def parse_plan(text: str, name: str = "<plan>") -> Plan:
             {name: text},
         )
     if len(calls) > MAX_PLAN_STEPS:
-        raise ContractError(
-            [
-                _diag(
-                    "E0701",
-                    f"the plan has {len(calls):,} steps; the limit is {MAX_PLAN_STEPS:,}",
-                    name,
-                )
-            ]
-        )
-    lines = item_lines(text, len(calls), ("steps", "tool_calls"))
+        raise _too_many_steps(f"{len(calls):,}", name)
+    keys = ("steps", "tool_calls")
+    lines = _node_lines(root, len(calls), keys) if root else item_lines(text, len(calls), keys)
     for i, call in enumerate(calls):
         step = _plan_step(call, i, name, lines[i], problems)
         if step is not None:
@@ -314,15 +385,135 @@ def parse_plan(text: str, name: str = "<plan>") -> Plan:
     return plan
 
 
+def _too_many_steps(count: str, name: str) -> ContractError:
+    return ContractError(
+        [
+            _diag(
+                "E0701",
+                f"the plan has {count} steps; the limit is {MAX_PLAN_STEPS:,}",
+                name,
+                hint="split the plan into several files",
+            )
+        ]
+    )
+
+
+def _refuse_too_many_steps(text: str, name: str) -> None:
+    """Count the steps of a large YAML plan from the parser's events, before anything is built
+    (building 100,000 steps takes far longer): past the limit is an E0701 at once. JSON is
+    read fast enough to count afterwards; text the parser refuses is reported by the reader."""
+    if text.lstrip().startswith(("{", "[")):
+        return
+    loader: Any = (_FastLoader or _NoAliasLoader)(text)
+    stack: list[list[Any]] = []  # [is a mapping, nodes seen in it, is the list of steps]
+    target_next = False
+    count = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, yaml.CollectionEndEvent):
+                stack.pop()
+                continue
+            if not isinstance(event, yaml.NodeEvent):
+                continue
+            is_value_of_key = False
+            if stack:
+                parent = stack[-1]
+                if parent[2]:
+                    count += 1
+                    if count > MAX_PLAN_STEPS:
+                        raise _too_many_steps(f"more than {MAX_PLAN_STEPS:,}", name)
+                if parent[0]:
+                    is_key = parent[1] % 2 == 0
+                    is_value_of_key = not is_key and target_next
+                    target_next = (
+                        is_key
+                        and len(stack) == 1
+                        and isinstance(event, yaml.ScalarEvent)
+                        and event.value in ("steps", "tool_calls")
+                    )
+                parent[1] += 1
+            if isinstance(event, yaml.CollectionStartEvent):
+                is_list = isinstance(event, yaml.SequenceStartEvent)
+                stack.append([not is_list, 0, is_list and (not stack or is_value_of_key)])
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return
+    finally:
+        loader.dispose()
+
+
 def item_lines(text: str, count: int, keys: tuple[str, ...]) -> list[int]:
     """The line each of ``count`` items starts on: of the top-level list, or of the list under
     one of ``keys`` of a top-level object (from the YAML node tree; JSON is YAML too). Line 1
     for every item when the text does not have that shape."""
-    fallback = [1] * count
+    if "\n" not in text.rstrip():
+        return [1] * count  # one line (generated JSON): nothing to compose
+    if text.lstrip().startswith(("{", "[")):
+        lines = _json_item_lines(text, keys)
+        if lines is not None and len(lines) == count:
+            return lines
     try:
-        root = yaml.compose(text, Loader=_NoAliasLoader)  # noqa: S506 - composes, builds nothing
+        # composes, builds nothing
+        root = yaml.compose(text, Loader=_FastLoader or _NoAliasLoader)  # noqa: S506
     except (yaml.YAMLError, RecursionError, ValueError):
-        return fallback
+        return [1] * count
+    return _node_lines(root, count, keys)
+
+
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _json_item_lines(text: str, keys: tuple[str, ...]) -> list[int] | None:
+    """:func:`item_lines` for JSON text, from the JSON decoder (composing a large JSON document
+    as YAML takes a hundred times longer): each item is decoded to find where the next one
+    starts. None when the text is not JSON of that shape."""
+    decoder = json.JSONDecoder()
+
+    def skip(pos: int) -> int:
+        match = _JSON_SPACE.match(text, pos)
+        return match.end() if match else pos
+
+    try:
+        pos = skip(0)
+        if text.startswith("{", pos):
+            pos = skip(pos + 1)
+            while True:  # to the value of the first of `keys`
+                key, pos = decoder.raw_decode(text, pos)
+                pos = skip(pos)
+                if not isinstance(key, str) or not text.startswith(":", pos):
+                    return None
+                pos = skip(pos + 1)
+                if key in keys:
+                    break
+                _, pos = decoder.raw_decode(text, pos)
+                pos = skip(pos)
+                if not text.startswith(",", pos):
+                    return None
+                pos = skip(pos + 1)
+        if not text.startswith("[", pos):
+            return None
+        starts: list[int] = []
+        pos = skip(pos + 1)
+        while not text.startswith("]", pos):
+            starts.append(pos)
+            _, pos = decoder.raw_decode(text, pos)
+            pos = skip(pos)
+            if text.startswith(",", pos):
+                pos = skip(pos + 1)
+            elif not text.startswith("]", pos):
+                return None
+    except (ValueError, RecursionError):
+        return None
+    lines, line, last = [], 1, 0
+    for start in starts:
+        line += text.count("\n", last, start)
+        lines.append(line)
+        last = start
+    return lines
+
+
+def _node_lines(root: Any, count: int, keys: tuple[str, ...]) -> list[int]:
+    fallback = [1] * count
     seq = root
     if isinstance(root, yaml.MappingNode):
         seq = next(
@@ -439,6 +630,8 @@ def _ipc_plan(text: str, name: str) -> Plan:
                     steps.append(
                         PlanStep(step[0], {"$positional": step[1:], "$source": name}, start)
                     )
+                    if len(steps) > MAX_PLAN_STEPS:
+                        raise _too_many_steps(f"more than {MAX_PLAN_STEPS:,}", name)
                 step = None
             elif step is not None and word != "(":
                 step.append(word)

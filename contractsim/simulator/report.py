@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..compiler.values import FMap, order, show
+from ..dsl.diagnostics import visible
 from .explore import PlanReport, StepReport
 
 MARKS = {"ok": "✓", "fails": "✗", "may_fail": "?"}
@@ -51,18 +52,20 @@ def render_text(report: PlanReport, colour: bool = False) -> str:
         status = "ok" if p.failed_at is None else f"fails at step {p.failed_at}"
         if p.failed_at is not None and not p.certain:
             status = f"may fail at step {p.failed_at}"
-        lines.append(f"  - {status}{prob}: " + " → ".join(p.choices))
+        lines.append(visible(f"  - {status}{prob}: " + " → ".join(p.choices)))
     if len(report.paths) > 5:
         lines.append(f"  … and {len(report.paths) - 5} more")
     if report.goal is not None:
         reached = report.goal_results.get("reached")
         lines.append(
-            f"goal {report.goal}: {'reached' if reached else 'NOT reached'} "
-            f"({report.goal_results.get('branches_reaching', 0)} branch(es) reach it)"
+            visible(
+                f"goal {report.goal}: {'reached' if reached else 'NOT reached'} "
+                f"({report.goal_results.get('branches_reaching', 0)} branch(es) reach it)"
+            )
         )
         lines.extend(_goal_lines(report))
     for note in report.notes:
-        lines.append(f"note: {note}")
+        lines.append(visible(f"note: {note}"))
     return "\n".join(lines) + "\n"
 
 
@@ -102,10 +105,10 @@ def _step_lines(step: StepReport, colour: bool) -> list[str]:
     mark = MARKS[step.verdict]
     head = f"{step.index:>3}. {mark} {step.tool}({_args(step.args)})"
     if step.skipped:
-        return [f"{step.index:>3}. - {step.tool}({_args(step.args)})  (not simulated)"]
+        return [visible(f"{step.index:>3}. - {step.tool}({_args(step.args)})  (not simulated)")]
     if step.verdict != "ok":
         head += f"  — {step.verdict.replace('_', ' ')}"
-    out = [_style(head, COLOURS[step.verdict] if colour else None)]
+    out = [_style(visible(head), COLOURS[step.verdict] if colour else None)]
     for v in step.violations:
         prefix = "✗" if v.certain else "?"
         where = f"  [{v.location}]" if v.location else ""
@@ -142,7 +145,8 @@ def _step_lines(step: StepReport, colour: bool) -> list[str]:
         out.append("       report: " + ", ".join(f"{k}={show(v)}" for k, v in r.items()))
     for name, before, after in step.changes:
         out.append(f"       {name}: {change_text(before, after)}")
-    return out
+    # messages interpolate values and arguments: no escape sequence reaches the terminal
+    return [out[0], *(visible(line) for line in out[1:])]
 
 
 MAX_CHANGES = 6
