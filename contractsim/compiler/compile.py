@@ -498,6 +498,27 @@ def _resolve(obj: Any, modules: dict[bool, dict[str, Any]]) -> Any:
     return obj
 
 
+CONSTANT_SECONDS = 2.0
+"""Wall-clock time the evaluation of one constant, initial value or default may take."""
+
+
+class ConstantError(Exception):
+    """A constant expression (a ``const``, an initial value, a default) cannot be evaluated."""
+
+
+def evaluate_constant(interpreter: Interpreter, e: ir.Expr, consts: dict[str, Any]) -> Any:
+    """The value of an expression that sees only constants, computed as compiling does — but
+    with the step budget on (loops, time), and every failure a :class:`ConstantError`."""
+    env = Env(interpreter.contract, state={}, consts=consts)
+    try:
+        with lib.step_budget(CONSTANT_SECONDS):
+            value = interpreter.eval(e, env)
+            lib.check_value_size(value)
+            return value
+    except Exception as exc:  # noqa: BLE001 - whatever the contract makes Python raise
+        raise ConstantError(lib.failure_text(exc)) from None
+
+
 def initial_state(
     contract: ir.Contract, slots: dict[str, int], consts: dict[str, Any], interpreter: Interpreter
 ) -> tuple[Any, ...]:

@@ -100,12 +100,34 @@ def _float(x: Any) -> float | None:
     return None
 
 
+def _whole(n: Any, what: str) -> int:
+    """A count given as a number: floats must be whole and finite (``range(1.5)`` is an error,
+    not ``range(1)``)."""
+    if isinstance(n, float):
+        if n != n or n in (float("inf"), float("-inf")) or n != int(n):
+            raise EvalError(f"{what} needs a whole number, got {n!r}")
+        return int(n)
+    if isinstance(n, bool):
+        return int(n)
+    if not isinstance(n, int):
+        raise EvalError(f"{what} needs a whole number, got {type_name(n)}")
+    return n
+
+
 def _round(x: float, n: int | None = None) -> float:
-    return round(x) if n is None else round(x, n)
+    if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))):
+        if n is None:
+            raise EvalError(f"round({x!r}) has no integer value")
+        return x
+    if n is None:
+        return round(x)
+    digits = _whole(n, "the second argument of round")
+    # beyond ±400 digits nothing changes for a float (and huge counts make Python give up)
+    return round(x, max(-400, min(400, digits)))
 
 
 def zfill(x: Any, width: int) -> str:
-    return _str(x).zfill(min(int(width), 10_000))
+    return _str(x).zfill(max(0, min(_whole(width, "zfill"), 10_000)))
 
 
 def _get(m: FMap, key: Any, default: Any = None) -> Any:
@@ -132,12 +154,28 @@ def date(text: str) -> str | None:
     return None
 
 
+def _parse_date(text: str, what: str) -> _date:
+    try:
+        return _date.fromisoformat(text[:10])
+    except ValueError:
+        from .values import show
+
+        raise EvalError(f"{what} needs a date (YYYY-MM-DD), got {show(text)}") from None
+
+
 def days_between(a: str, b: str) -> int:
-    return (_date.fromisoformat(b[:10]) - _date.fromisoformat(a[:10])).days
+    return (_parse_date(b, "days_between") - _parse_date(a, "days_between")).days
 
 
 def add_days(d: str, n: int) -> str:
-    return (_date.fromisoformat(d[:10]) + timedelta(days=int(n))).isoformat()
+    start = _parse_date(d, "add_days")
+    days = _whole(n, "add_days")
+    try:
+        return (start + timedelta(days=days)).isoformat()
+    except OverflowError:
+        raise EvalError(
+            f"add_days({start.isoformat()}, {days}) is outside the years 1 to 9999"
+        ) from None
 
 
 def _split(s: str, sep: str) -> tuple[str, ...]:
@@ -185,17 +223,19 @@ def _values(m: FMap) -> tuple[Any, ...]:
 
 def take(xs: Any, n: int) -> tuple[Any, ...]:
     """The first ``n`` items (of a set: in the deterministic order of :func:`iterate`)."""
-    return tuple(iterate(xs))[: max(int(n), 0)]
+    return tuple(iterate(xs))[: max(_whole(n, "take"), 0)]
 
 
 def drop(xs: Any, n: int) -> tuple[Any, ...]:
-    return tuple(iterate(xs))[max(int(n), 0) :]
+    return tuple(iterate(xs))[max(_whole(n, "drop"), 0) :]
 
 
 def _range(n: int) -> tuple[int, ...]:
-    if n > MAX_ITEMS:
-        raise EvalError(f"range({n}) is longer than {MAX_ITEMS:,} items")
-    return tuple(range(int(n)))
+    count = _whole(n, "range")
+    if count > MAX_ITEMS:
+        raise EvalError(f"range({count}) is longer than {MAX_ITEMS:,} items")
+    charge(max(count, 0))
+    return tuple(range(count))
 
 
 def _min(*xs: Any) -> Any:
@@ -360,6 +400,26 @@ def safe_contains(item: Any, coll: Any) -> Any:
         elif item is not None and any(isinstance(x, Fresh) for x in coll):
             return U
     return False
+
+
+def failure_text(exc: BaseException) -> str:
+    """What went wrong when evaluating a contract expression raised ``exc``, in the
+    contract's terms."""
+    if isinstance(exc, EvalError):
+        return str(exc)
+    if isinstance(exc, KeyError):
+        from .values import show
+
+        return f"key {show(exc.args[0]) if exc.args else '?'} is missing"
+    if isinstance(exc, ZeroDivisionError):
+        return "division by zero"
+    if isinstance(exc, RecursionError):
+        return "the expression nests too deeply"
+    if isinstance(exc, MemoryError):
+        return "the value is too large to build"
+    if isinstance(exc, AttributeError):
+        return "a value of the wrong type (e.g. null where a record was expected)"
+    return f"{type(exc).__name__}: {exc}"
 
 
 def safe_not(a: Any) -> Any:
@@ -544,6 +604,44 @@ _C = TypeVar("_C", bound=Sized)
 MAX_ITEMS = 100_000
 """No collection in a simulated state grows beyond this many items (a contract from a stranger must
 not eat the machine's memory)."""
+
+
+MAX_VALUE_SIZE = 20_000_000
+"""The largest value (and state) a simulation holds, in characters of text plus one for every
+item, number and key — counted as the value would be written out, so a list holding the same
+long string many times is as large as its text. Reports and JSON stay bounded by it."""
+
+
+def value_size(value: Any, limit: int = MAX_VALUE_SIZE) -> int:
+    """The written size of ``value`` (see :data:`MAX_VALUE_SIZE`), counted up to just past
+    ``limit``: the walk stops there, so it costs at most ``limit`` steps whatever the value."""
+    total = 0
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            total += len(v) + 1
+        elif isinstance(v, FMap):
+            total += 1 + len(v)
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, (tuple, frozenset)):
+            total += 1 + len(v)
+            stack.extend(v)
+        else:
+            total += 1
+        if total > limit:
+            return total
+    return total
+
+
+def check_value_size(value: Any, what: str = "a value") -> None:
+    """Refuse a value larger than :data:`MAX_VALUE_SIZE` with an :class:`EvalError`."""
+    if value_size(value, MAX_VALUE_SIZE) > MAX_VALUE_SIZE:
+        raise EvalError(
+            f"{what} would grow beyond {MAX_VALUE_SIZE:,} characters (text, items and keys "
+            "counted as they would be written out)"
+        )
 
 
 def _bounded(coll: _C) -> _C:

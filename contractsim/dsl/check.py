@@ -324,7 +324,7 @@ def check_tool(ck: Checker, tool: ir.Tool) -> None:
                 hint=f'write: outcome {out.name} fails CODE "message"',
             )
         if out.code is not None:
-            ck.error_code(out.code, out.span)
+            ck.error_code(out.code, out.code_span if out.code_span.file else out.span)
         ck.template(out.message, post)
         ck.template(out.hint, post)
         if out.event is not None:
@@ -643,6 +643,67 @@ def lint_unused(ck: Checker) -> None:
             ck.warn("W0605", f"event `{ev.name}` is never used", ev.span)
 
 
+def check_constant_values(ck: Checker) -> None:
+    """Constants, initial values and defaults are computed when the contract is compiled: one
+    that cannot be computed (``1 / 0``, a missing key, ``range(1e9)`` …) is an error at its
+    place, not a crash of every command that compiles the contract. Only expressions without
+    an earlier error are evaluated, with the same budget as a simulated step."""
+    from ..compiler.compile import ConstantError, Interpreter, evaluate_constant
+
+    interpreter = Interpreter(ck.c)
+    consts: dict[str, object] = {}
+    failed: set[str] = set()
+
+    def evaluate(e: ir.Expr, what: str, owner: Span) -> object:
+        """The value, or ``failed`` (a sentinel) when it was not computed."""
+        if (
+            _has_error_within(ck, owner)
+            or _has_error_within(ck, e.span)
+            or any(isinstance(x, ir.Name) and x.name in failed for x in walk_expr(e))
+        ):
+            return failed
+        try:
+            return evaluate_constant(interpreter, e, consts)
+        except ConstantError as exc:
+            ck.err(
+                "E0414",
+                f"{what} cannot be computed: {exc}",
+                e.span,
+                hint="constants, initial values and defaults are computed before any call; "
+                "change the expression so that it has a value",
+            )
+            return failed
+
+    for c in ck.c.consts:
+        value = evaluate(c.value, f"constant `{c.name}`", c.span)
+        if value is failed:
+            failed.add(c.name)
+        else:
+            consts[c.name] = value
+    for var in ck.c.state:
+        if var.init is not None:
+            evaluate(var.init, f"the initial value of `{var.name}`", var.span)
+    for t in ck.c.types:
+        if isinstance(t.type, ir.RecordType):
+            for f in t.type.fields:
+                if f.default is not None:
+                    evaluate(f.default, f"the default of `{t.name}.{f.name}`", f.span)
+    for tool in ck.c.tools:
+        for p in tool.params:
+            if p.default is not None:
+                evaluate(p.default, f"the default of `{p.name}` in `{tool.name}`", p.span)
+
+
+def _has_error_within(ck: Checker, span: Span) -> bool:
+    """Whether an error was reported inside ``span`` (its expression is not worth running)."""
+    for d in ck.diags:
+        if d.severity != "error" or d.span.file != span.file:
+            continue
+        if (span.line, span.col) <= (d.span.line, d.span.col) <= (span.end_line, span.end_col):
+            return True
+    return False
+
+
 PASSES: tuple[Callable[[Checker], None], ...] = (
     check_header,
     check_unique_names,
@@ -651,6 +712,7 @@ PASSES: tuple[Callable[[Checker], None], ...] = (
     check_predicates,
     check_tools,
     check_machines,
+    check_constant_values,
     lint_unused,
 )
 
