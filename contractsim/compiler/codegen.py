@@ -343,7 +343,7 @@ class CodeGen:
             c = self.tmp("c")
             src.emit(f"{c} = {coll}", indent, s.span)
             if self.safe:
-                src.emit(f"if {c} is U:", indent)
+                src.emit(f"if H_unobserved({c}):", indent)
                 for root in sorted(assigned_roots(s.body)):
                     src.emit(f"S[{self.slots[root]}] = U", indent + 1)
                 src.emit("C.havoc = True", indent + 1)

@@ -232,6 +232,7 @@ def runtime_env(
         "H_arith": lib.safe_arith if safe else lib.arith,
         "H_compare": lib.safe_compare if safe else lib.compare,
         "H_contains": lib.safe_contains,
+        "H_unobserved": lib.unobserved,
         "H_not": lib.safe_not,
         "H_and": lib.safe_and,
         "H_or": lib.safe_or,

@@ -182,6 +182,14 @@ class Interpreter:
         env.havoc = env.havoc or scope.havoc
 
     def _stmt(self, s: ir.Stmt, env: Env) -> None:
+        try:
+            self._run_stmt(s, env)
+        except lib.EvalError as exc:
+            if getattr(exc, "span", None) is None:
+                exc.span = s.span  # type: ignore[attr-defined] - the innermost statement
+            raise
+
+    def _run_stmt(self, s: ir.Stmt, env: Env) -> None:
         if isinstance(s, ir.Assign):
             value = self.eval(s.value, env)
             if isinstance(s.value, ir.Collection) and s.value.type == "empty":
@@ -208,7 +216,7 @@ class Interpreter:
                 self._block(s.orelse, env)
         elif isinstance(s, ir.For):
             coll = self.eval(s.coll, env)
-            if coll is U:
+            if lib.unobserved(coll):
                 from ..dsl.walk import assigned_roots
 
                 for root in assigned_roots(s.body):
@@ -324,7 +332,7 @@ class Interpreter:
 
 def quantify(op: str, coll: Any, body: Callable[[Any], Any]) -> Any:
     """Kleene semantics of all/any/count/sum over a collection."""
-    if coll is U:
+    if lib.unobserved(coll):
         return U
     items = lib.iterate(coll)
     if op == "all":

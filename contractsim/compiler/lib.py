@@ -28,6 +28,9 @@ U = UNKNOWN
 class EvalError(Exception):
     """A contract expression could not be evaluated (a missing key, a null record, 1/0 …)."""
 
+    span: Any = None
+    """The contract statement that failed, when the reference interpreter knows it."""
+
 
 # ------------------------------------------------------------------------------------ built-ins
 
@@ -344,8 +347,18 @@ def arith(op: str, a: Any, b: Any) -> Any:
     return result
 
 
+def unobserved(v: Any) -> bool:
+    """Unknown, or a fresh value (text that is new but not known yet)."""
+    return v is U or type(v) is Fresh
+
+
 def safe_arith(op: str, a: Any, b: Any) -> Any:
     if a is U or b is U:
+        return U
+    if type(a) is Fresh or type(b) is Fresh:
+        # text joined to a fresh value is new text that is not known yet; `*` still refuses it
+        if op == "*":
+            raise EvalError("`*` multiplies numbers only")
         return U
     return arith(op, a, b)
 
@@ -386,7 +399,7 @@ def contains(item: Any, coll: Any) -> bool:
 
 
 def safe_contains(item: Any, coll: Any) -> Any:
-    if item is U or coll is U:
+    if item is U or coll is U or type(coll) is Fresh:
         return U
     if contains(item, coll):
         return True
@@ -465,6 +478,8 @@ def truth(value: Any, what: str = "a condition") -> bool:
 def neg(a: Any) -> Any:
     if a is U:
         return U
+    if type(a) is Fresh:
+        raise EvalError("`-` needs a number, got a fresh value (text)")
     if isinstance(a, bool) or not isinstance(a, (int, float)):
         raise EvalError(f"`-` needs a number, got {type_name(a)}")
     return -a
@@ -481,6 +496,8 @@ def attr(obj: Any, name: str) -> Any:
 def index(obj: Any, key: Any) -> Any:
     if obj is U or key is U:
         return U
+    if type(obj) is Fresh:
+        return U  # a character of text that is not known yet
     try:
         return obj[key]
     except KeyError:

@@ -686,15 +686,13 @@ class Simulator:
         for body in bodies:
             if body is None:
                 continue
+            before = tuple(work)
             try:
                 (body.safe if use_safe else body.fast)(work, values, result, state.data, ctx)
             except Exception as exc:  # noqa: BLE001
+                precise, where = self._interpreted_error(body, state.derive(before), values, result)
                 return self._eval_failure(
-                    state,
-                    "EVAL_ERROR",
-                    _error_text(exc),
-                    body.span,
-                    self._interpreted_error(body, state, values),
+                    state, "EVAL_ERROR", _error_text(exc), where or body.span, precise
                 )
         new_state = state.derive(tuple(work))
         warnings = [self._warning(code, key, vals_) for code, key, vals_ in emitted]
@@ -834,7 +832,7 @@ class Simulator:
                 state.data, values, result, state.data, self._null_ctx
             )
         except Exception as exc:  # noqa: BLE001 - generated code failing is a contract error
-            precise = self._interpreted_expr_error(fn, state, values)
+            precise = self._interpreted_expr_error(fn, state, values, result)
             return Violation(
                 "EVAL_ERROR",
                 f"the contract cannot evaluate this: {precise or _error_text(exc)}",
@@ -843,28 +841,34 @@ class Simulator:
                 hint="guard the expression (e.g. `k in m and m[k] …`) in the contract",
             )
 
-    def _interpreted_expr_error(self, fn: Any, state: State, values: dict[str, Any]) -> str | None:
+    def _interpreted_expr_error(
+        self, fn: Any, state: State, values: dict[str, Any], result: Any = None
+    ) -> str | None:
         """Re-run a failed expression in the reference interpreter for a precise message."""
         if fn.ir is None:
             return None
         try:
-            self.compiled.interpreter.eval(fn.ir, self._env(state, values))
+            self.compiled.interpreter.eval(fn.ir, self._env(state, values, result))
         except lib.EvalError as exc:
             return str(exc)
         except Exception:  # noqa: BLE001
             return None
         return None
 
-    def _interpreted_error(self, body: Any, state: State, values: dict[str, Any]) -> str | None:
+    def _interpreted_error(
+        self, body: Any, state: State, values: dict[str, Any], result: Any = None
+    ) -> tuple[str | None, Any]:
+        """Re-run failed statements in the reference interpreter (with the same ``result``):
+        a precise message and the span of the statement that failed."""
         if body.ir is None:
-            return None
+            return None, None
         try:
-            self.compiled.interpreter.exec(body.ir, self._env(state, values))
+            self.compiled.interpreter.exec(body.ir, self._env(state, values, result))
         except lib.EvalError as exc:
-            return str(exc)
+            return str(exc), getattr(exc, "span", None)
         except Exception:  # noqa: BLE001
-            return None
-        return None
+            return None, None
+        return None, None
 
     def _env(self, state: State, values: Mapping[str, Any], result: Any = None) -> Env:
         return Env(
