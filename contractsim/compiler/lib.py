@@ -520,6 +520,25 @@ class _Budget(threading.local):
     iterations = 0
     deadline = float("inf")
     seconds = 10.0
+    run_deadline = float("inf")  # when the whole simulation (``max_seconds``) must stop
+
+
+class OutOfTime(BaseException):
+    """The whole simulation's time ran out inside a step. Not the contract's fault, so it is a
+    ``BaseException``: it passes the handlers that turn contract failures into EVAL_ERROR, up
+    to the explorer, which stops there and says so."""
+
+
+@contextlib.contextmanager
+def run_budget(deadline: float) -> Iterator[None]:
+    """Bound every step run inside by the ``time.monotonic()`` ``deadline`` of a whole run:
+    a step that reaches it raises :class:`OutOfTime`."""
+    outer = BUDGET.run_deadline
+    BUDGET.run_deadline = min(outer, deadline)
+    try:
+        yield
+    finally:
+        BUDGET.run_deadline = outer
 
 
 BUDGET = _Budget()
@@ -553,7 +572,10 @@ def charge(n: int) -> None:
         raise EvalError(
             f"the step's loops and quantifiers visited more than {MAX_ITERATIONS:,} items"
         )
-    if time.monotonic() > budget.deadline:
+    now = time.monotonic()
+    if now > budget.run_deadline:
+        raise OutOfTime
+    if now > budget.deadline:
         raise EvalError(
             f"the step ran longer than {budget.seconds:g} s (loops over large collections?)"
         )
