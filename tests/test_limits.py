@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -175,3 +176,59 @@ def test_max_seconds_nan_is_a_usage_error(tmp_path: Path, value: str) -> None:
     res = CliRunner().invoke(main, ["simulate", str(contract), str(plan), "--max-seconds", value])
     assert res.exit_code == 2
     assert f"{value} is not a finite number of seconds" in res.output
+
+
+BIG = """contract big version "1.0.0"
+state { s: str = "", L: list[str] = [], n: int = 0 }
+tool grow() { effect { s = zfill(1, 10000)  for i in range(9) { s = s + s } } }
+tool app() { effect { L.append(s) } }
+tool measure() { effect { n = len(str(L)) } }
+tool many() { effect { for i in range(3000) { L.append(s + str(i)) } } }
+"""
+
+
+def test_a_state_variable_holding_the_same_text_many_times_is_bounded() -> None:
+    sim = contractsim.loads(BIG, "big.contract").simulator(now="2024-01-01T00:00:00Z")
+    report = sim.run([("grow", {})] + [("app", {})] * 5)
+    assert [s.verdict for s in report.steps] == ["ok"] * 4 + ["fails", "fails"]
+    (violation,) = report.steps[4].violations
+    assert violation.code == "EVAL_ERROR"
+    assert violation.message.startswith(
+        "the contract cannot evaluate this: `L` would grow beyond 20,000,000 characters"
+    )
+    # the JSON report gives a large changed value as its text, cut: it stays small
+    changes = report.steps[3].to_json()["changes"]
+    assert changes[0]["var"] == "L" and changes[0]["after"].endswith("…")
+    assert len(json.dumps(report.to_json())) < 3 * lib.MAX_VALUE_SIZE
+
+
+def test_building_text_is_charged_to_the_step_budget() -> None:
+    sim = contractsim.loads(BIG, "big.contract").simulator(now="2024-01-01T00:00:00Z")
+    report = sim.run([("grow", {}), ("many", {})])
+    (violation,) = report.steps[1].violations
+    assert violation.code == "EVAL_ERROR"
+    assert "visited more than 5,000,000 items" in violation.message
+
+
+def test_text_of_a_huge_value_is_cut_while_it_is_written() -> None:
+    import time
+
+    from contractsim.compiler.values import show
+
+    huge = ("x" * 10_000_000,) * 2000  # 20 billion characters when written out
+    start = time.monotonic()
+    assert len(show(huge, 10_000)) == 10_000
+    assert lib.value_size(huge) > lib.MAX_VALUE_SIZE
+    assert time.monotonic() - start < 1
+    sim = contractsim.loads(BIG, "big.contract").simulator(now="2024-01-01T00:00:00Z")
+    report = sim.run([("grow", {})] + [("app", {})] * 3 + [("measure", {})])
+    assert report.verdict == "ok"
+    assert report.paths[0].state["n"] == 10_000  # str() writes at most 10,000 characters
+
+
+def test_values_nested_too_deeply_are_refused() -> None:
+    deep: object = ()
+    for _ in range(lib.MAX_VALUE_DEPTH + 1):
+        deep = (deep,)
+    with pytest.raises(lib.EvalError, match="200 levels of nesting"):
+        lib.check_value_size(deep)

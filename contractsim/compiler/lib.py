@@ -184,7 +184,16 @@ def add_days(d: str, n: int) -> str:
 def _split(s: str, sep: str) -> tuple[str, ...]:
     if sep == "":
         raise EvalError("split needs a non-empty separator")
+    if s.count(sep) >= MAX_ITEMS:
+        raise EvalError(f"split would make a list of more than {MAX_ITEMS:,} items")
+    charge_text(len(s))
     return tuple(s.split(sep))
+
+
+def _charged(s: str) -> str:
+    """``s``, after charging a copy of it to the step's budget."""
+    charge_text(len(s))
+    return s
 
 
 MAX_STRING = 10_000_000
@@ -199,16 +208,20 @@ def _bounded_str(text: str) -> str:
 
 def _join(items: Any, sep: str) -> str:
     parts = [_str(i) for i in iterate(items)]
-    if sum(map(len, parts)) + len(sep) * max(len(parts) - 1, 0) > MAX_STRING:
+    size = sum(map(len, parts)) + len(sep) * max(len(parts) - 1, 0)
+    if size > MAX_STRING:
         raise EvalError(f"a string would grow beyond {MAX_STRING:,} characters")
+    charge_text(size)
     return sep.join(parts)
 
 
 def _replace(s: str, old: str, new: str) -> str:
     if old == "":
         return s
-    if len(s) + s.count(old) * (len(new) - len(old)) > MAX_STRING:
+    size = len(s) + s.count(old) * (len(new) - len(old))
+    if size > MAX_STRING:
         raise EvalError(f"replace would make a string longer than {MAX_STRING:,} characters")
+    charge_text(size)
     return s.replace(old, new)
 
 
@@ -256,8 +269,8 @@ BUILTIN_FUNCS: dict[str, Callable[..., Any]] = {
     "join_path": join_path,
     "startswith": lambda s, p: s.startswith(p),
     "endswith": lambda s, p: s.endswith(p),
-    "lower": lambda s: s.lower(),
-    "upper": lambda s: s.upper(),
+    "lower": lambda s: _bounded_str(_charged(s).lower()),
+    "upper": lambda s: _bounded_str(_charged(s).upper()),
     "strip": lambda s: s.strip(),
     "split": _split,
     "join": _join,
@@ -335,8 +348,10 @@ def arith(op: str, a: Any, b: Any) -> Any:
         raise EvalError("`*` multiplies numbers only")
     if op == "-" and isinstance(a, frozenset):
         return a - frozenset(b)
-    if op == "+" and isinstance(a, str) and isinstance(b, str) and len(a) + len(b) > MAX_STRING:
-        raise EvalError("a string would grow beyond 10 MB")
+    if op == "+" and isinstance(a, str) and isinstance(b, str):
+        if len(a) + len(b) > MAX_STRING:
+            raise EvalError("a string would grow beyond 10 MB")
+        charge_text(len(a) + len(b))
     if op in ("/", "//", "%") and b == 0:
         raise EvalError("division by zero")
     if op == "+" and isinstance(a, tuple):
@@ -646,27 +661,33 @@ not eat the machine's memory)."""
 
 
 MAX_VALUE_SIZE = 20_000_000
-"""The largest value (and state) a simulation holds, in characters of text plus one for every
-item, number and key — counted as the value would be written out, so a list holding the same
-long string many times is as large as its text. Reports and JSON stay bounded by it."""
+"""The largest value (each state variable, each constant) a simulation holds, in characters
+of text plus one for every item, number and key — counted as the value would be written out, so
+a list holding the same long string many times is as large as its text. Reports and JSON stay
+bounded by it."""
+MAX_VALUE_DEPTH = 200
+"""The deepest nesting of collections in a value (a list of lists of …)."""
+TEXT_PER_ITEM = 20
+"""Characters of text built that cost as much of a step's budget as one loop item."""
 
 
 def value_size(value: Any, limit: int = MAX_VALUE_SIZE) -> int:
     """The written size of ``value`` (see :data:`MAX_VALUE_SIZE`), counted up to just past
-    ``limit``: the walk stops there, so it costs at most ``limit`` steps whatever the value."""
+    ``limit``: the walk stops there, so it costs at most ``limit`` steps whatever the value.
+    A value nested deeper than :data:`MAX_VALUE_DEPTH` counts as larger than any limit."""
     total = 0
-    stack = [value]
+    stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
-        v = stack.pop()
+        v, depth = stack.pop()
         if isinstance(v, str):
             total += len(v) + 1
-        elif isinstance(v, FMap):
+        elif isinstance(v, (tuple, frozenset, FMap)):
+            if depth >= MAX_VALUE_DEPTH:
+                return limit + 1
             total += 1 + len(v)
-            stack.extend(v.keys())
-            stack.extend(v.values())
-        elif isinstance(v, (tuple, frozenset)):
-            total += 1 + len(v)
-            stack.extend(v)
+            items = [*v.keys(), *v.values()] if isinstance(v, FMap) else v
+            stack.extend((x, depth + 1) for x in items if not _is_scalar(x))
+            total += sum(len(x) for x in items if isinstance(x, str))
         else:
             total += 1
         if total > limit:
@@ -674,13 +695,25 @@ def value_size(value: Any, limit: int = MAX_VALUE_SIZE) -> int:
     return total
 
 
+def _is_scalar(v: Any) -> bool:
+    return not isinstance(v, (tuple, frozenset, FMap))
+
+
 def check_value_size(value: Any, what: str = "a value") -> None:
-    """Refuse a value larger than :data:`MAX_VALUE_SIZE` with an :class:`EvalError`."""
+    """Refuse a value larger than :data:`MAX_VALUE_SIZE` (or nested deeper than
+    :data:`MAX_VALUE_DEPTH`) with an :class:`EvalError`."""
     if value_size(value, MAX_VALUE_SIZE) > MAX_VALUE_SIZE:
         raise EvalError(
             f"{what} would grow beyond {MAX_VALUE_SIZE:,} characters (text, items and keys "
-            "counted as they would be written out)"
+            f"counted as they would be written out) or {MAX_VALUE_DEPTH} levels of nesting"
         )
+
+
+def charge_text(chars: int) -> None:
+    """Account for building ``chars`` characters of text against the step's budget: a step
+    cannot build more than ``MAX_ITERATIONS * TEXT_PER_ITEM`` characters, however it does it."""
+    if chars >= TEXT_PER_ITEM:
+        charge(chars // TEXT_PER_ITEM)
 
 
 def _bounded(coll: _C) -> _C:

@@ -169,9 +169,51 @@ def _rank(value: Any) -> int:
 
 
 def show(value: Any, limit: int = 120) -> str:
-    """A value as the contract would write it: ``"a"``, ``{"/", "/home"}``, ``[1, 2]``."""
-    text = _show(value)
-    if len(text) > limit:
+    """A value as the contract would write it: ``"a"``, ``{"/", "/home"}``, ``[1, 2]``, cut
+    to ``limit`` characters (ending in ``…``). Writing stops at the limit, so a value of
+    billions of characters (one long string held many times) costs no more than a short one."""
+    parts: list[str] = []
+    size = 0
+    # a stack of what is still to write: text, or a value to expand
+    todo: list[tuple[bool, Any]] = [(False, value)]
+    while todo and size <= limit:
+        is_text, item = todo.pop()
+        if is_text:
+            text = item
+        elif isinstance(item, str) and len(item) > limit + 2:
+            from ..dsl.pretty import literal_text
+
+            text = literal_text(item[: limit + 2])[:-1]  # cut: the closing quote never shows
+        elif isinstance(item, (dict, frozenset, set, tuple, list)):
+            if isinstance(item, dict):
+                entries = sorted(item.items(), key=_item_order)
+                opener, closer = "{", "}"
+            elif isinstance(item, (frozenset, set)):
+                entries = sorted(item, key=order)
+                opener, closer = "{", "}"
+            else:
+                entries = item
+                opener, closer = "[", "]"
+            pending: list[tuple[bool, Any]] = [(True, opener)]
+            for i, entry in enumerate(entries):
+                if i:
+                    pending.append((True, ", "))
+                if isinstance(item, dict):
+                    pending += [(False, entry[0]), (True, ": "), (False, entry[1])]
+                else:
+                    pending.append((False, entry))
+                if i > limit:
+                    break  # every item writes at least one character
+            else:
+                pending.append((True, closer))
+            todo.extend(reversed(pending))
+            continue
+        else:
+            text = _show(item)
+        parts.append(text)
+        size += len(text)
+    text = "".join(parts)
+    if len(text) > limit or todo:
         text = text[: limit - 1] + "…"
     return text
 

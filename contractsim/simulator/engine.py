@@ -27,7 +27,7 @@ from ..compiler.compile import (
 )
 from ..compiler.interp import Env
 from ..compiler.validators import model_values, problems_from
-from ..compiler.values import UNKNOWN, show
+from ..compiler.values import UNKNOWN, FMap, show
 from ..dsl.diagnostics import did_you_mean
 from .state import State
 
@@ -694,6 +694,9 @@ class Simulator:
                 return self._eval_failure(
                     state, "EVAL_ERROR", _error_text(exc), where or body.span, precise
                 )
+        too_large = _oversized(work, state.data, self.compiled.state_names)
+        if too_large is not None:
+            return self._eval_failure(state, "EVAL_ERROR", too_large, out.ir.span)
         new_state = state.derive(tuple(work))
         warnings = [self._warning(code, key, vals_) for code, key, vals_ in emitted]
         warnings += [self._warning(code, key, vals_) for code, key, vals_ in ctx.warnings]
@@ -1091,6 +1094,19 @@ def _with(state: State, updates: dict[int, Any]) -> State:
     for slot, value in updates.items():
         data[slot] = value
     return state.derive(tuple(data))
+
+
+def _oversized(work: list[Any], before: tuple[Any, ...], names: list[str]) -> str | None:
+    """Why a changed state variable is too large to keep (lib.MAX_VALUE_SIZE), if one is."""
+    for slot, name in enumerate(names):
+        value = work[slot]
+        if value is before[slot] or not isinstance(value, (tuple, frozenset, FMap)):
+            continue  # unchanged, or a scalar (strings have their own, smaller bound)
+        try:
+            lib.check_value_size(value, f"`{name}`")
+        except lib.EvalError as exc:
+            return str(exc)
+    return None
 
 
 def _error_text(exc: BaseException) -> str:

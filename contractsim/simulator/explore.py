@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..compiler import lib
-from ..compiler.values import thaw
+from ..compiler.values import show, thaw
 from .engine import (
     DEFAULT_MAX_BRANCHES,
     DEFAULT_MAX_SECONDS,
@@ -93,7 +93,8 @@ class StepReport:
             ],
             "outcomes": [{"name": k, **v} for k, v in self.outcomes.items()],
             "changes": [
-                {"var": n, "before": thaw(b), "after": thaw(a)} for n, b, a in self.changes
+                {"var": n, "before": _change_json(b), "after": _change_json(a)}
+                for n, b, a in self.changes
             ],
         }
         if self.reports:
@@ -356,6 +357,18 @@ def _explore(
             "branches_unknown": sum(1 for r in results if r is not True and r is not False),
         }
     return report_
+
+
+CHANGE_JSON_LIMIT = 10_000
+"""A changed value larger than this (lib.value_size) is given in the JSON report as its text, cut
+to this many characters: a plan that grows a large collection step by step would otherwise
+repeat all of it twice per step."""
+
+
+def _change_json(value: Any) -> Any:
+    if lib.value_size(value, CHANGE_JSON_LIMIT) > CHANGE_JSON_LIMIT:
+        return show(value, CHANGE_JSON_LIMIT)
+    return thaw(value)
 
 
 def _as_call(c: Any) -> tuple[str, Mapping[str, Any]]:
