@@ -292,15 +292,15 @@ class Interpreter:
     def _explain(self, e: ir.Expr, env: Env, out: list[tuple[str, Any]]) -> None:
         try:
             value = self.eval(e, env)
-        except lib.EvalError as exc:
-            out.append((expr_text(e), f"<error: {exc}>"))
+        except Exception as exc:  # noqa: BLE001 - an explanation never fails the step
+            out.append((expr_text(e), f"<error: {lib.failure_text(exc)}>"))
             return
         if isinstance(e, ir.Binary) and e.op in ("and", "or"):
             # only the operands that made the whole false (and) or not true (or) matter
             for side in (e.left, e.right):
                 try:
                     side_value = self.eval(side, env)
-                except lib.EvalError:
+                except Exception:  # noqa: BLE001
                     side_value = None
                 if side_value is not True or e.op == "or":
                     self._explain(side, env, out)
@@ -326,8 +326,8 @@ class Interpreter:
     def _leaf(self, e: ir.Expr, env: Env, out: list[tuple[str, Any]]) -> None:
         try:
             out.append((expr_text(e), self.eval(e, env)))
-        except lib.EvalError as exc:
-            out.append((expr_text(e), f"<error: {exc}>"))
+        except Exception as exc:  # noqa: BLE001
+            out.append((expr_text(e), f"<error: {lib.failure_text(exc)}>"))
 
 
 def quantify(op: str, coll: Any, body: Callable[[Any], Any]) -> Any:

@@ -393,6 +393,9 @@ class ValidatorBuilder:
         decl = self.decls.get(name)
         if decl is None:
             return Any
+        self._build_alias_chain(name)
+        if name in self.namespace:
+            return self.namespace[name]
         if name in self._building:
             if not self._in_model:
                 # recursion outside any record (type L = list[L]) has no model to resolve a
@@ -408,6 +411,23 @@ class ValidatorBuilder:
             for model in self._models:
                 model.model_rebuild(_types_namespace=self.namespace, raise_errors=False)
         return ann
+
+    def _build_alias_chain(self, name: str) -> None:
+        """``type A0 = A1``, ``type A1 = A2`` …: build the links from the far end, so that a
+        chain of a thousand aliases is never a thousand calls deep."""
+        chain: list[str] = []
+        current = name
+        while (
+            current not in self.namespace
+            and current not in self._building
+            and current not in chain
+            and current in self.decls
+            and isinstance(self.decls[current].type, ir.NamedType)
+        ):
+            chain.append(current)
+            current = self.decls[current].type.name  # type: ignore[union-attr]
+        for link in reversed(chain[1:]):
+            self.named(link)
 
     def record_model(
         self, t: ir.RecordType, name: str | None, tag: tuple[str, str] | None = None

@@ -68,12 +68,17 @@ def check_unique_names(ck: Checker) -> None:
 
 
 def check_types(ck: Checker) -> None:
+    # resolve the types a declaration refers to before it: a chain of a thousand aliases is
+    # then resolved one link at a time instead of a thousand calls deep
+    for name in _dependencies_first(ck.c.types):
+        ck.named(name)
     for decl in ck.c.types:
         ck.named(decl.name)
         ck.check_constraints(decl.type)
-    decls = {d.name: d for d in ck.c.types}
+    graph = _alias_graph({d.name: d for d in ck.c.types})
+    suspects = _on_or_before_cycles(graph)
     for decl in ck.c.types:
-        cycle = _alias_cycle(decl.name, decls)
+        cycle = _cycle_from(decl.name, graph) if decl.name in suspects else None
         if cycle is not None:
             ck.err(
                 "E0311",
@@ -84,9 +89,44 @@ def check_types(ck: Checker) -> None:
             )
 
 
-def _alias_cycle(start: str, decls: dict[str, ir.TypeDecl]) -> list[str] | None:
-    """A chain of plain aliases (``type A = B``, ``type R = R | null``) leading back to
-    ``start``: such a type has no values, and validators for it cannot be built."""
+def _dependencies_first(types: Iterable[ir.TypeDecl]) -> list[str]:
+    """Declared type names, each after the declared types it mentions (cycles cut anywhere),
+    found without recursion."""
+    decls = {d.name: d for d in types}
+
+    def mentions(t: ir.TypeExpr) -> list[str]:
+        out: list[str] = []
+        todo = [t]
+        while todo:
+            node = todo.pop()
+            if isinstance(node, ir.NamedType) and node.name in decls:
+                out.append(node.name)
+            todo.extend(_child_types(node))
+        return out
+
+    order: list[str] = []
+    state: dict[str, int] = {}  # 1: being visited, 2: done
+    for root in decls:
+        if root in state:
+            continue
+        stack = [(root, iter(mentions(decls[root].type)))]
+        state[root] = 1
+        while stack:
+            name, children = stack[-1]
+            nxt = next((c for c in children if c not in state), None)
+            if nxt is None:
+                stack.pop()
+                state[name] = 2
+                order.append(name)
+            else:
+                state[nxt] = 1
+                stack.append((nxt, iter(mentions(decls[nxt].type))))
+    return order
+
+
+def _alias_graph(decls: dict[str, ir.TypeDecl]) -> dict[str, set[str]]:
+    """Plain alias edges (``type A = B``, ``type R = R | null``): a cycle of them has no
+    values, and validators for it cannot be built."""
 
     def direct(t: ir.TypeExpr) -> list[str]:
         if isinstance(t, ir.NamedType):
@@ -95,7 +135,26 @@ def _alias_cycle(start: str, decls: dict[str, ir.TypeDecl]) -> list[str] | None:
             return [name for option in t.options for name in direct(option)]
         return []
 
-    return _cycle_from(start, {name: set(direct(d.type)) for name, d in decls.items()})
+    return {name: set(direct(d.type)) for name, d in decls.items()}
+
+
+def _on_or_before_cycles(graph: dict[str, set[str]]) -> set[str]:
+    """The nodes from which a cycle can be reached (the others are peeled off from the ends,
+    in linear time, so a long acyclic chain costs no search per link)."""
+    remaining = {name: set(edges) & graph.keys() for name, edges in graph.items()}
+    users: dict[str, set[str]] = {name: set() for name in graph}
+    for name, edges in remaining.items():
+        for target in edges:
+            users[target].add(name)
+    ends = [name for name, edges in remaining.items() if not edges]
+    while ends:
+        end = ends.pop()
+        for user in users[end]:
+            remaining[user].discard(end)
+            if not remaining[user]:
+                ends.append(user)
+        del remaining[end]
+    return set(remaining)
 
 
 def _conforms(ck: Checker, value: ir.Expr, type_expr: ir.TypeExpr, what: str) -> None:
@@ -199,8 +258,9 @@ def check_predicates(ck: Checker) -> None:
         }
         for p in ck.c.predicates
     }
+    suspects = _on_or_before_cycles(calls)
     for p in ck.c.predicates:
-        path = _cycle_from(p.name, calls)
+        path = _cycle_from(p.name, calls) if p.name in suspects else None
         if path:
             ck.err(
                 "E0309",
