@@ -226,7 +226,14 @@ def _replace(s: str, old: str, new: str) -> str:
 
 
 def _matches(s: str, pattern: str) -> bool:
-    return regex_search(pattern, s)
+    try:
+        return regex_search(pattern, s)
+    except Exception:  # noqa: BLE001 - pydantic-core's SchemaError for a pattern it refuses
+        from .validators import pattern_problem
+
+        problem = pattern_problem(pattern)
+        reason = problem[1] if problem is not None else "the pattern cannot be used"
+        raise EvalError(f"matches(…, {pattern[:60]!r}): {reason}") from None
 
 
 def _keys(m: FMap) -> frozenset[Any]:
@@ -616,10 +623,16 @@ def _contains_unknown(v: Any) -> bool:
     not known yet); states holding one are evaluated with three-valued code."""
     if v is U or isinstance(v, Fresh):
         return True
-    if isinstance(v, (frozenset, tuple)):
-        return any(_contains_unknown(x) for x in v)
-    if isinstance(v, FMap):
-        return any(_contains_unknown(k) or _contains_unknown(x) for k, x in v.items())
+    if not isinstance(v, (frozenset, tuple, FMap)):
+        return False
+    stack = [v]  # without recursion: a value may nest deeper than Python's stack
+    while stack:
+        coll = stack.pop()
+        for x in (*coll.keys(), *coll.values()) if isinstance(coll, FMap) else coll:
+            if x is U or isinstance(x, Fresh):
+                return True
+            if isinstance(x, (frozenset, tuple, FMap)):
+                stack.append(x)
     return False
 
 
