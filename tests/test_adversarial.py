@@ -673,3 +673,42 @@ def test_freeze_works_without_recursion() -> None:
     loop["a"] = loop
     with pytest.raises(ValueError, match="contains itself"):
         freeze(loop)
+
+
+# =============================================================================== constants
+
+
+CONST_ERRORS = [
+    "1 / 0",
+    "5 % 0",
+    "[1][3]",
+    '{"a": 1}["b"]',
+    "range(1000000)",
+    "range(2.5)",
+    'split("a", "")',
+    'add_days("2024-01-01", 10000000)',
+    'days_between("x", "y")',
+]
+
+
+@pytest.mark.parametrize("expr", CONST_ERRORS)
+def test_a_constant_without_a_value_is_e0414_for_every_command(tmp_path: Path, expr: str) -> None:
+    contract = write(
+        tmp_path,
+        "c.contract",
+        HEAD + f"const K = {expr}\nstate {{ n: int = 0 }}\ntool t() {{ effect {{ n = 1 }} }}\n",
+    )
+    plan = write(tmp_path, "p.json", json.dumps(_steps(1)))
+    r = cli("check", contract)
+    no_crash(r)
+    assert r.exit_code == 1 and "error[E0414]: constant `K` cannot be computed" in r.output
+    for args in (
+        ["simulate", contract, plan, "--now", NOW],
+        ["compile", contract],
+        ["export", contract, "--to", "openai"],
+        ["render", contract, "--overview"],
+    ):
+        r = cli(*args)
+        no_crash(r)
+        assert r.exit_code == 2, (args, r.output)
+        assert "E0414" in r.output, (args, r.output)

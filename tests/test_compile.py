@@ -633,3 +633,13 @@ def test_fresh_values_in_lib_operators() -> None:
     assert lib.index(f, 0) is UNKNOWN
     with pytest.raises(lib.EvalError, match="multiplies numbers only"):
         lib.safe_arith("*", f, 2)
+
+
+def test_text_written_from_collections_holding_fresh_values_is_unknown() -> None:
+    from contractsim.compiler.values import Fresh
+
+    f = Fresh("t.id", 1)
+    assert lib.SAFE_FUNCS["join"](("a", f), ",") is UNKNOWN
+    assert lib.SAFE_FUNCS["str"](("a", f)) is UNKNOWN
+    assert lib.SAFE_FUNCS["str"](FMap({"k": UNKNOWN})) is UNKNOWN
+    assert lib.SAFE_FUNCS["join"](("a", "b"), ",") == "a,b"

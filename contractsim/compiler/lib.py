@@ -324,7 +324,24 @@ def lift(fn: Callable[..., Any]) -> Callable[..., Any]:
     return lifted
 
 
-SAFE_FUNCS: dict[str, Callable[..., Any]] = {name: lift(fn) for name, fn in BUILTIN_FUNCS.items()}
+def lift_deep(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Like :func:`lift`, for functions that write out whole collections (``str``, ``join``):
+    an unknown or fresh value anywhere inside makes the text unknown."""
+
+    def lifted(*args: Any) -> Any:
+        for a in args:
+            if _contains_unknown(a):
+                return U
+        return fn(*args)
+
+    lifted.__name__ = getattr(fn, "__name__", "builtin")
+    return lifted
+
+
+SAFE_FUNCS: dict[str, Callable[..., Any]] = {
+    name: (lift_deep if name in ("str", "join", "zfill") else lift)(fn)
+    for name, fn in BUILTIN_FUNCS.items()
+}
 
 
 # ------------------------------------------------------------------------------------- operators
