@@ -185,8 +185,8 @@ class Interpreter:
         try:
             self._run_stmt(s, env)
         except lib.EvalError as exc:
-            if getattr(exc, "span", None) is None:
-                exc.span = s.span  # type: ignore[attr-defined] - the innermost statement
+            if exc.span is None:
+                exc.span = s.span  # the innermost statement that failed
             raise
 
     def _run_stmt(self, s: ir.Stmt, env: Env) -> None:

@@ -229,6 +229,7 @@ def show(value: Any, limit: int = 120) -> str:
 
             text = literal_text(item[: limit + 2])[:-1]  # cut: the closing quote never shows
         elif isinstance(item, (dict, frozenset, set, tuple, list)):
+            entries: list[Any] | tuple[Any, ...]
             if isinstance(item, dict):
                 entries = sorted(item.items(), key=_item_order)
                 opener, closer = "{", "}"

@@ -708,7 +708,8 @@ def check_constant_values(ck: Checker) -> None:
     that cannot be computed (``1 / 0``, a missing key, ``range(1e9)`` …) is an error at its
     place, not a crash of every command that compiles the contract. Only expressions without
     an earlier error are evaluated, with the same budget as a simulated step."""
-    from ..compiler.compile import ConstantError, Interpreter, evaluate_constant
+    from ..compiler.compile import ConstantError, evaluate_constant
+    from ..compiler.interp import Interpreter
 
     interpreter = Interpreter(ck.c)
     consts: dict[str, object] = {}
