@@ -703,30 +703,59 @@ TEXT_PER_ITEM = 20
 
 def value_size(value: Any, limit: int = MAX_VALUE_SIZE) -> int:
     """The written size of ``value`` (see :data:`MAX_VALUE_SIZE`), counted up to just past
-    ``limit``: the walk stops there, so it costs at most ``limit`` steps whatever the value.
-    A value nested deeper than :data:`MAX_VALUE_DEPTH` counts as larger than any limit."""
-    total = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        v, depth = stack.pop()
-        if isinstance(v, str):
-            total += len(v) + 1
-        elif isinstance(v, (tuple, frozenset, FMap)):
-            if depth >= MAX_VALUE_DEPTH:
-                return limit + 1
-            total += 1 + len(v)
-            items = [*v.keys(), *v.values()] if isinstance(v, FMap) else v
-            stack.extend((x, depth + 1) for x in items if not _is_scalar(x))
-            total += sum(len(x) for x in items if isinstance(x, str))
-        else:
-            total += 1
-        if total > limit:
-            return total
-    return total
+    ``limit``: the count stops there, so it costs at most ``limit`` steps whatever the value.
+    A value nested deeper than :data:`MAX_VALUE_DEPTH` counts as larger than any limit.
+
+    Flat collections are measured at C speed (a state update copies them anyway), and the sizes
+    of nested collections are remembered: states share them, so a map of records that gains one
+    record is measured in time proportional to its keys, not to all of its records."""
+    return _size(value, 0, limit)[0]
 
 
-def _is_scalar(v: Any) -> bool:
-    return not isinstance(v, (tuple, frozenset, FMap))
+_COLLECTIONS = {tuple, frozenset, FMap}
+_SIZES: dict[int, tuple[Any, int, int]] = {}  # id → (the value, its size, its height)
+_SIZES_KEPT = 100_000
+
+
+def _size(v: Any, depth: int, limit: int) -> tuple[int, int]:
+    """(size, height) of ``v``, the size counted only up to just past ``limit``."""
+    kind = type(v)
+    if kind is str:
+        return len(v) + 1, 0
+    if kind not in _COLLECTIONS:
+        return 1, 0
+    if depth >= MAX_VALUE_DEPTH:
+        return limit + 1, 0
+    total = 1 + len(v)
+    height = 1
+    for part in (v.keys(), v.values()) if kind is FMap else (v,):
+        kinds = set(map(type, part))
+        if str in kinds:
+            total += sum(map(len, part if len(kinds) == 1 else _strings(part)))
+        if not kinds & _COLLECTIONS:
+            continue
+        for x in part:
+            if type(x) not in _COLLECTIONS:
+                continue
+            known = _SIZES.get(id(x))
+            if known is not None and known[0] is x and depth + 1 + known[2] <= MAX_VALUE_DEPTH:
+                size, inner = known[1], known[2]
+            else:
+                size, inner = _size(x, depth + 1, limit - total)
+                if size > limit - total:
+                    return total + size, height
+                if len(_SIZES) >= _SIZES_KEPT:
+                    _SIZES.clear()
+                _SIZES[id(x)] = (x, size, inner)
+            total += size
+            height = max(height, inner + 1)
+            if total > limit:
+                return total, height
+    return total, height
+
+
+def _strings(items: Any) -> list[str]:
+    return [x for x in items if type(x) is str]
 
 
 def check_value_size(value: Any, what: str = "a value") -> None:
