@@ -499,8 +499,9 @@ def _resolve(obj: Any, modules: dict[bool, dict[str, Any]]) -> Any:
     return obj
 
 
-CONSTANT_SECONDS = 2.0
-"""Wall-clock time the evaluation of one constant, initial value or default may take."""
+CONSTANT_SECONDS = lib.STEP_SECONDS
+"""Wall-clock time the constants, initial values and defaults of a contract may take together
+(with the items of one step's budget): see :func:`evaluate_constant`."""
 
 
 class ConstantError(Exception):
@@ -508,14 +509,14 @@ class ConstantError(Exception):
 
 
 def evaluate_constant(interpreter: Interpreter, e: ir.Expr, consts: dict[str, Any]) -> Any:
-    """The value of an expression that sees only constants, computed as compiling does — but
-    with the step budget on (loops, time), and every failure a :class:`ConstantError`."""
+    """The value of an expression that sees only constants, computed as compiling does, and
+    every failure a :class:`ConstantError`. Run it inside ``lib.step_budget(CONSTANT_SECONDS)``
+    (one budget for all the constants of a contract) to bound loops and time."""
     env = Env(interpreter.contract, state={}, consts=consts)
     try:
-        with lib.step_budget(CONSTANT_SECONDS):
-            value = interpreter.eval(e, env)
-            lib.check_value_size(value)
-            return value
+        value = interpreter.eval(e, env)
+        lib.check_value_size(value)
+        return value
     except Exception as exc:  # noqa: BLE001 - whatever the contract makes Python raise
         raise ConstantError(lib.failure_text(exc)) from None
 

@@ -708,6 +708,14 @@ def check_constant_values(ck: Checker) -> None:
     that cannot be computed (``1 / 0``, a missing key, ``range(1e9)`` …) is an error at its
     place, not a crash of every command that compiles the contract. Only expressions without
     an earlier error are evaluated, with the same budget as a simulated step."""
+    from ..compiler import lib
+    from ..compiler.compile import CONSTANT_SECONDS
+
+    with lib.step_budget(CONSTANT_SECONDS):  # one budget for all of them: 5,000,000 items, 10 s
+        _compute_constants(ck)
+
+
+def _compute_constants(ck: Checker) -> None:
     from ..compiler.compile import ConstantError, evaluate_constant
     from ..compiler.interp import Interpreter
 
