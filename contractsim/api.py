@@ -190,11 +190,23 @@ def _front_end_passes(text: str, filename: str) -> tuple[ir.Contract | None, lis
     too_deep = nesting_depth_problem(tree, filename)
     if too_deep is not None:
         return None, [too_deep]
-    contract, diags = lower(tree, filename)
-    if any(d.severity == "error" for d in diags):
-        return contract, diags
-    resolved, more = check_and_resolve(contract)
-    return resolved, diags + more
+    try:
+        contract, diags = lower(tree, filename)
+        if any(d.severity == "error" for d in diags):
+            return contract, diags
+        resolved, more = check_and_resolve(contract)
+        return resolved, diags + more
+    except RecursionError:
+        # a safety net: the nesting limits above are meant to keep every pass within Python's
+        # recursion limit
+        return None, [
+            error(
+                "E0104",
+                "the contract nests too deeply to be checked",
+                Span(file=filename),
+                hint="split deep expressions with `let`, a predicate or a quantifier",
+            )
+        ]
 
 
 def check_text(text: str, filename: str = "<string>") -> list[Diagnostic]:

@@ -46,6 +46,13 @@ def _load(path: str, fmt: str = "text") -> Contract:
         raise AssertionError from None  # pragma: no cover
 
 
+def _finite(param: click.Parameter, value: float) -> float:
+    """A bound that is a number: ``nan`` (and ``inf``) would switch it off."""
+    if value != value or value in (float("inf"), float("-inf")):
+        raise click.BadParameter(f"{value} is not a finite number of seconds", param=param)
+    return value
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="contractsim")
 def main() -> None:
@@ -135,6 +142,7 @@ def check(files: tuple[str, ...], fmt: str, strict: bool, max_errors: int) -> No
 @click.option(
     "--max-seconds",
     type=click.FloatRange(min=0, min_open=True),
+    callback=lambda _ctx, param, value: _finite(param, value),
     default=300.0,
     show_default=True,
     help="Stop simulating after this much wall-clock time (later steps are reported as not "

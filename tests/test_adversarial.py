@@ -1188,3 +1188,188 @@ def test_json_plan_lines_are_found_without_composing_yaml(text: str) -> None:
     expected = _node_lines(yaml.compose(text, Loader=yaml.SafeLoader), len(plan.steps), keys)
     assert _json_item_lines(text, keys) == expected
     assert [s.line for s in plan.steps] == expected and len(set(expected)) > 1
+
+
+# =============================================================================== deep inputs
+# Inputs within the nesting limits must compile and run: the generated code may not depend on
+# Python's limits (200 nested parentheses, 100 indentation levels, 20 nested loops, recursion).
+
+
+def _deep_run(text: str, plan: list[dict]) -> list[str]:
+    report = run_plan(text, plan)
+    return [s.verdict for s in report.steps]
+
+
+@pytest.mark.parametrize("loops", [21, 60])
+def test_many_nested_for_loops_compile_and_run(loops: int) -> None:
+    text = (
+        HEAD
+        + "state { n: int = 0, xs: list[int] = [1] }\ntool t() { effect { "
+        + "".join(f"for v{i} in xs {{ let w{i} = v{i} " for i in range(loops))
+        + f"n += w0 + v{loops - 1}"
+        + " }" * loops
+        + " } }\n"
+    )
+    report = run_plan(text, _steps(1))
+    assert report.verdict == "ok"
+    assert report.paths[0].state["n"] == 2
+
+
+@pytest.mark.parametrize("unknown", [False, True])
+def test_a_200_branch_else_if_chain_is_accepted(unknown: bool) -> None:
+    subject = "u" if unknown else "k"
+    text = (
+        HEAD
+        + "state { n: int = 0, u: int = unknown }\ntool t(k: int) { effect { "
+        + " else ".join(f"if {subject} == {i} {{ n = {i + 1} }}" for i in range(200))
+        + " else { n = -1 } } }\n"
+    )
+    assert errors(text) == []
+    report = run_plan(text, [{"tool": "t", "args": {"k": 150}}])
+    assert report.verdict == "ok"
+    expected = contractsim.UNKNOWN if unknown else 151
+    assert report.paths[0].state["n"] == expected
+
+
+@pytest.mark.parametrize("op", ["and", "or", "+"])
+def test_a_chain_of_200_operators_is_accepted(op: str) -> None:
+    if op == "+":
+        cond = "(" + " + ".join(["k"] * 200) + ") == 200 * k"
+    else:
+        joined = f" {op} ".join(f"k != {i}" for i in range(200))
+        cond = joined if op == "and" else f"not ({joined})"
+    text = HEAD + "state { n: int = unknown }\ntool t(k: int) { require " + cond + ' else X "x" }\n'
+    assert errors(text) == []
+    verdicts = _deep_run(
+        text, [{"tool": "t", "args": {"k": 1000}}, {"tool": "t", "args": {"k": 7}}]
+    )
+    assert verdicts == {"and": ["ok", "fails"], "or": ["fails", "fails"], "+": ["ok", "ok"]}[op]
+
+
+def test_a_chain_beyond_the_limit_is_a_diagnostic() -> None:
+    text = (
+        HEAD
+        + "state { n: int = 0 }\ntool t(k: int) { require "
+        + " and ".join(["k > 0"] * 400)
+        + " }\n"
+    )
+    assert errors(text) == ["E0104"]
+
+
+def test_deep_expressions_agree_with_the_interpreter() -> None:
+    from contractsim.compiler.interp import Env
+
+    cond = " and ".join(f"all(x != {i} for x in xs)" for i in range(150))
+    text = (
+        HEAD
+        + f"state {{ xs: set[int] = unknown }}\npredicate p(xs: set[int]) = {cond}\n"
+        + 'tool t() { require p(xs) else X "x" }\n'
+    )
+    c = contractsim.loads(text, "adv.contract")
+    assert "def _x" in c.compiled.python_source  # the deep part became a function of its own
+    sim = c.simulator(now=NOW)
+    body = c.ir.predicates[0].body
+    for xs in (frozenset({1000}), frozenset({3, 1000}), frozenset({1000, contractsim.UNKNOWN})):
+        expected = c.compiled.interpreter.eval(body, Env(c.ir, state={}, locals={"xs": xs}))
+        verdict = sim.step(sim.state_with({"xs": xs}), "t", {}).verdict
+        assert verdict == {True: "ok", False: "fails"}.get(expected, "may_fail")
+
+
+def test_a_long_chain_of_type_aliases_checks_and_runs() -> None:
+    text = (
+        HEAD
+        + "".join(f"type A{i} = A{i + 1}\n" for i in range(1000))
+        + 'type A1000 = str max_length 3\nstate { n: A0 = "ab" }\ntool t(a: A0) { effect { n = a } }\n'
+    )
+    assert errors(text) == []
+    verdicts = _deep_run(
+        text, [{"tool": "t", "args": {"a": "xy"}}, {"tool": "t", "args": {"a": "wxyz"}}]
+    )
+    assert verdicts == ["ok", "fails"]
+
+
+def test_a_long_chain_of_predicates_is_a_clean_evaluation() -> None:
+    text = (
+        HEAD
+        + "state { n: int = unknown }\npredicate p0(x: int) = x > 0\n"
+        + "".join(f"predicate p{i}(x: int) = p{i - 1}(x)\n" for i in range(1, 600))
+        + 'tool t() { require p599(n) else X "x" }\n'
+    )
+    c = contractsim.loads(text, "adv.contract")
+    sim = c.simulator(now=NOW)
+    for n in (contractsim.UNKNOWN, 5, 0):
+        result = sim.step(sim.state_with({"n": n}), "t", {})  # no RecursionError escapes
+        assert result.verdict in ("ok", "fails", "may_fail")
+
+
+def test_a_pattern_nested_900_groups_deep_is_a_diagnostic() -> None:
+    text = HEAD + 'type P = str pattern r"' + "(" * 900 + "a" + ")" * 900 + '"\ntool t(p: P) { }\n'
+    assert errors(text) == ["E0402"]
+
+
+def test_a_recorded_result_nested_500_levels_is_clean() -> None:
+    from contractsim.simulator.observe import Observation
+
+    text = (
+        HEAD
+        + "type L = list[L]\nstate { last: L = [] }\ntool t() -> L { effect { last = result } }\n"
+    )
+    sim = contractsim.loads(text, "adv.contract").simulator(now=NOW)
+    deep: list = []
+    for _ in range(500):
+        deep = [deep]
+    observed = sim.observe(sim.initial_state(), "t", {}, Observation(status="ok", result=deep))
+    assert observed.state["last"] == ()  # too deep to keep: EVAL_ERROR, the state is unchanged
+
+
+def test_freeze_works_without_recursion() -> None:
+    from contractsim.compiler.values import freeze
+
+    deep: list = []
+    for _ in range(5000):
+        deep = [deep]
+    frozen = freeze(deep)
+    assert isinstance(frozen, tuple)
+    loop: dict = {}
+    loop["a"] = loop
+    with pytest.raises(ValueError, match="contains itself"):
+        freeze(loop)
+
+
+# =============================================================================== constants
+
+
+CONST_ERRORS = [
+    "1 / 0",
+    "5 % 0",
+    "[1][3]",
+    '{"a": 1}["b"]',
+    "range(1000000)",
+    "range(2.5)",
+    'split("a", "")',
+    'add_days("2024-01-01", 10000000)',
+    'days_between("x", "y")',
+]
+
+
+@pytest.mark.parametrize("expr", CONST_ERRORS)
+def test_a_constant_without_a_value_is_e0414_for_every_command(tmp_path: Path, expr: str) -> None:
+    contract = write(
+        tmp_path,
+        "c.contract",
+        HEAD + f"const K = {expr}\nstate {{ n: int = 0 }}\ntool t() {{ effect {{ n = 1 }} }}\n",
+    )
+    plan = write(tmp_path, "p.json", json.dumps(_steps(1)))
+    r = cli("check", contract)
+    no_crash(r)
+    assert r.exit_code == 1 and "error[E0414]: constant `K` cannot be computed" in r.output
+    for args in (
+        ["simulate", contract, plan, "--now", NOW],
+        ["compile", contract],
+        ["export", contract, "--to", "openai"],
+        ["render", contract, "--overview"],
+    ):
+        r = cli(*args)
+        no_crash(r)
+        assert r.exit_code == 2, (args, r.output)
+        assert "E0414" in r.output, (args, r.output)

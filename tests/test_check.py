@@ -617,3 +617,117 @@ def test_numeric_and_overlapping_unions(body: str) -> None:
 )
 def test_unions_that_cannot_work_are_still_refused(body: str, message: str) -> None:
     assert one(body + "\n", "E0301").message == message
+
+
+@pytest.mark.parametrize(
+    ("code", "suggestion"),
+    [("tooMany", "TOO_MANY"), ("_too_many", "TOO_MANY"), ("HTTPError", "HTTP_ERROR")],
+)
+def test_bad_error_code_hint_is_valid_and_under_the_code(code: str, suggestion: str) -> None:
+    for text, where in (
+        (f'tool t() {{\n  outcome ok success\n  outcome no fails {code} "f"\n}}\n', (5, 20)),
+        (f'tool t() {{\n  effect {{ warn {code} "w" }}\n}}\n', (4, 17)),
+    ):
+        d = one(COUNTER + text, "E0413")
+        assert d.hint == f"codes are UPPER_SNAKE_CASE, e.g. `{suggestion}`"
+        assert (d.span.line, d.span.col) == where, d.span
+
+
+# ------------------------------------------------------------------------- constant values
+
+
+@pytest.mark.parametrize(
+    ("expr", "message"),
+    [
+        ("1 / 0", "division by zero"),
+        ("7 % 0", "division by zero"),
+        ("[1, 2][5]", "index 5 is out of range (length 2)"),
+        ('{"a": 1}["b"]', 'key "b" is not in the map'),
+        ("range(1000000)", "range(1000000) is longer than 100,000 items"),
+        ("range(1.5)", "range needs a whole number, got 1.5"),
+        ('split("a/b", "")', "split needs a non-empty separator"),
+        ('add_days("2024-01-01", 100000000)', "is outside the years 1 to 9999"),
+        ('days_between("x", "y")', 'days_between needs a date (YYYY-MM-DD), got "y"'),
+        ("zfill(1, 1.5)", "zfill needs a whole number, got 1.5"),
+        (
+            "115792089237316195423570985008687907853269984665640564039457584007913129639935 * 2",
+            "an integer grew beyond 2**256",
+        ),
+    ],
+)
+def test_constants_that_cannot_be_computed_are_reported_at_the_const(
+    expr: str, message: str
+) -> None:
+    d = one(
+        f"const K = {expr}\nconst J = K\n" + COUNTER + "tool t() { effect count = 1 }\n", "E0414"
+    )
+    assert d.message.startswith("constant `K` cannot be computed: ")
+    assert message in d.message
+    assert (d.span.line, d.span.col) == (2, 11)
+
+
+def test_initial_values_and_defaults_are_computed_too() -> None:
+    found = diags(
+        'type R = record { a: int = 1 // 0 }\nconst M = {"a": 1}\n'
+        'state { n: int = M["x"] }\ntool t(a: int = 1 % 0) { effect n = a }\n'
+    )
+    assert [(d.code, d.message) for d in found if d.severity == "error"] == [
+        ("E0414", "the default of `R.a` cannot be computed: division by zero"),
+        ("E0414", 'the initial value of `n` cannot be computed: key "x" is not in the map'),
+        ("E0414", "the default of `a` in `t` cannot be computed: division by zero"),
+    ]
+
+
+def test_constant_evaluation_is_bounded_in_time() -> None:
+    import time
+
+    start = time.monotonic()
+    found = codes(
+        "const R = range(100000)\n"
+        "const K = count(all(x != y for y in R) for x in R)\n"
+        + COUNTER
+        + "tool t() { effect count = K }\n"
+    )
+    assert found == ["E0414"]
+    assert time.monotonic() - start < 10
+
+
+def test_constants_with_type_errors_are_not_evaluated() -> None:
+    assert codes('const K = 1 / "a"\n' + COUNTER + "tool t() { effect count = 1 }\n") == ["E0301"]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "code"),
+    [
+        (r"\p{Greek}+", None),
+        (r"^\d{4}-\d{3}[\dxX]$", None),
+        (r"a\Z", "E0402"),
+        (r"^[A-Z{2}$", "E0402"),
+        ("(" * 900 + "a" + ")" * 900, "E0402"),
+        (r"^(?=.*\d).{8,}$", "E0403"),
+        (r"(a)\1", "E0403"),
+        (r"(?P<n>a)(?P=n)", "E0403"),
+    ],
+)
+def test_patterns_are_judged_by_the_engine_that_matches_them(
+    pattern: str, code: str | None
+) -> None:
+    text = (
+        f'type P = str pattern r"{pattern}"\n'
+        + COUNTER
+        + "tool t(p: P) { effect count = len(p) }\n"
+    )
+    assert codes(text) == ([] if code is None else [code])
+
+
+def test_the_largest_integer_literal_is_2_to_the_256() -> None:
+    big = 2**256
+    assert (
+        codes(
+            f"const A = {big - 1}\nconst B = {big}\n"
+            + COUNTER
+            + "tool t() { effect count = A - B }\n"
+        )
+        == []
+    )
+    assert codes(f"const C = {big + 1}\n") == ["E0109"]

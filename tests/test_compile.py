@@ -717,3 +717,67 @@ def test_the_clock_is_refused_where_a_value_is_fixed_at_load(decl: str, where: s
     (d,) = info.value.errors
     func = "now" if "now()" in decl else "today"
     assert (d.code, d.message) == ("E0304", f"`{func}()` is not allowed in {where}")
+
+
+# ------------------------------------------------------------------ fresh values in operators
+
+FRESH = """contract fresh version "1.0.0"
+state { log: str = "", n: int = 0, ok: bool = false, c: str = "" }
+tool join() -> record { id: str } {
+  effect { log += result.id; n = len(log) }
+}
+tool mix() -> record { id: str } {
+  effect {
+    log = "x" + result.id + upper(result.id)
+    ok = "a" in result.id and all(ch != "z" for ch in result.id)
+    c = result.id[0]
+    for ch in result.id { n += 1 }
+  }
+}
+tool missing() {
+  effect {
+    n = 1
+    log = {"a": "b"}["c"]
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("tool", ["join", "mix"])
+def test_operators_on_a_fresh_result_are_unknown_not_errors(tool: str) -> None:
+    sim = contractsim.loads(FRESH, "fresh.contract").simulator(now="2024-01-01T00:00:00Z")
+    result = sim.step(sim.initial_state(), tool, {})
+    assert result.verdict == "ok", [v.message for v in result.violations]
+    (branch,) = result.branches
+    assert branch.state["log"] is UNKNOWN
+    assert branch.state["n"] is UNKNOWN
+
+
+def test_evaluation_errors_point_at_the_failing_statement() -> None:
+    sim = contractsim.loads(FRESH, "fresh.contract").simulator(now="2024-01-01T00:00:00Z")
+    (violation,) = sim.step(sim.initial_state(), "missing", {}).violations
+    assert violation.code == "EVAL_ERROR"
+    assert violation.message == 'the contract cannot evaluate this: key "c" is not in the map'
+    assert violation.location == "fresh.contract:17"  # not the `tool` line
+
+
+def test_fresh_values_in_lib_operators() -> None:
+    from contractsim.compiler.values import Fresh
+
+    f = Fresh("t.id", 1)
+    assert lib.safe_arith("+", "a", f) is UNKNOWN
+    assert lib.safe_arith("+", f, f) is UNKNOWN
+    assert lib.safe_contains("a", f) is UNKNOWN
+    assert lib.index(f, 0) is UNKNOWN
+    with pytest.raises(lib.EvalError, match="multiplies numbers only"):
+        lib.safe_arith("*", f, 2)
+
+
+def test_text_written_from_collections_holding_fresh_values_is_unknown() -> None:
+    from contractsim.compiler.values import Fresh
+
+    f = Fresh("t.id", 1)
+    assert lib.SAFE_FUNCS["join"](("a", f), ",") is UNKNOWN
+    assert lib.SAFE_FUNCS["str"](("a", f)) is UNKNOWN
+    assert lib.SAFE_FUNCS["str"](FMap({"k": UNKNOWN})) is UNKNOWN
+    assert lib.SAFE_FUNCS["join"](("a", "b"), ",") == "a,b"

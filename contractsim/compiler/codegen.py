@@ -11,6 +11,9 @@ unknown value) and *safe* (three-valued helpers). The engine picks one per state
 
 from __future__ import annotations
 
+import io
+import re
+import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -74,6 +77,9 @@ class CodeGen:
         self.collection_kind = _state_collection_kinds(contract)
         self._tmp = 0
         self._loop_depth = 0
+        self._blocks = 0  # `for` loops around the statement being generated, in this function
+        self._depth = 0  # expression nesting since the function (or hoisted part) began
+        self._hoisted: list[str] = []
 
     def tmp(self, base: str = "t") -> str:
         self._tmp += 1
@@ -81,8 +87,34 @@ class CodeGen:
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e: ir.Expr, ctx: Ctx) -> str:
+        if self._depth >= HOIST_DEPTH:
+            return self._hoist(e, ctx)
         method = getattr(self, "_e_" + e.kind)
-        return method(e, ctx)  # type: ignore[no-any-return]
+        self._depth += 1
+        try:
+            return method(e, ctx)  # type: ignore[no-any-return]
+        finally:
+            self._depth -= 1
+
+    def _hoist(self, e: ir.Expr, ctx: Ctx) -> str:
+        """A deep sub-expression as a call of a function of its own: Python refuses source
+        nested more than 200 parentheses deep, and a contract's chain of 300 `and`s or `+`s
+        must still compile. The function takes the local names the sub-expression uses."""
+        saved, self._depth = self._depth, 0
+        try:
+            code = self.expr(e, ctx)
+        finally:
+            self._depth = saved
+        names = sorted(_free_names(code))
+        fn = self.tmp("x")
+        self._hoisted += [f"def {fn}({', '.join(names)}):", f"    return {code}", ""]
+        return f"{fn}({', '.join(names)})"
+
+    def flush(self, src: Source) -> None:
+        """Emit the functions hoisted out of deep expressions since the last flush."""
+        for line in self._hoisted:
+            src.emit(line, 0)
+        self._hoisted = []
 
     def _e_literal(self, e: ir.Literal_, ctx: Ctx) -> str:
         value = e.value
@@ -238,6 +270,7 @@ class CodeGen:
         local_names.update(extra_locals or {"result": "R"})
         src.emit(f"return {self.expr(e, Ctx(local_names))}", 1, e.span)
         src.emit("", 0)
+        self.flush(src)
 
     def tuple_function(
         self, src: Source, name: str, exprs: list[ir.Expr], params: Iterable[ir.Param], span: Span
@@ -248,6 +281,7 @@ class CodeGen:
         body = "".join(self.expr(x, Ctx(local_names)) + ", " for x in exprs)
         src.emit(f"return ({body})", 1, span)
         src.emit("", 0)
+        self.flush(src)
 
     def predicate_function(self, src: Source, pred: ir.PredicateDecl) -> None:
         params = "".join(f", p_{p.name}" for p in pred.params)
@@ -256,6 +290,7 @@ class CodeGen:
         local_names = {p.name: f"p_{p.name}" for p in pred.params}
         src.emit(f"return {self.expr(pred.body, Ctx(local_names))}", 1, pred.body.span)
         src.emit("", 0)
+        self.flush(src)
 
     def effect_function(
         self,
@@ -273,6 +308,7 @@ class CodeGen:
         self.stmts(src, body, Ctx(local_names), 1)
         src.emit("return None", 1)
         src.emit("", 0)
+        self.flush(src)
 
     # ------------------------------------------------------------------ statements
     def stmts(self, src: Source, body: Iterable[ir.Stmt], ctx: Ctx, indent: int) -> None:
@@ -320,40 +356,68 @@ class CodeGen:
                 s.span,
             )
         elif isinstance(s, ir.If):
-            cond = self.expr(s.cond, ctx)
-            if self.safe:
-                c = self.tmp("c")
-                src.emit(f"{c} = {cond}", indent, s.span)
-                src.emit(f"if {c} is U:", indent)
-                roots = sorted(assigned_roots([s]))
-                for root in roots:
-                    src.emit(f"S[{self.slots[root]}] = U", indent + 1)
-                src.emit("C.havoc = True", indent + 1)
-                src.emit(f"elif H_truth({c}):", indent)
-            else:
-                src.emit(f"if H_truth({cond}):", indent, s.span)
-            self.stmts(src, s.then, ctx, indent + 1)
-            src.emit("pass", indent + 1)
-            if s.orelse:
-                src.emit("else:", indent)
-                self.stmts(src, s.orelse, ctx, indent + 1)
+            # `else if` chains become `elif`s: a chain of 200 must not nest 200 levels deep
+            branch: ir.If | None = s
+            keyword = "if"
+            while branch is not None:
+                cond = self.expr(branch.cond, ctx)
+                if self.safe:
+                    c = self.tmp("c")
+                    if keyword == "if":
+                        src.emit(f"{c} = {cond}", indent, branch.span)
+                        src.emit(f"if {c} is U:", indent)
+                    else:
+                        src.emit(f"elif ({c} := {cond}) is U:", indent, branch.span)
+                    for root in sorted(assigned_roots([branch])):
+                        src.emit(f"S[{self.slots[root]}] = U", indent + 1)
+                    src.emit("C.havoc = True", indent + 1)
+                    src.emit(f"elif H_truth({c}):", indent)
+                else:
+                    src.emit(f"{keyword} H_truth({cond}):", indent, branch.span)
+                self.stmts(src, branch.then, ctx, indent + 1)
                 src.emit("pass", indent + 1)
+                keyword = "elif"
+                orelse = branch.orelse
+                if len(orelse) == 1 and isinstance(orelse[0], ir.If):
+                    branch = orelse[0]
+                    continue
+                branch = None
+                if orelse:
+                    src.emit("else:", indent)
+                    self.stmts(src, orelse, ctx, indent + 1)
+                    src.emit("pass", indent + 1)
         elif isinstance(s, ir.For):
             var = self.tmp("v")
             coll = self.expr(s.coll, ctx)
             c = self.tmp("c")
             src.emit(f"{c} = {coll}", indent, s.span)
             if self.safe:
-                src.emit(f"if {c} is U:", indent)
+                src.emit(f"if H_unobserved({c}):", indent)
                 for root in sorted(assigned_roots(s.body)):
                     src.emit(f"S[{self.slots[root]}] = U", indent + 1)
                 src.emit("C.havoc = True", indent + 1)
                 src.emit(f"{c} = ()", indent + 1)
-            src.emit(f"for {var} in H_iter({c}):", indent)
+            inner = Ctx({**ctx.locals, s.var: var}, ctx.state)
             self._loop_depth += 1
-            self.stmts(src, s.body, Ctx({**ctx.locals, s.var: var}, ctx.state), indent + 1)
+            if self._blocks >= MAX_STATIC_LOOPS:
+                # Python allows 20 statically nested blocks per function: deeper loops run
+                # their body in a nested function (it reads the enclosing names as closures
+                # and writes only through S and C)
+                body_fn = self.tmp("b")
+                src.emit(f"def {body_fn}({var}):", indent)
+                saved, self._blocks = self._blocks, 0
+                self.stmts(src, s.body, inner, indent + 1)
+                self._blocks = saved
+                src.emit("pass", indent + 1)
+                src.emit(f"for {var} in H_iter({c}):", indent)
+                src.emit(f"{body_fn}({var})", indent + 1)
+            else:
+                src.emit(f"for {var} in H_iter({c}):", indent)
+                self._blocks += 1
+                self.stmts(src, s.body, inner, indent + 1)
+                self._blocks -= 1
+                src.emit("pass", indent + 1)
             self._loop_depth -= 1
-            src.emit("pass", indent + 1)
         elif isinstance(s, ir.Let):
             var = self.tmp("l")
             src.emit(f"{var} = {self.expr(s.value, ctx)}", indent, s.span)
@@ -419,6 +483,27 @@ class CodeGen:
         for container, k in zip(reversed(containers), reversed(keys)):
             value = f"H_set({container}, {k}, {value})"
         src.emit(f"{slot} = {value}", indent)
+
+
+HOIST_DEPTH = 40
+"""Expression nesting after which the rest goes into a function of its own (each level may
+cost up to three parentheses of generated source; Python refuses more than 200)."""
+MAX_STATIC_LOOPS = 10
+"""Nested ``for`` loops per generated function (Python refuses more than 20 nested blocks)."""
+_LOCAL_NAME = re.compile(r"(?:[pl]_\w+|_[qvlb]\d+|[SAROC])")
+
+
+def _free_names(code: str) -> set[str]:
+    """The generated local names (parameters, loop and let variables, S A R O C) that ``code``
+    reads, found by tokenizing it (names inside string literals do not count)."""
+    names: set[str] = set()
+    bound: set[str] = set()  # `lambda _q1:` and `for _q1 in` inside the code itself
+    previous = ""
+    for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+        if tok.type == tokenize.NAME and _LOCAL_NAME.fullmatch(tok.string):
+            (bound if previous in ("lambda", "for") else names).add(tok.string)
+        previous = tok.string
+    return names - bound
 
 
 _BOOL_OPS = ("and", "or", "==", "!=", "<", "<=", ">", ">=", "in", "not in")

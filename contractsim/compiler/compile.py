@@ -232,6 +232,7 @@ def runtime_env(
         "H_arith": lib.safe_arith if safe else lib.arith,
         "H_compare": lib.safe_compare if safe else lib.compare,
         "H_contains": lib.safe_contains,
+        "H_unobserved": lib.unobserved,
         "H_not": lib.safe_not,
         "H_and": lib.safe_and,
         "H_or": lib.safe_or,
@@ -496,6 +497,28 @@ def _resolve(obj: Any, modules: dict[bool, dict[str, Any]]) -> Any:
             setattr(obj, name, _resolve(getattr(obj, name), modules))
         return obj
     return obj
+
+
+CONSTANT_SECONDS = lib.STEP_SECONDS
+"""Wall-clock time the constants, initial values and defaults of a contract may take together
+(with the items of one step's budget): see :func:`evaluate_constant`."""
+
+
+class ConstantError(Exception):
+    """A constant expression (a ``const``, an initial value, a default) cannot be evaluated."""
+
+
+def evaluate_constant(interpreter: Interpreter, e: ir.Expr, consts: dict[str, Any]) -> Any:
+    """The value of an expression that sees only constants, computed as compiling does, and
+    every failure a :class:`ConstantError`. Run it inside ``lib.step_budget(CONSTANT_SECONDS)``
+    (one budget for all the constants of a contract) to bound loops and time."""
+    env = Env(interpreter.contract, state={}, consts=consts)
+    try:
+        value = interpreter.eval(e, env)
+        lib.check_value_size(value)
+        return value
+    except Exception as exc:  # noqa: BLE001 - whatever the contract makes Python raise
+        raise ConstantError(lib.failure_text(exc)) from None
 
 
 def initial_state(

@@ -182,6 +182,14 @@ class Interpreter:
         env.havoc = env.havoc or scope.havoc
 
     def _stmt(self, s: ir.Stmt, env: Env) -> None:
+        try:
+            self._run_stmt(s, env)
+        except lib.EvalError as exc:
+            if exc.span is None:
+                exc.span = s.span  # the innermost statement that failed
+            raise
+
+    def _run_stmt(self, s: ir.Stmt, env: Env) -> None:
         if isinstance(s, ir.Assign):
             value = self.eval(s.value, env)
             if isinstance(s.value, ir.Collection) and s.value.type == "empty":
@@ -208,7 +216,7 @@ class Interpreter:
                 self._block(s.orelse, env)
         elif isinstance(s, ir.For):
             coll = self.eval(s.coll, env)
-            if coll is U:
+            if lib.unobserved(coll):
                 from ..dsl.walk import assigned_roots
 
                 for root in assigned_roots(s.body):
@@ -284,15 +292,15 @@ class Interpreter:
     def _explain(self, e: ir.Expr, env: Env, out: list[tuple[str, Any]]) -> None:
         try:
             value = self.eval(e, env)
-        except lib.EvalError as exc:
-            out.append((expr_text(e), f"<error: {exc}>"))
+        except Exception as exc:  # noqa: BLE001 - an explanation never fails the step
+            out.append((expr_text(e), f"<error: {lib.failure_text(exc)}>"))
             return
         if isinstance(e, ir.Binary) and e.op in ("and", "or"):
             # only the operands that made the whole false (and) or not true (or) matter
             for side in (e.left, e.right):
                 try:
                     side_value = self.eval(side, env)
-                except lib.EvalError:
+                except Exception:  # noqa: BLE001
                     side_value = None
                 if side_value is not True or e.op == "or":
                     self._explain(side, env, out)
@@ -318,13 +326,13 @@ class Interpreter:
     def _leaf(self, e: ir.Expr, env: Env, out: list[tuple[str, Any]]) -> None:
         try:
             out.append((expr_text(e), self.eval(e, env)))
-        except lib.EvalError as exc:
-            out.append((expr_text(e), f"<error: {exc}>"))
+        except Exception as exc:  # noqa: BLE001
+            out.append((expr_text(e), f"<error: {lib.failure_text(exc)}>"))
 
 
 def quantify(op: str, coll: Any, body: Callable[[Any], Any]) -> Any:
     """Kleene semantics of all/any/count/sum over a collection."""
-    if coll is U:
+    if lib.unobserved(coll):
         return U
     items = lib.iterate(coll)
     if op == "all":

@@ -28,6 +28,9 @@ U = UNKNOWN
 class EvalError(Exception):
     """A contract expression could not be evaluated (a missing key, a null record, 1/0 …)."""
 
+    span: Any = None
+    """The contract statement that failed, when the reference interpreter knows it."""
+
 
 # ------------------------------------------------------------------------------------ built-ins
 
@@ -100,12 +103,34 @@ def _float(x: Any) -> float | None:
     return None
 
 
+def _whole(n: Any, what: str) -> int:
+    """A count given as a number: floats must be whole and finite (``range(1.5)`` is an error,
+    not ``range(1)``)."""
+    if isinstance(n, float):
+        if n != n or n in (float("inf"), float("-inf")) or n != int(n):
+            raise EvalError(f"{what} needs a whole number, got {n!r}")
+        return int(n)
+    if isinstance(n, bool):
+        return int(n)
+    if not isinstance(n, int):
+        raise EvalError(f"{what} needs a whole number, got {type_name(n)}")
+    return n
+
+
 def _round(x: float, n: int | None = None) -> float:
-    return round(x) if n is None else round(x, n)
+    if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))):
+        if n is None:
+            raise EvalError(f"round({x!r}) has no integer value")
+        return x
+    if n is None:
+        return round(x)
+    digits = _whole(n, "the second argument of round")
+    # beyond ±400 digits nothing changes for a float (and huge counts make Python give up)
+    return round(x, max(-400, min(400, digits)))
 
 
 def zfill(x: Any, width: int) -> str:
-    return _str(x).zfill(min(int(width), 10_000))
+    return _str(x).zfill(max(0, min(_whole(width, "zfill"), 10_000)))
 
 
 def _get(m: FMap, key: Any, default: Any = None) -> Any:
@@ -132,18 +157,43 @@ def date(text: str) -> str | None:
     return None
 
 
+def _parse_date(text: str, what: str) -> _date:
+    try:
+        return _date.fromisoformat(text[:10])
+    except ValueError:
+        from .values import show
+
+        raise EvalError(f"{what} needs a date (YYYY-MM-DD), got {show(text)}") from None
+
+
 def days_between(a: str, b: str) -> int:
-    return (_date.fromisoformat(b[:10]) - _date.fromisoformat(a[:10])).days
+    return (_parse_date(b, "days_between") - _parse_date(a, "days_between")).days
 
 
 def add_days(d: str, n: int) -> str:
-    return (_date.fromisoformat(d[:10]) + timedelta(days=int(n))).isoformat()
+    start = _parse_date(d, "add_days")
+    days = _whole(n, "add_days")
+    try:
+        return (start + timedelta(days=days)).isoformat()
+    except OverflowError:
+        raise EvalError(
+            f"add_days({start.isoformat()}, {days}) is outside the years 1 to 9999"
+        ) from None
 
 
 def _split(s: str, sep: str) -> tuple[str, ...]:
     if sep == "":
         raise EvalError("split needs a non-empty separator")
+    if s.count(sep) >= MAX_ITEMS:
+        raise EvalError(f"split would make a list of more than {MAX_ITEMS:,} items")
+    charge_text(len(s))
     return tuple(s.split(sep))
+
+
+def _charged(s: str) -> str:
+    """``s``, after charging a copy of it to the step's budget."""
+    charge_text(len(s))
+    return s
 
 
 MAX_STRING = 10_000_000
@@ -158,21 +208,32 @@ def _bounded_str(text: str) -> str:
 
 def _join(items: Any, sep: str) -> str:
     parts = [_str(i) for i in iterate(items)]
-    if sum(map(len, parts)) + len(sep) * max(len(parts) - 1, 0) > MAX_STRING:
+    size = sum(map(len, parts)) + len(sep) * max(len(parts) - 1, 0)
+    if size > MAX_STRING:
         raise EvalError(f"a string would grow beyond {MAX_STRING:,} characters")
+    charge_text(size)
     return sep.join(parts)
 
 
 def _replace(s: str, old: str, new: str) -> str:
     if old == "":
         return s
-    if len(s) + s.count(old) * (len(new) - len(old)) > MAX_STRING:
+    size = len(s) + s.count(old) * (len(new) - len(old))
+    if size > MAX_STRING:
         raise EvalError(f"replace would make a string longer than {MAX_STRING:,} characters")
+    charge_text(size)
     return s.replace(old, new)
 
 
 def _matches(s: str, pattern: str) -> bool:
-    return regex_search(pattern, s)
+    try:
+        return regex_search(pattern, s)
+    except Exception:  # noqa: BLE001 - pydantic-core's SchemaError for a pattern it refuses
+        from .validators import pattern_problem
+
+        problem = pattern_problem(pattern)
+        reason = problem[1] if problem is not None else "the pattern cannot be used"
+        raise EvalError(f"matches(…, {pattern[:60]!r}): {reason}") from None
 
 
 def _keys(m: FMap) -> frozenset[Any]:
@@ -185,17 +246,19 @@ def _values(m: FMap) -> tuple[Any, ...]:
 
 def take(xs: Any, n: int) -> tuple[Any, ...]:
     """The first ``n`` items (of a set: in the deterministic order of :func:`iterate`)."""
-    return tuple(iterate(xs))[: max(int(n), 0)]
+    return tuple(iterate(xs))[: max(_whole(n, "take"), 0)]
 
 
 def drop(xs: Any, n: int) -> tuple[Any, ...]:
-    return tuple(iterate(xs))[max(int(n), 0) :]
+    return tuple(iterate(xs))[max(_whole(n, "drop"), 0) :]
 
 
 def _range(n: int) -> tuple[int, ...]:
-    if n > MAX_ITEMS:
-        raise EvalError(f"range({n}) is longer than {MAX_ITEMS:,} items")
-    return tuple(range(int(n)))
+    count = _whole(n, "range")
+    if count > MAX_ITEMS:
+        raise EvalError(f"range({count}) is longer than {MAX_ITEMS:,} items")
+    charge(max(count, 0))
+    return tuple(range(count))
 
 
 def _min(*xs: Any) -> Any:
@@ -213,8 +276,8 @@ BUILTIN_FUNCS: dict[str, Callable[..., Any]] = {
     "join_path": join_path,
     "startswith": lambda s, p: s.startswith(p),
     "endswith": lambda s, p: s.endswith(p),
-    "lower": lambda s: s.lower(),
-    "upper": lambda s: s.upper(),
+    "lower": lambda s: _bounded_str(_charged(s).lower()),
+    "upper": lambda s: _bounded_str(_charged(s).upper()),
     "strip": lambda s: s.strip(),
     "split": _split,
     "join": _join,
@@ -261,7 +324,24 @@ def lift(fn: Callable[..., Any]) -> Callable[..., Any]:
     return lifted
 
 
-SAFE_FUNCS: dict[str, Callable[..., Any]] = {name: lift(fn) for name, fn in BUILTIN_FUNCS.items()}
+def lift_deep(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Like :func:`lift`, for functions that write out whole collections (``str``, ``join``):
+    an unknown or fresh value anywhere inside makes the text unknown."""
+
+    def lifted(*args: Any) -> Any:
+        for a in args:
+            if _contains_unknown(a):
+                return U
+        return fn(*args)
+
+    lifted.__name__ = getattr(fn, "__name__", "builtin")
+    return lifted
+
+
+SAFE_FUNCS: dict[str, Callable[..., Any]] = {
+    name: (lift_deep if name in ("str", "join", "zfill") else lift)(fn)
+    for name, fn in BUILTIN_FUNCS.items()
+}
 
 
 # ------------------------------------------------------------------------------------- operators
@@ -292,8 +372,10 @@ def arith(op: str, a: Any, b: Any) -> Any:
         raise EvalError("`*` multiplies numbers only")
     if op == "-" and isinstance(a, frozenset):
         return a - frozenset(b)
-    if op == "+" and isinstance(a, str) and isinstance(b, str) and len(a) + len(b) > MAX_STRING:
-        raise EvalError("a string would grow beyond 10 MB")
+    if op == "+" and isinstance(a, str) and isinstance(b, str):
+        if len(a) + len(b) > MAX_STRING:
+            raise EvalError("a string would grow beyond 10 MB")
+        charge_text(len(a) + len(b))
     if op in ("/", "//", "%") and b == 0:
         raise EvalError("division by zero")
     if op == "+" and isinstance(a, tuple):
@@ -304,8 +386,18 @@ def arith(op: str, a: Any, b: Any) -> Any:
     return result
 
 
+def unobserved(v: Any) -> bool:
+    """Unknown, or a fresh value (text that is new but not known yet)."""
+    return v is U or type(v) is Fresh
+
+
 def safe_arith(op: str, a: Any, b: Any) -> Any:
     if a is U or b is U:
+        return U
+    if type(a) is Fresh or type(b) is Fresh:
+        # text joined to a fresh value is new text that is not known yet; `*` still refuses it
+        if op == "*":
+            raise EvalError("`*` multiplies numbers only")
         return U
     return arith(op, a, b)
 
@@ -346,7 +438,7 @@ def contains(item: Any, coll: Any) -> bool:
 
 
 def safe_contains(item: Any, coll: Any) -> Any:
-    if item is U or coll is U:
+    if item is U or coll is U or type(coll) is Fresh:
         return U
     if contains(item, coll):
         return True
@@ -360,6 +452,26 @@ def safe_contains(item: Any, coll: Any) -> Any:
         elif item is not None and any(isinstance(x, Fresh) for x in coll):
             return U
     return False
+
+
+def failure_text(exc: BaseException) -> str:
+    """What went wrong when evaluating a contract expression raised ``exc``, in the
+    contract's terms."""
+    if isinstance(exc, EvalError):
+        return str(exc)
+    if isinstance(exc, KeyError):
+        from .values import show
+
+        return f"key {show(exc.args[0]) if exc.args else '?'} is missing"
+    if isinstance(exc, ZeroDivisionError):
+        return "division by zero"
+    if isinstance(exc, RecursionError):
+        return "the expression nests too deeply"
+    if isinstance(exc, MemoryError):
+        return "the value is too large to build"
+    if isinstance(exc, AttributeError):
+        return "a value of the wrong type (e.g. null where a record was expected)"
+    return f"{type(exc).__name__}: {exc}"
 
 
 def safe_not(a: Any) -> Any:
@@ -405,6 +517,8 @@ def truth(value: Any, what: str = "a condition") -> bool:
 def neg(a: Any) -> Any:
     if a is U:
         return U
+    if type(a) is Fresh:
+        raise EvalError("`-` needs a number, got a fresh value (text)")
     if isinstance(a, bool) or not isinstance(a, (int, float)):
         raise EvalError(f"`-` needs a number, got {type_name(a)}")
     return -a
@@ -421,6 +535,8 @@ def attr(obj: Any, name: str) -> Any:
 def index(obj: Any, key: Any) -> Any:
     if obj is U or key is U:
         return U
+    if type(obj) is Fresh:
+        return U  # a character of text that is not known yet
     try:
         return obj[key]
     except KeyError:
@@ -443,6 +559,25 @@ class _Budget(threading.local):
     iterations = 0
     deadline = float("inf")
     seconds = 10.0
+    run_deadline = float("inf")  # when the whole simulation (``max_seconds``) must stop
+
+
+class OutOfTime(BaseException):
+    """The whole simulation's time ran out inside a step. Not the contract's fault, so it is a
+    ``BaseException``: it passes the handlers that turn contract failures into EVAL_ERROR, up
+    to the explorer, which stops there and says so."""
+
+
+@contextlib.contextmanager
+def run_budget(deadline: float) -> Iterator[None]:
+    """Bound every step run inside by the ``time.monotonic()`` ``deadline`` of a whole run:
+    a step that reaches it raises :class:`OutOfTime`."""
+    outer = BUDGET.run_deadline
+    BUDGET.run_deadline = min(outer, deadline)
+    try:
+        yield
+    finally:
+        BUDGET.run_deadline = outer
 
 
 BUDGET = _Budget()
@@ -476,7 +611,10 @@ def charge(n: int) -> None:
         raise EvalError(
             f"the step's loops and quantifiers visited more than {MAX_ITERATIONS:,} items"
         )
-    if time.monotonic() > budget.deadline:
+    now = time.monotonic()
+    if now > budget.run_deadline:
+        raise OutOfTime
+    if now > budget.deadline:
         raise EvalError(
             f"the step ran longer than {budget.seconds:g} s (loops over large collections?)"
         )
@@ -502,10 +640,16 @@ def _contains_unknown(v: Any) -> bool:
     not known yet); states holding one are evaluated with three-valued code."""
     if v is U or isinstance(v, Fresh):
         return True
-    if isinstance(v, (frozenset, tuple)):
-        return any(_contains_unknown(x) for x in v)
-    if isinstance(v, FMap):
-        return any(_contains_unknown(k) or _contains_unknown(x) for k, x in v.items())
+    if not isinstance(v, (frozenset, tuple, FMap)):
+        return False
+    stack = [v]  # without recursion: a value may nest deeper than Python's stack
+    while stack:
+        coll = stack.pop()
+        for x in (*coll.keys(), *coll.values()) if isinstance(coll, FMap) else coll:
+            if x is U or isinstance(x, Fresh):
+                return True
+            if isinstance(x, (frozenset, tuple, FMap)):
+                stack.append(x)
     return False
 
 
@@ -544,6 +688,91 @@ _C = TypeVar("_C", bound=Sized)
 MAX_ITEMS = 100_000
 """No collection in a simulated state grows beyond this many items (a contract from a stranger must
 not eat the machine's memory)."""
+
+
+MAX_VALUE_SIZE = 20_000_000
+"""The largest value (each state variable, each constant) a simulation holds, in characters
+of text plus one for every item, number and key — counted as the value would be written out, so
+a list holding the same long string many times is as large as its text. Reports and JSON stay
+bounded by it."""
+MAX_VALUE_DEPTH = 200
+"""The deepest nesting of collections in a value (a list of lists of …)."""
+TEXT_PER_ITEM = 20
+"""Characters of text built that cost as much of a step's budget as one loop item."""
+
+
+def value_size(value: Any, limit: int = MAX_VALUE_SIZE) -> int:
+    """The written size of ``value`` (see :data:`MAX_VALUE_SIZE`), counted up to just past
+    ``limit``: the count stops there, so it costs at most ``limit`` steps whatever the value.
+    A value nested deeper than :data:`MAX_VALUE_DEPTH` counts as larger than any limit.
+
+    Flat collections are measured at C speed (a state update copies them anyway), and the sizes
+    of nested collections are remembered: states share them, so a map of records that gains one
+    record is measured in time proportional to its keys, not to all of its records."""
+    return _size(value, 0, limit)[0]
+
+
+_COLLECTIONS = {tuple, frozenset, FMap}
+_SIZES: dict[int, tuple[Any, int, int]] = {}  # id → (the value, its size, its height)
+_SIZES_KEPT = 100_000
+
+
+def _size(v: Any, depth: int, limit: int) -> tuple[int, int]:
+    """(size, height) of ``v``, the size counted only up to just past ``limit``."""
+    kind = type(v)
+    if kind is str:
+        return len(v) + 1, 0
+    if kind not in _COLLECTIONS:
+        return 1, 0
+    if depth >= MAX_VALUE_DEPTH:
+        return limit + 1, 0
+    total = 1 + len(v)
+    height = 1
+    for part in (v.keys(), v.values()) if kind is FMap else (v,):
+        kinds = set(map(type, part))
+        if str in kinds:
+            total += sum(map(len, part if len(kinds) == 1 else _strings(part)))
+        if not kinds & _COLLECTIONS:
+            continue
+        for x in part:
+            if type(x) not in _COLLECTIONS:
+                continue
+            known = _SIZES.get(id(x))
+            if known is not None and known[0] is x and depth + 1 + known[2] <= MAX_VALUE_DEPTH:
+                size, inner = known[1], known[2]
+            else:
+                size, inner = _size(x, depth + 1, limit - total)
+                if size > limit - total:
+                    return total + size, height
+                if len(_SIZES) >= _SIZES_KEPT:
+                    _SIZES.clear()
+                _SIZES[id(x)] = (x, size, inner)
+            total += size
+            height = max(height, inner + 1)
+            if total > limit:
+                return total, height
+    return total, height
+
+
+def _strings(items: Any) -> list[str]:
+    return [x for x in items if type(x) is str]
+
+
+def check_value_size(value: Any, what: str = "a value") -> None:
+    """Refuse a value larger than :data:`MAX_VALUE_SIZE` (or nested deeper than
+    :data:`MAX_VALUE_DEPTH`) with an :class:`EvalError`."""
+    if value_size(value, MAX_VALUE_SIZE) > MAX_VALUE_SIZE:
+        raise EvalError(
+            f"{what} would grow beyond {MAX_VALUE_SIZE:,} characters (text, items and keys "
+            f"counted as they would be written out) or {MAX_VALUE_DEPTH} levels of nesting"
+        )
+
+
+def charge_text(chars: int) -> None:
+    """Account for building ``chars`` characters of text against the step's budget: a step
+    cannot build more than ``MAX_ITERATIONS * TEXT_PER_ITEM`` characters, however it does it."""
+    if chars >= TEXT_PER_ITEM:
+        charge(chars // TEXT_PER_ITEM)
 
 
 def _bounded(coll: _C) -> _C:

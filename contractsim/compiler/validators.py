@@ -127,22 +127,38 @@ def _format_validator(name: str) -> Callable[[str], str]:
 # ---------------------------------------------------------------------------------------- patterns
 
 
+_NOT_LINEAR = ("look-around", "backreference")
+"""What the linear-time engine refuses on principle (rather than as a syntax error)."""
+_PYTHON_ONLY_NONLINEAR = re.compile(r"\(\?(?:=|!|<=|<!|P=)|\\[1-9]")
+"""Look-around and backreferences as Python writes them (the engine calls them unknown flags)."""
+
+
 def pattern_problem(pattern: str) -> tuple[str, str] | None:
-    """Why a pattern cannot be used, as (code, message), or None when it is fine."""
+    """Why a pattern cannot be used, as (code, message), or None when it is fine.
+
+    The engine that matches (the Rust ``regex`` crate behind pydantic-core) decides: what it
+    accepts is fine (``\\p{Greek}`` too), look-around and backreferences are E0403, anything
+    else it refuses is a syntax problem, E0402 (with Python's message when Python's parser
+    agrees that the syntax is wrong, as it names the position)."""
+    try:
+        _pattern_adapter(pattern)
+        return None
+    except SchemaError as exc:
+        reason = str(exc).strip().splitlines()[-1].removeprefix("error: ").strip()
+        reason = reason.removeprefix("SchemaError: ")
+    if any(word in reason for word in _NOT_LINEAR) or _PYTHON_ONLY_NONLINEAR.search(pattern):
+        return "E0403", f"the pattern cannot be matched in linear time: {reason}"
     try:
         with warnings.catch_warnings():
             # Python's own hints about its future syntax (e.g. "possible set difference" for
-            # `[a--b]`) are not the user's problem: patterns are matched by the linear engine
+            # `[a--b]`) are not the user's problem
             warnings.simplefilter("ignore")
             re.compile(pattern)
     except re.error as exc:
         return "E0402", f"the pattern does not compile: {exc}"
-    try:
-        _pattern_adapter(pattern)
-    except SchemaError as exc:
-        reason = str(exc).strip().splitlines()[-1].removeprefix("error: ")
-        return "E0403", f"the pattern cannot be matched in linear time: {reason}"
-    return None
+    except (RecursionError, OverflowError, MemoryError):
+        pass  # Python's recursive parser gives up on deep nesting: the engine's reason stands
+    return "E0402", f"the pattern does not compile: {reason}"
 
 
 @functools.lru_cache(maxsize=512)
@@ -430,6 +446,9 @@ class ValidatorBuilder:
         decl = self.decls.get(name)
         if decl is None:
             return Any
+        self._build_alias_chain(name)
+        if name in self.namespace:
+            return self.namespace[name]
         if name in self._building:
             self._recursive.add(name)
             return ForwardRef(name)
@@ -450,6 +469,23 @@ class ValidatorBuilder:
                 if not model.__pydantic_complete__:
                     model.model_rebuild(_types_namespace=self.namespace, raise_errors=False)
         return ann
+
+    def _build_alias_chain(self, name: str) -> None:
+        """``type A0 = A1``, ``type A1 = A2`` …: build the links from the far end, so that a
+        chain of a thousand aliases is never a thousand calls deep."""
+        chain: list[str] = []
+        current = name
+        while (
+            current not in self.namespace
+            and current not in self._building
+            and current not in chain
+            and current in self.decls
+            and isinstance(self.decls[current].type, ir.NamedType)
+        ):
+            chain.append(current)
+            current = self.decls[current].type.name  # type: ignore[union-attr]
+        for link in reversed(chain[1:]):
+            self.named(link)
 
     def record_model(
         self, t: ir.RecordType, name: str | None, tag: tuple[str, str] | None = None

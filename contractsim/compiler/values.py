@@ -6,8 +6,9 @@ symbolic values :data:`UNKNOWN` (not observed) and :class:`Fresh` (made by the c
 
 from __future__ import annotations
 
+import itertools
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, NoReturn
 
 
@@ -98,15 +99,58 @@ class FMap(dict):  # type: ignore[type-arg]
         return (FMap, (dict(self),))
 
 
-def freeze(value: Any) -> Any:
-    """Plain JSON-like data → runtime values (lists become tuples, dicts become FMaps)."""
-    if isinstance(value, (list, tuple)):
-        return tuple(freeze(v) for v in value)
-    if isinstance(value, (set, frozenset)):
-        return frozenset(freeze(v) for v in value)
+MAX_FREEZE_DEPTH = 10_000
+"""Nesting :func:`freeze` accepts (it works without recursion; deeper data is refused)."""
+_END = object()
+
+
+def _is_plain_container(value: Any) -> bool:
+    return isinstance(value, (list, tuple, set, frozenset, Mapping))
+
+
+def _children(value: Any) -> Iterator[Any]:
     if isinstance(value, Mapping):
-        return FMap((freeze(k), freeze(v)) for k, v in value.items())
-    return value
+        return itertools.chain.from_iterable(value.items())
+    return iter(value)
+
+
+def _rebuild(value: Any, items: list[Any]) -> Any:
+    if isinstance(value, (list, tuple)):
+        return tuple(items)
+    if isinstance(value, (set, frozenset)):
+        return frozenset(items)
+    return FMap(zip(items[::2], items[1::2]))
+
+
+def freeze(value: Any) -> Any:
+    """Plain JSON-like data → runtime values (lists become tuples, dicts become FMaps).
+
+    Works without recursion, so data nested thousands of levels deep (a recorded result, a
+    state file) is no ``RecursionError``; a value that contains itself, or nests more than
+    :data:`MAX_FREEZE_DEPTH` levels, is a ``ValueError``."""
+    if not _is_plain_container(value):
+        return value
+    stack: list[tuple[Any, Iterator[Any], list[Any]]] = [(value, _children(value), [])]
+    on_path = {id(value)}
+    while True:
+        node, children, done = stack[-1]
+        child = next(children, _END)
+        if child is _END:
+            stack.pop()
+            on_path.discard(id(node))
+            built = _rebuild(node, done)
+            if not stack:
+                return built
+            stack[-1][2].append(built)
+        elif _is_plain_container(child):
+            if id(child) in on_path:
+                raise ValueError("the value contains itself")
+            if len(stack) >= MAX_FREEZE_DEPTH:
+                raise ValueError(f"the value is nested more than {MAX_FREEZE_DEPTH:,} levels deep")
+            on_path.add(id(child))
+            stack.append((child, _children(child), []))
+        else:
+            done.append(child)
 
 
 def json_ready(value: Any) -> Any:
@@ -169,9 +213,52 @@ def _rank(value: Any) -> int:
 
 
 def show(value: Any, limit: int = 120) -> str:
-    """A value as the contract would write it: ``"a"``, ``{"/", "/home"}``, ``[1, 2]``."""
-    text = _show(value)
-    if len(text) > limit:
+    """A value as the contract would write it: ``"a"``, ``{"/", "/home"}``, ``[1, 2]``, cut
+    to ``limit`` characters (ending in ``…``). Writing stops at the limit, so a value of
+    billions of characters (one long string held many times) costs no more than a short one."""
+    parts: list[str] = []
+    size = 0
+    # a stack of what is still to write: text, or a value to expand
+    todo: list[tuple[bool, Any]] = [(False, value)]
+    while todo and size <= limit:
+        is_text, item = todo.pop()
+        if is_text:
+            text = item
+        elif isinstance(item, str) and len(item) > limit + 2:
+            from ..dsl.pretty import literal_text
+
+            text = literal_text(item[: limit + 2])[:-1]  # cut: the closing quote never shows
+        elif isinstance(item, (dict, frozenset, set, tuple, list)):
+            entries: list[Any] | tuple[Any, ...]
+            if isinstance(item, dict):
+                entries = sorted(item.items(), key=_item_order)
+                opener, closer = "{", "}"
+            elif isinstance(item, (frozenset, set)):
+                entries = sorted(item, key=order)
+                opener, closer = "{", "}"
+            else:
+                entries = item
+                opener, closer = "[", "]"
+            pending: list[tuple[bool, Any]] = [(True, opener)]
+            for i, entry in enumerate(entries):
+                if i:
+                    pending.append((True, ", "))
+                if isinstance(item, dict):
+                    pending += [(False, entry[0]), (True, ": "), (False, entry[1])]
+                else:
+                    pending.append((False, entry))
+                if i > limit:
+                    break  # every item writes at least one character
+            else:
+                pending.append((True, closer))
+            todo.extend(reversed(pending))
+            continue
+        else:
+            text = _show(item)
+        parts.append(text)
+        size += len(text)
+    text = "".join(parts)
+    if len(text) > limit or todo:
         text = text[: limit - 1] + "…"
     return text
 

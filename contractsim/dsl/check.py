@@ -88,12 +88,17 @@ _EXPRESSION_WORDS = frozenset(("true", "false", "null", "and", "or", "not", "in"
 
 
 def check_types(ck: Checker) -> None:
+    # resolve the types a declaration refers to before it: a chain of a thousand aliases is
+    # then resolved one link at a time instead of a thousand calls deep
+    for name in _dependencies_first(ck.c.types):
+        ck.named(name)
     for decl in ck.c.types:
         ck.named(decl.name)
         ck.check_constraints(decl.type)
-    decls = {d.name: d for d in ck.c.types}
+    graph = _alias_graph({d.name: d for d in ck.c.types})
+    suspects = _on_or_before_cycles(graph)
     for decl in ck.c.types:
-        cycle = _alias_cycle(decl.name, decls)
+        cycle = _cycle_from(decl.name, graph) if decl.name in suspects else None
         if cycle is not None:
             ck.err(
                 "E0311",
@@ -104,9 +109,44 @@ def check_types(ck: Checker) -> None:
             )
 
 
-def _alias_cycle(start: str, decls: dict[str, ir.TypeDecl]) -> list[str] | None:
-    """A chain of plain aliases (``type A = B``, ``type R = R | null``) leading back to
-    ``start``: such a type has no values, and validators for it cannot be built."""
+def _dependencies_first(types: Iterable[ir.TypeDecl]) -> list[str]:
+    """Declared type names, each after the declared types it mentions (cycles cut anywhere),
+    found without recursion."""
+    decls = {d.name: d for d in types}
+
+    def mentions(t: ir.TypeExpr) -> list[str]:
+        out: list[str] = []
+        todo = [t]
+        while todo:
+            node = todo.pop()
+            if isinstance(node, ir.NamedType) and node.name in decls:
+                out.append(node.name)
+            todo.extend(_child_types(node))
+        return out
+
+    order: list[str] = []
+    state: dict[str, int] = {}  # 1: being visited, 2: done
+    for root in decls:
+        if root in state:
+            continue
+        stack = [(root, iter(mentions(decls[root].type)))]
+        state[root] = 1
+        while stack:
+            name, children = stack[-1]
+            nxt = next((c for c in children if c not in state), None)
+            if nxt is None:
+                stack.pop()
+                state[name] = 2
+                order.append(name)
+            else:
+                state[nxt] = 1
+                stack.append((nxt, iter(mentions(decls[nxt].type))))
+    return order
+
+
+def _alias_graph(decls: dict[str, ir.TypeDecl]) -> dict[str, set[str]]:
+    """Plain alias edges (``type A = B``, ``type R = R | null``): a cycle of them has no
+    values, and validators for it cannot be built."""
 
     def direct(t: ir.TypeExpr) -> list[str]:
         if isinstance(t, ir.NamedType):
@@ -115,7 +155,26 @@ def _alias_cycle(start: str, decls: dict[str, ir.TypeDecl]) -> list[str] | None:
             return [name for option in t.options for name in direct(option)]
         return []
 
-    return _cycle_from(start, {name: set(direct(d.type)) for name, d in decls.items()})
+    return {name: set(direct(d.type)) for name, d in decls.items()}
+
+
+def _on_or_before_cycles(graph: dict[str, set[str]]) -> set[str]:
+    """The nodes from which a cycle can be reached (the others are peeled off from the ends,
+    in linear time, so a long acyclic chain costs no search per link)."""
+    remaining = {name: set(edges) & graph.keys() for name, edges in graph.items()}
+    users: dict[str, set[str]] = {name: set() for name in graph}
+    for name, edges in remaining.items():
+        for target in edges:
+            users[target].add(name)
+    ends = [name for name, edges in remaining.items() if not edges]
+    while ends:
+        end = ends.pop()
+        for user in users[end]:
+            remaining[user].discard(end)
+            if not remaining[user]:
+                ends.append(user)
+        del remaining[end]
+    return set(remaining)
 
 
 def _conforms(ck: Checker, value: ir.Expr, type_expr: ir.TypeExpr, what: str) -> None:
@@ -233,8 +292,9 @@ def check_predicates(ck: Checker) -> None:
         }
         for p in ck.c.predicates
     }
+    suspects = _on_or_before_cycles(calls)
     for p in ck.c.predicates:
-        path = _cycle_from(p.name, calls)
+        path = _cycle_from(p.name, calls) if p.name in suspects else None
         if path:
             ck.err(
                 "E0309",
@@ -360,7 +420,7 @@ def check_tool(ck: Checker, tool: ir.Tool) -> None:
                 hint=f'write: outcome {out.name} fails CODE "message"',
             )
         if out.code is not None:
-            ck.error_code(out.code, out.span)
+            ck.error_code(out.code, out.code_span if out.code_span.file else out.span)
         ck.template(out.message, post)
         ck.template(out.hint, post)
         if out.event is not None:
@@ -680,6 +740,76 @@ def lint_unused(ck: Checker) -> None:
             ck.warn("W0605", f"event `{ev.name}` is never used", ev.span)
 
 
+def check_constant_values(ck: Checker) -> None:
+    """Constants, initial values and defaults are computed when the contract is compiled: one
+    that cannot be computed (``1 / 0``, a missing key, ``range(1e9)`` …) is an error at its
+    place, not a crash of every command that compiles the contract. Only expressions without
+    an earlier error are evaluated, with the same budget as a simulated step."""
+    from ..compiler import lib
+    from ..compiler.compile import CONSTANT_SECONDS
+
+    with lib.step_budget(CONSTANT_SECONDS):  # one budget for all of them: 5,000,000 items, 10 s
+        _compute_constants(ck)
+
+
+def _compute_constants(ck: Checker) -> None:
+    from ..compiler.compile import ConstantError, evaluate_constant
+    from ..compiler.interp import Interpreter
+
+    interpreter = Interpreter(ck.c)
+    consts: dict[str, object] = {}
+    failed: set[str] = set()
+
+    def evaluate(e: ir.Expr, what: str, owner: Span) -> object:
+        """The value, or ``failed`` (a sentinel) when it was not computed."""
+        if (
+            _has_error_within(ck, owner)
+            or _has_error_within(ck, e.span)
+            or any(isinstance(x, ir.Name) and x.name in failed for x in walk_expr(e))
+        ):
+            return failed
+        try:
+            return evaluate_constant(interpreter, e, consts)
+        except ConstantError as exc:
+            ck.err(
+                "E0414",
+                f"{what} cannot be computed: {exc}",
+                e.span,
+                hint="constants, initial values and defaults are computed before any call; "
+                "change the expression so that it has a value",
+            )
+            return failed
+
+    for c in ck.c.consts:
+        value = evaluate(c.value, f"constant `{c.name}`", c.span)
+        if value is failed:
+            failed.add(c.name)
+        else:
+            consts[c.name] = value
+    for var in ck.c.state:
+        if var.init is not None:
+            evaluate(var.init, f"the initial value of `{var.name}`", var.span)
+    for t in ck.c.types:
+        if isinstance(t.type, ir.RecordType):
+            for f in t.type.fields:
+                if f.default is not None:
+                    evaluate(f.default, f"the default of `{t.name}.{f.name}`", f.span)
+    for tool in ck.c.tools:
+        for p in tool.params:
+            if p.default is not None:
+                evaluate(p.default, f"the default of `{p.name}` in `{tool.name}`", p.span)
+
+
+def _has_error_within(ck: Checker, span: Span) -> bool:
+    """Whether an error was reported inside ``span`` (its expression is not worth running)."""
+    for d in ck.diags:
+        if d.severity != "error" or d.span.file != span.file:
+            continue
+        if (span.line, span.col) <= (d.span.line, d.span.col) <= (span.end_line, span.end_col):
+            return True
+    return False
+
+
 PASSES: tuple[Callable[[Checker], None], ...] = (
     check_header,
     check_unique_names,
@@ -688,6 +818,7 @@ PASSES: tuple[Callable[[Checker], None], ...] = (
     check_predicates,
     check_tools,
     check_machines,
+    check_constant_values,
     lint_unused,
 )
 

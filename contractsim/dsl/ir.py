@@ -262,6 +262,7 @@ class Let(Node):
 class Warn(Node):
     kind: Literal["warn"] = "warn"
     code: str
+    code_span: Span = NO_SPAN
     message: Template | None = None
 
 
@@ -369,6 +370,7 @@ class Outcome(Node):
     name: str
     outcome: OutcomeKind
     code: str | None = None
+    code_span: Span = NO_SPAN
     message: Template | None = None
     hint: Template | None = None
     event: EventRef | None = None

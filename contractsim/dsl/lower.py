@@ -231,7 +231,7 @@ class _Lowerer:
                 self._too_big(tok, "the number is too large for a float", "floats go up to 1.8e308")
             return ir.Literal_(span=self.span(tree), value=value)
         digits = str(tok).lstrip("0") or "0"
-        if len(digits) > 77:  # 2**256 has 78 digits; longer never fits
+        if len(digits) > 78:  # 2**256 has 78 digits; longer never fits
             self._too_big(tok, f"the integer has {len(digits):,} digits")
             return ir.Literal_(span=self.span(tree), value=0)
         number = int(digits)
@@ -547,6 +547,7 @@ class _Lowerer:
             name=str(name),
             outcome=cast(ir.OutcomeKind, str(kind)),
             code=None if code is None else str(code),
+            code_span=self.span(name) if code is None else self.span(code),
             message=self.template(cast("Tree[Token] | None", message)),
             hint=None
             if hint is None
@@ -740,6 +741,7 @@ class _Lowerer:
         return ir.Warn(
             span=self.span(tree),
             code=str(code),
+            code_span=self.span(code),
             message=self.template(cast("Tree[Token] | None", message)),
         )
 

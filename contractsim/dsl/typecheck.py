@@ -828,7 +828,7 @@ class Checker:
         elif isinstance(s, ir.Let):
             scope.names[s.name] = Symbol(self.expr(s.value, scope), "local", s.span)
         elif isinstance(s, ir.Warn):
-            self.error_code(s.code, s.span)
+            self.error_code(s.code, s.code_span if s.code_span.file else s.span)
             for part in template_exprs(s.message):
                 self.expr(part, scope)
         else:
@@ -894,7 +894,13 @@ class Checker:
 
 
 def _upper_snake(text: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", text).upper() if not text.isupper() else text
+    """A valid UPPER_SNAKE_CASE code close to ``text`` (never ``text`` itself when that is
+    invalid): words split at lower→upper changes, other characters become ``_``, and what
+    cannot start a code (``_``, digits) is dropped from the front."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", text).upper()
+    snake = re.sub(r"[^A-Z0-9]+", "_", spaced).strip("_")
+    snake = re.sub(r"^[^A-Z]+", "", snake)
+    return snake or "FAILED"
 
 
 def _lv_text(e: ir.Expr) -> str:

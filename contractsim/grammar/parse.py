@@ -203,7 +203,7 @@ def _blank(text: str) -> bool:
     return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
 
 
-MAX_TREE_DEPTH = 200
+MAX_TREE_DEPTH = 300
 """Deepest parse tree accepted: long operator chains (``a + a + … + a``) nest without brackets."""
 
 

@@ -35,7 +35,7 @@ from ..compiler.foreign import (
 )
 from ..compiler.interp import Env
 from ..compiler.validators import model_values, problems_from
-from ..compiler.values import UNKNOWN, show
+from ..compiler.values import UNKNOWN, FMap, show
 from ..dsl.diagnostics import did_you_mean
 from .state import State
 
@@ -806,16 +806,17 @@ class Simulator:
         for body in bodies:
             if body is None:
                 continue
+            before = tuple(work)
             try:
                 (body.safe if use_safe else body.fast)(work, values, result, state.data, ctx)
             except Exception as exc:  # noqa: BLE001
+                precise, where = self._interpreted_error(body, state.derive(before), values, result)
                 return self._eval_failure(
-                    state,
-                    "EVAL_ERROR",
-                    _error_text(exc),
-                    body.span,
-                    self._interpreted_error(body, state, values),
+                    state, "EVAL_ERROR", _error_text(exc), where or body.span, precise
                 )
+        too_large = _oversized(work, state.data, self.compiled.state_names)
+        if too_large is not None:
+            return self._eval_failure(state, "EVAL_ERROR", too_large, out.ir.span)
         new_state = state.derive(tuple(work))
         warnings = [self._warning(code, key, vals_) for code, key, vals_ in emitted]
         warnings += [self._warning(code, key, vals_) for code, key, vals_ in ctx.warnings]
@@ -954,7 +955,7 @@ class Simulator:
                 state.data, values, result, state.data, self._null_ctx
             )
         except Exception as exc:  # noqa: BLE001 - generated code failing is a contract error
-            precise = self._interpreted_expr_error(fn, state, values)
+            precise = self._interpreted_expr_error(fn, state, values, result)
             return Violation(
                 "EVAL_ERROR",
                 f"the contract cannot evaluate this: {precise or _error_text(exc)}",
@@ -963,28 +964,34 @@ class Simulator:
                 hint="guard the expression (e.g. `k in m and m[k] …`) in the contract",
             )
 
-    def _interpreted_expr_error(self, fn: Any, state: State, values: dict[str, Any]) -> str | None:
+    def _interpreted_expr_error(
+        self, fn: Any, state: State, values: dict[str, Any], result: Any = None
+    ) -> str | None:
         """Re-run a failed expression in the reference interpreter for a precise message."""
         if fn.ir is None:
             return None
         try:
-            self.compiled.interpreter.eval(fn.ir, self._env(state, values))
+            self.compiled.interpreter.eval(fn.ir, self._env(state, values, result))
         except lib.EvalError as exc:
             return str(exc)
         except Exception:  # noqa: BLE001
             return None
         return None
 
-    def _interpreted_error(self, body: Any, state: State, values: dict[str, Any]) -> str | None:
+    def _interpreted_error(
+        self, body: Any, state: State, values: dict[str, Any], result: Any = None
+    ) -> tuple[str | None, Any]:
+        """Re-run failed statements in the reference interpreter (with the same ``result``):
+        a precise message and the span of the statement that failed."""
         if body.ir is None:
-            return None
+            return None, None
         try:
-            self.compiled.interpreter.exec(body.ir, self._env(state, values))
+            self.compiled.interpreter.exec(body.ir, self._env(state, values, result))
         except lib.EvalError as exc:
-            return str(exc)
+            return str(exc), getattr(exc, "span", None)
         except Exception:  # noqa: BLE001
-            return None
-        return None
+            return None, None
+        return None, None
 
     def _env(self, state: State, values: Mapping[str, Any], result: Any = None) -> Env:
         return Env(
@@ -1378,6 +1385,19 @@ def _with(state: State, updates: dict[int, Any]) -> State:
     for slot, value in updates.items():
         data[slot] = value
     return state.derive(tuple(data))
+
+
+def _oversized(work: list[Any], before: tuple[Any, ...], names: list[str]) -> str | None:
+    """Why a changed state variable is too large to keep (lib.MAX_VALUE_SIZE), if one is."""
+    for slot, name in enumerate(names):
+        value = work[slot]
+        if value is before[slot] or not isinstance(value, (tuple, frozenset, FMap)):
+            continue  # unchanged, or a scalar (strings have their own, smaller bound)
+        try:
+            lib.check_value_size(value, f"`{name}`")
+        except lib.EvalError as exc:
+            return str(exc)
+    return None
 
 
 def _error_text(exc: BaseException) -> str:

@@ -7,7 +7,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..compiler.values import thaw
+from ..compiler import lib
+from ..compiler.values import show, thaw
 from .engine import (
     DEFAULT_MAX_BRANCHES,
     DEFAULT_MAX_SECONDS,
@@ -93,7 +94,8 @@ class StepReport:
             ],
             "outcomes": [{"name": k, **v} for k, v in self.outcomes.items()],
             "changes": [
-                {"var": n, "before": thaw(b), "after": thaw(a)} for n, b, a in self.changes
+                {"var": n, "before": _change_json(b), "after": _change_json(a)}
+                for n, b, a in self.changes
             ],
         }
         if self.reports:
@@ -179,9 +181,39 @@ def explore(
     goal: str | None = None,
     max_seconds: float = DEFAULT_MAX_SECONDS,
 ) -> PlanReport:
+    if max_seconds != max_seconds or max_seconds <= 0:
+        raise ValueError(f"max_seconds must be a positive number of seconds, not {max_seconds!r}")
     calls = [_as_call(c) for c in plan]
     deadline = time.monotonic() + max_seconds
+    with lib.run_budget(deadline):
+        return _explore(
+            sim,
+            calls,
+            initial,
+            max_depth,
+            max_states,
+            max_branches,
+            stop_at_first,
+            goal,
+            max_seconds,
+            deadline,
+        )
+
+
+def _explore(
+    sim: Simulator,
+    calls: list[tuple[str, Mapping[str, Any]]],
+    initial: State,
+    max_depth: int | None,
+    max_states: int,
+    max_branches: int,
+    stop_at_first: bool,
+    goal: str | None,
+    max_seconds: float,
+    deadline: float,
+) -> PlanReport:
     frontier: list[Path] = [Path(initial, 1.0)]
+    partial = False  # a bound stopped a step part-way: some of its branches were dropped
     steps: list[StepReport] = []
     notes: list[str] = []
     explored = 0
@@ -200,8 +232,25 @@ def explore(
         fail_p_known = True
         # the path whose changes are shown: the most probable one that has not failed
         main = next((p for p in frontier if p.failed_at is None), frontier[0])
-        for path in frontier:
-            result = sim.step(path.state, tool, args)
+        cut = None  # the bound that stopped this step part-way
+        for done, path in enumerate(frontier):
+            # the bounds hold between branches too: one step may fan out over many paths
+            if explored > max_states:
+                cut = f"--max-states {max_states}"
+            elif time.monotonic() > deadline:
+                cut = f"--max-seconds {max_seconds:g}"
+            else:
+                try:
+                    result = sim.step(path.state, tool, args)
+                except lib.OutOfTime:
+                    cut = f"--max-seconds {max_seconds:g}"
+            if cut is not None:
+                if done:
+                    cut += (
+                        f" stopped the simulation during step {index}: {done} of "
+                        f"{len(frontier)} branch(es) were simulated, the others were dropped"
+                    )
+                break
             explored += len(result.branches)
             for b in result.branches:
                 # a failure on a path that already failed only under unknowns is itself uncertain
@@ -259,6 +308,12 @@ def explore(
                 main_branch = _main_branch(result.branches)
                 if main_branch is not None:
                     report.changes = _diff(path.state, main_branch.state, sim)
+        if cut is not None and not next_frontier:
+            # nothing of this step was simulated: it is left out like the steps after it
+            notes.append(f"{cut} stopped the simulation before step {index}")
+            for later, (t, a) in enumerate(calls[index - 1 :], index):
+                steps.append(StepReport(later, t, a, "ok", skipped=True))
+            break
         report.verdict = _step_verdict(report, frontier)
         report.failure_probability = step_fail_p if fail_p_known else None
         steps.append(report)
@@ -271,7 +326,10 @@ def explore(
             ordered = ordered[:max_branches]
         frontier = ordered
         stop = None
-        if explored > max_states and index < len(calls):
+        if cut is not None:
+            stop = cut
+            partial = True
+        elif explored > max_states and index < len(calls):
             stop = f"--max-states {max_states} stopped the search after step {index}"
         elif time.monotonic() > deadline and index < len(calls):
             stop = f"--max-seconds {max_seconds:g} stopped the simulation after step {index}"
@@ -282,7 +340,7 @@ def explore(
             break
     paths = frontier
     verdict = _plan_verdict(paths)
-    if verdict == "ok" and any(s.skipped for s in steps):
+    if verdict == "ok" and (partial or any(s.skipped for s in steps)):
         # a bound cut the plan short: success of the rest is not established
         verdict = "may_fail"
         notes.append("steps were left out, so the plan is not known to succeed: may_fail")
@@ -320,6 +378,18 @@ def explore(
             "branches_unknown": sum(1 for r in results if r is not True and r is not False),
         }
     return report_
+
+
+CHANGE_JSON_LIMIT = 10_000
+"""A changed value larger than this (lib.value_size) is given in the JSON report as its text, cut
+to this many characters: a plan that grows a large collection step by step would otherwise
+repeat all of it twice per step."""
+
+
+def _change_json(value: Any) -> Any:
+    if lib.value_size(value, CHANGE_JSON_LIMIT) > CHANGE_JSON_LIMIT:
+        return show(value, CHANGE_JSON_LIMIT)
+    return thaw(value)
 
 
 def _as_call(c: Any) -> tuple[str, Mapping[str, Any]]:
