@@ -121,6 +121,11 @@ def all_exprs(contract: ir.Contract) -> Iterator[ir.Expr]:
         yield from walk_expr(root)
 
 
+def reads_clock(contract: ir.Contract) -> bool:
+    """Whether a contract calls ``today()`` or ``now()`` anywhere."""
+    return any(isinstance(e, ir.Call) and e.func in ("today", "now") for e in all_exprs(contract))
+
+
 def used_names(exprs: Iterable[ir.Expr]) -> set[str]:
     """Every name the expressions read (parameters, state variables, locals, `result`)."""
     out: set[str] = set()

@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, cast
 
-from ..dsl import ir
-from ..dsl.walk import all_exprs
+from ..dsl.walk import reads_clock
 from ..simulator.observe import STATUSES, Observation, Status, event_risks, predicted_failures
 from .traces import Run
 
@@ -268,11 +267,6 @@ class ReplayResult:
     def agree(self) -> bool:
         """Every step agrees, and the contract could evaluate itself at every step."""
         return not self.disagreements and not self.contract_errors
-
-
-def reads_clock(contract: ir.Contract) -> bool:
-    """Whether a contract calls ``today()`` or ``now()`` anywhere."""
-    return any(isinstance(e, ir.Call) and e.func in ("today", "now") for e in all_exprs(contract))
 
 
 def replay_runs(contract: Contract, runs: list[Run], now: datetime | None = None) -> ReplayResult:

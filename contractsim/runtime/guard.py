@@ -9,8 +9,9 @@ certain violation means the function is not called: the caller gets a :class:`Co
 each with ``to_json()`` and an LLM-ready ``to_llm()``. After the call the real return value (or
 exception) is matched to a declared outcome (``observed when``), that outcome's effects are
 applied to the tracked state atomically, and any disagreement between prediction and reality is
-logged as :class:`Drift`. A raising tool leaves the tracked state unchanged, unless the contract
-recognises the exception as a failure outcome with effects of its own.
+logged as :class:`Drift`. A raising tool fails like one that returned a failure: a violated
+precondition leaves the tracked state unchanged, and a ``fails`` outcome (recognised by
+``observed when``, or chosen by its ``when``) applies its own effects.
 
 Checks and state updates happen under a lock; the tool itself runs outside it, so slow tools do
 not serialise each other. Outcomes are applied to the state current when the call ends.
@@ -47,6 +48,7 @@ from ..compiler.foreign import (
 )
 from ..compiler.values import UNKNOWN, json_ready, thaw
 from ..dsl.diagnostics import ContractError, did_you_mean, visible
+from ..dsl.walk import reads_clock
 from ..simulator.engine import Simulator, StepResult, Violation, Warning_, expect_state
 from ..simulator.observe import Observation, Observed, expected_verdict, predicted_failures
 from ..simulator.state import State
@@ -286,9 +288,8 @@ class Guard:
         self.mode: Mode = mode
         self.block_on_unknown = block_on_unknown
         # the wall clock matters only to a contract that reads it: otherwise one simulator serves
-        self._fixed_sim = (
-            Simulator(contract, now=now) if now is not None or not _reads_clock(contract) else None
-        )
+        fixed = now is not None or not reads_clock(contract.ir)
+        self._fixed_sim = Simulator(contract, now=now) if fixed else None
         sim = self._simulator()
         if isinstance(state, State):
             expect_state(sim, state, "state")
@@ -732,16 +733,6 @@ class Guard:
             self.history.append(record)
         _LAST.set(record)
         return _Refused(self, error, warnings)
-
-
-def _reads_clock(contract: Contract) -> bool:
-    """Whether the contract calls ``today()`` or ``now()`` anywhere."""
-    from ..dsl import ir
-    from ..dsl.walk import all_exprs
-
-    return any(
-        isinstance(e, ir.Call) and e.func in ("today", "now") for e in all_exprs(contract.ir)
-    )
 
 
 def _is_async(fn: Any) -> bool:
