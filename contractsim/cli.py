@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from . import __version__
-from .api import Contract, check_text, load, read_source
-from .dsl.diagnostics import ContractError, Diagnostic, Span, render_all
+
+if TYPE_CHECKING:
+    from .api import Contract
+    from .dsl.diagnostics import ContractError, Diagnostic
+
+# The front end (pydantic, the parser) is imported inside each command, so that `--version` and
+# `--help` start as fast as click itself.
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_MAY_FAIL = 0, 1, 2, 3
 INPUT_CODES = ("E0100", "E0106")
@@ -23,6 +28,8 @@ INPUT_CODES = ("E0100", "E0106")
 def _emit_diagnostics(
     diags: list[Diagnostic], sources: dict[str, str], fmt: str, limit: int
 ) -> None:
+    from .dsl.diagnostics import render_all
+
     if fmt == "json":
         click.echo(
             json.dumps({"diagnostics": [d.to_json() for d in diags]}, indent=2, ensure_ascii=False)
@@ -38,6 +45,9 @@ def _fail_input(exc: ContractError, fmt: str = "text") -> None:
 
 
 def _load(path: str, fmt: str = "text") -> Contract:
+    from .api import load
+    from .dsl.diagnostics import ContractError
+
     try:
         return load(path)
     except ContractError as exc:
@@ -75,6 +85,9 @@ def check(files: tuple[str, ...], fmt: str, strict: bool, max_errors: int) -> No
 
     Exit 0 when clean, 1 on errors (or warnings with --strict), 2 when a file cannot be read.
     """
+    from .api import check_text, read_source
+    from .dsl.diagnostics import ContractError
+
     diags: list[Diagnostic] = []
     sources: dict[str, str] = {}
     unreadable = False
@@ -165,6 +178,7 @@ def simulate(
     --goal), 3 when it may fail (because of unknown values, or because a bound left steps out),
     2 on bad input.
     """
+    from .dsl.diagnostics import ContractError, Span
     from .simulator.inputs import prepare_run
     from .simulator.report import render_text
 
@@ -275,7 +289,7 @@ def render(
     """
     import graphviz
 
-    from .dsl.diagnostics import error
+    from .dsl.diagnostics import ContractError, Span, error
     from .render import RenderError
     from .render import render as draw
 
@@ -344,7 +358,7 @@ def export_cmd(contract: str, target: str, tool: str | None, output: str | None)
     Exit 0 on success, 2 on bad input (an unreadable or invalid contract, an unknown tool, an
     output file that cannot be written).
     """
-    from .dsl.diagnostics import error
+    from .dsl.diagnostics import ContractError, Span, error
     from .export import ExportError, export
 
     c = _load(contract)
@@ -399,6 +413,7 @@ def replay_cmd(
 
     Exit 0 when every step agrees, 1 when some step disagrees, 2 on bad input.
     """
+    from .dsl.diagnostics import ContractError
     from .replay import load_adapter, read_runs, render_json, render_text, replay_runs
     from .simulator.inputs import parse_now
 
@@ -437,6 +452,7 @@ def import_pddl(domain: str, problem: str, output: str | None, fmt: str) -> None
     Exit 0 on success, 2 when the PDDL cannot be read or uses what the importer does not
     support (E08xx diagnostics at file:line:col), or the output cannot be written.
     """
+    from .dsl.diagnostics import ContractError
     from .pddl import from_pddl
 
     try:
