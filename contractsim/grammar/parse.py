@@ -9,6 +9,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ..dsl.diagnostics import ContractError, Diagnostic, Span, error
+from . import tables
 
 MAX_NESTING = 64
 """Deepest bracket nesting accepted; deeper input is refused before parsing."""
@@ -63,16 +64,11 @@ def grammar_text() -> str:
 
 @functools.lru_cache(maxsize=1)
 def parser() -> Lark:
-    """The LALR parser, built once per process. Two start symbols: whole files and ``expr``
-    (message templates parse their ``{…}`` holes with it)."""
-    return Lark(
-        grammar_text(),
-        parser="lalr",
-        lexer="contextual",
-        propagate_positions=True,
-        maybe_placeholders=True,
-        start=["start", "expr"],
-    )
+    """The LALR parser, loaded once per process from the tables built ahead of time (see
+    :mod:`contractsim.grammar.tables`), or built from the grammar when they are stale. Two start
+    symbols: whole files and ``expr`` (message templates parse their ``{…}`` holes with it)."""
+    grammar = grammar_text()
+    return tables.load_stored(grammar) or tables.build(grammar)
 
 
 def parse(text: str, filename: str = "<string>", start: str = "start") -> Tree[Token]:
