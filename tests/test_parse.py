@@ -284,6 +284,7 @@ def test_diagnostic_rendering_has_code_file_line_col_and_hint() -> None:
 # ---------------------------------------------------------------------------- big valid input
 
 
+@pytest.mark.slow
 def test_fifty_thousand_line_file_loads(tmp_path: Path) -> None:
     lines = [HEADER.rstrip("\n"), "state {", "  count: int = 0", "}"]
     lines += ["tool bump() {", '  require count < 10 else FULL "full"', "  effect count += 1", "}"]
