@@ -6,6 +6,7 @@ mechanisms and that they change no result.
 
 from __future__ import annotations
 
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -14,8 +15,9 @@ import pytest
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
 
-from contractsim.grammar import tables
-from contractsim.grammar.parse import grammar_text, parser
+from contractsim.dsl.diagnostics import ContractError
+from contractsim.grammar import literals, tables
+from contractsim.grammar.parse import _keywords, grammar_text, parse, parser
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted(ROOT.glob("examples/*/*.contract")) + sorted(ROOT.glob("tests/golden/*.contract"))
@@ -109,3 +111,93 @@ def test_check_does_not_import_the_simulator() -> None:
     )
     assert "contractsim.dsl.ir" in mods
     assert not {m for m in mods if m.startswith(("contractsim.simulator", "contractsim.runtime"))}
+
+
+# ------------------------------------------------------------------ the fast path for literals
+
+
+def _element(rng: random.Random, depth: int) -> str:
+    kind = rng.randrange(12 if depth < 3 else 7)
+    if kind == 0:
+        body = rng.choice(["a", "", "x y", 'say \\"hi\\"', "tab\\t", "é", "{1, 2}", "# no", "=["])
+        return f'"{body}"'
+    if kind == 1:
+        return str(rng.randrange(100000))
+    if kind == 2:
+        return rng.choice(["1.5", "0.25e3", "2E-2", "10e5"])
+    if kind == 3:
+        return rng.choice(["-3", "- 4.5", "-0"])
+    if kind == 4:
+        return rng.choice(["true", "false", "null", "none", "True", "NAME_1", "_x"])
+    if kind == 5:
+        return rng.choice(["Block.a", "Color.red", "E.true"[:5], "S.member_2"])
+    if kind == 6:
+        # things the fast path must leave to lark (or refuse exactly as lark does)
+        return rng.choice(
+            ['"""long"""', 'r"raw"', "(1)", "in", "a.b.c", "f(x)", "1 + 2", "x[1]", "1.a", "not x"]
+        )
+    sep = rng.choice([", ", ",", " ,\n  ", ", # note\n"])
+    items = [_element(rng, depth + 1) for _ in range(rng.randrange(4))]
+    trailing = rng.choice(["", ","]) if items else ""
+    if kind == 7:
+        if not items:
+            items = [_element(rng, depth + 1)]
+            trailing = ","
+        elif len(items) == 1:
+            trailing = ","
+        return "(" + sep.join(items) + trailing + ")"
+    if kind == 8:
+        return "[" + sep.join(items) + trailing + "]"
+    if kind in (9, 10):
+        return "{" + sep.join(items) + trailing + "}"
+    entries = [f"{_element(rng, depth + 1)}: {_element(rng, depth + 1)}" for _ in items]
+    return "{" + sep.join(entries) + trailing + "}"
+
+
+def _parsed(text: str) -> object:
+    try:
+        return _shape(parse(text, "t.contract"))
+    except ContractError as exc:
+        return [d.model_dump() for d in exc.diagnostics]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_fast_literals_parse_exactly_like_lark(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(seed)
+    for _ in range(40):
+        body = _element(rng, 0)
+        if not body.startswith(("{", "[")):
+            body = "[" + body + "]"
+        text = (
+            'contract c version "1.0.0"\n'
+            f"state {{\n  xs: set[int] = {body}\n  n: int = 0\n}}\n"
+            f"const K = {{1, 2}}\ntool t() {{ effect n = n + 1 }}\n"
+        )
+        monkeypatch.setattr(literals, "FAST_LITERAL_MIN", 10**9)
+        expected = _parsed(text)
+        monkeypatch.setattr(literals, "FAST_LITERAL_MIN", 1)
+        assert _parsed(text) == expected, text
+
+
+def test_every_example_and_golden_file_parses_the_same_with_fast_literals(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    used = 0
+    for path in SOURCES:
+        text = path.read_text("utf-8")
+        monkeypatch.setattr(literals, "FAST_LITERAL_MIN", 10**9)
+        expected = _parsed(text)
+        monkeypatch.setattr(literals, "FAST_LITERAL_MIN", 1)
+        used += bool(literals.blank_literals(text, _keywords())[1])
+        assert _parsed(text) == expected, path
+    assert used > 10  # the fast path really read literals of these files
+
+
+def test_a_large_literal_takes_the_fast_path() -> None:
+    pairs = ", ".join(f'("k{i}", "v{i}")' for i in range(2000))
+    text = f'contract c version "1.0.0"\nstate {{\n  p: set[tuple[str, str]] = {{{pairs}}}\n}}\n'
+    blanked, found = literals.blank_literals(text, _keywords())
+    assert len(found) == 1 and len(blanked) == len(text)
+    assert blanked.count("\n") == text.count("\n")
+    tree = parse(text)
+    assert _shape(tree) == _shape(parser().parse(text, start="start"))

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
+import re
 from importlib import resources
 
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ..dsl.diagnostics import ContractError, Diagnostic, Span, error
-from . import tables
+from . import literals, tables
 
 MAX_NESTING = 64
 """Deepest bracket nesting accepted; deeper input is refused before parsing."""
@@ -89,9 +90,36 @@ def parse(text: str, filename: str = "<string>", start: str = "start") -> Tree[T
     if nesting is not None:
         raise ContractError([nesting], {filename: text})
     try:
+        if start == "start":
+            tree = _parse_with_fast_literals(text)
+            if tree is not None:
+                return tree
         return parser().parse(text, start=start)
     except UnexpectedInput as exc:
         raise ContractError([_syntax_diagnostic(exc, text, filename)], {filename: text}) from None
+
+
+def _parse_with_fast_literals(text: str) -> Tree[Token] | None:
+    """The tree of a text with large literals, their elements read by :mod:`.literals` rather
+    than by lark; None when there are none, or when lark must read the text as it is."""
+    blanked, found = literals.blank_literals(text, _keywords())
+    if not found:
+        return None
+    try:
+        tree = parser().parse(blanked, start="start")
+    except UnexpectedInput:
+        return None  # the error is reported from the text as written
+    return tree if literals.splice_literals(tree, found) else None
+
+
+@functools.lru_cache(maxsize=1)
+def _keywords() -> frozenset[str]:
+    """The words the grammar reserves somewhere (a literal that uses one is left to lark)."""
+    return frozenset(
+        t.pattern.value
+        for t in parser().terminals
+        if t.pattern.type == "str" and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", t.pattern.value)
+    )
 
 
 def _blank(text: str) -> bool:
