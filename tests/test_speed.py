@@ -15,6 +15,7 @@ import pytest
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
 
+import contractsim
 from contractsim.dsl.diagnostics import ContractError
 from contractsim.grammar import literals, tables
 from contractsim.grammar.parse import _keywords, grammar_text, parse, parser
@@ -201,3 +202,35 @@ def test_a_large_literal_takes_the_fast_path() -> None:
     assert blanked.count("\n") == text.count("\n")
     tree = parse(text)
     assert _shape(tree) == _shape(parser().parse(text, start="start"))
+
+
+# ------------------------------------------------------------------ replay explains lazily
+
+
+def test_replay_explains_exactly_the_disagreements() -> None:
+    """Replay skips explaining failed conditions (a third of its time) except for the steps it
+    reports, which get the same violations, values included, as a simulator that explains all."""
+    from contractsim.api import load
+    from contractsim.replay import Run, Step, replay_runs
+
+    contract = load(ROOT / "examples/gorilla_fs/gorilla_fs.contract")
+    steps = [
+        Step("cat", {"file_name": "ghost.txt"}, "ok", None, None),  # predicted to fail
+        Step("touch", {"file_name": "a.txt"}, "ok", None, None),
+        Step("cat", {"file_name": "a.txt"}, "ok", None, None),
+        Step("mkdir", {"dir_name": "a.txt"}, "ok", None, None),  # predicted to fail too
+    ]
+    run = Run(name="r", index=1, line=1, state={}, now=None, steps=steps)
+    result = replay_runs(contract, [run])
+    assert [d.step for d in result.disagreements] == [1, 4]
+    sim = contract.simulator(now="2000-01-01T00:00:00Z")
+    assert sim.explain
+    state = sim.state_with({})
+    expected = []
+    for s in steps:
+        step = sim.step(state, s.tool, s.args)
+        if step.verdict != "ok":
+            expected.append([v.to_json() for v in step.violations])
+        state = sim.observe(state, s.tool, s.args, contractsim.Observation("ok", None, None)).state
+    assert [d.violations for d in result.disagreements] == expected
+    assert any(v.get("values") for vs in expected for v in vs)  # there was something to explain

@@ -18,7 +18,10 @@ from .traces import Run
 
 if TYPE_CHECKING:
     from ..api import Contract
-    from ..simulator.engine import Simulator
+    from ..simulator.engine import Simulator, Violation
+    from ..simulator.observe import Observed
+    from ..simulator.state import State
+    from .traces import Step
 
 DEFAULT_NOW = datetime(2000, 1, 1, tzinfo=timezone.utc)
 """The time of runs that carry no ``now`` when none is given: fixed, so replays are repeatable."""
@@ -177,6 +180,7 @@ def replay_runs(contract: Contract, runs: list[Run], now: datetime | None = None
         sim = sims.get(when)
         if sim is None:
             sim = sims[when] = contract.simulator(now=when)
+            sim.explain = False  # only the disagreements are explained (see _explained)
         _replay_one(sim, run, out)
         out.runs += 1
     return out
@@ -215,7 +219,7 @@ def _replay_one(sim: Simulator, run: Run, out: ReplayResult) -> None:
                     args=step.args,
                     state=state.to_json(),
                     predicted=verdict,
-                    violations=[v.to_json() for v in obs.prediction.violations],
+                    violations=[v.to_json() for v in _explained(sim, state, step, obs)],
                     outcome=step.outcome,
                     error=step.error,
                     notes=obs.notes + obs.ambiguities,
@@ -223,3 +227,15 @@ def _replay_one(sim: Simulator, run: Run, out: ReplayResult) -> None:
                 )
             )
         state = obs.state
+
+
+def _explained(sim: Simulator, state: State, step: Step, obs: Observed) -> list[Violation]:
+    """The prediction's violations with the values of their conditions' parts: the prediction
+    made again with explanations on (it is deterministic: the same state, tool and arguments)."""
+    if not obs.prediction.violations or sim.explain:
+        return obs.prediction.violations
+    sim.explain = True
+    try:
+        return sim.step(state, step.tool, step.args).violations
+    finally:
+        sim.explain = False
