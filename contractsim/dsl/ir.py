@@ -490,4 +490,3 @@ class Contract(Node):
             if tool.name == name:
                 return tool
         return None
-
