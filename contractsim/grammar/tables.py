@@ -4,7 +4,7 @@ lark takes about half a second to turn the grammar into LALR tables, in every pr
 tables are therefore built once, here, and stored beside the grammar in ``contract_tables.json``
 (plain data: loading it never runs code, unlike a pickle). A stored file that does not belong to
 this grammar, these parser options and this lark version is ignored, and the parser is built
-from the grammar as before — slower, never wrong. ``tests/test_parse.py`` fails when the file is
+from the grammar as before — slower, never wrong. ``tests/test_speed.py`` fails when the file is
 stale; regenerate it with::
 
     python -m contractsim.grammar.tables
