@@ -16,17 +16,18 @@ from . import __version__
 
 if TYPE_CHECKING:
     from .api import Contract
-    from .dsl.diagnostics import ContractError, Diagnostic
+    from .dsl import diagnostics
 
 # The front end (pydantic, the parser) is imported inside each command, so that `--version` and
-# `--help` start as fast as click itself.
+# `--help` start as fast as click itself: a command imports ContractError, Span, load … itself
+# (module-level annotations use `diagnostics.X`, so a bare name missing its import is flagged).
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_MAY_FAIL = 0, 1, 2, 3
 INPUT_CODES = ("E0100", "E0106")
 
 
 def _emit_diagnostics(
-    diags: list[Diagnostic], sources: dict[str, str], fmt: str, limit: int
+    diags: list[diagnostics.Diagnostic], sources: dict[str, str], fmt: str, limit: int
 ) -> None:
     from .dsl.diagnostics import render_all
 
@@ -39,7 +40,7 @@ def _emit_diagnostics(
         click.echo(render_all(diags, sources, limit=limit), err=False)
 
 
-def _fail_input(exc: ContractError, fmt: str = "text") -> None:
+def _fail_input(exc: diagnostics.ContractError, fmt: str = "text") -> None:
     _emit_diagnostics(exc.diagnostics, exc.sources, fmt, 50)
     sys.exit(EXIT_INPUT)
 
@@ -86,7 +87,7 @@ def check(files: tuple[str, ...], fmt: str, strict: bool, max_errors: int) -> No
     Exit 0 when clean, 1 on errors (or warnings with --strict), 2 when a file cannot be read.
     """
     from .api import check_text, read_source
-    from .dsl.diagnostics import ContractError
+    from .dsl.diagnostics import ContractError, Diagnostic
 
     diags: list[Diagnostic] = []
     sources: dict[str, str] = {}
