@@ -27,13 +27,15 @@ _SCAN = re.compile(
     r"|=[ \t\f\r\n]*(?=[\[{])",
     re.S,
 )
+# the commonest tokens first (alternatives are tried in order); none of them overlaps another,
+# except FLOAT and INT, where FLOAT must come first
 _TOKEN = re.compile(
-    r"(?P<ws>(?:[ \t\f\r\n]+|#[^\n]*)+)"
+    r"(?P<punct>[{}\[\](),:.\-])"
+    r"|(?P<NAME>[A-Za-z_][A-Za-z0-9_]*)"
+    r'|(?P<STRING>"[^"\\\n]*(?:\\.[^"\\\n]*)*")'
     r"|(?P<FLOAT>\d+\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)"
     r"|(?P<INT>\d+)"
-    r'|(?P<STRING>"[^"\\\n]*(?:\\.[^"\\\n]*)*")'
-    r"|(?P<NAME>[A-Za-z_][A-Za-z0-9_]*)"
-    r"|(?P<punct>[{}\[\](),:.\-])"
+    r"|(?P<ws>(?:[ \t\f\r\n]+|#[^\n]*)+)"
 )
 _KEYWORD_TREES = {"true": "true", "false": "false", "null": "null"}
 _CLOSE = {"{": "}", "[": "]", "(": ")"}
@@ -159,7 +161,7 @@ class _Reader:
                     self.line_start = start + value.rfind("\n") + 1
                 continue
             assert kind is not None
-            if kind == "STRING" and value.startswith('"""'):
+            if kind == "STRING" and text.startswith('"""', start):
                 raise _NotALiteral  # a long string: lark's LONG_STRING
             if kind == "punct":
                 kind = value
