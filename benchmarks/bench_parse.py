@@ -27,6 +27,15 @@ What it measures
   all problems, total lines / total time). The target from the issue: contractsim >= 20,000 lines/s
   end to end (unified-planning is ~1,000-2,000 lines/s).
 
+* **Literal-heavy contract.** A generated contract whose state holds a literal set of
+  ``--literal-pairs`` (default 110,000) string pairs, about 2.5 MB: the shape of a large imported
+  PDDL problem. ``check_text`` is timed (best of ``--repeat``) and reported as MB/s; the target is
+  1 MB/s.
+
+* **The examples.** Every ``examples/*/*.contract`` through ``check_text``, one after another
+  (they are separate contracts, so they cannot be one file); lines/s over all of them, target
+  20,000 lines/s.
+
 No network access is needed. The PDDL files are found relative to the repository root
 (``<repo>/../shared/data/pddl/blocks``); ``--pddl-dir`` overrides it (either the ``pddl`` directory
 holding ``blocks/`` or the ``blocks`` directory itself). If unified-planning is not installed or the
@@ -34,7 +43,8 @@ data is missing, the peer is skipped with a message.
 
 Usage::
 
-    python benchmarks/bench_parse.py [--tools 1000] [--repeat 3] [--json] [--pddl-dir DIR]
+    python benchmarks/bench_parse.py [--tools 1000] [--literal-pairs 110000] [--repeat 3] [--json]
+                                     [--pddl-dir DIR] [--skip-peer]
 """
 
 from __future__ import annotations
@@ -52,6 +62,7 @@ from typing import Any
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PDDL_DIR = REPO_ROOT.parent / "shared" / "data" / "pddl"
 TARGET_LINES_PER_S = 20_000
+TARGET_MB_PER_S = 1.0
 
 if str(REPO_ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(REPO_ROOT))
@@ -332,6 +343,63 @@ def _gc_share(text: str, repeat: int) -> dict[str, Any]:
     }
 
 
+# ------------------------------------------------------------------ literal-heavy and examples
+
+
+def generate_literal_contract(pairs: int) -> str:
+    """A contract whose state holds a literal set of ``pairs`` string pairs."""
+    body = ", ".join(f'("node{i}", "node{(i * 7919) % pairs}")' for i in range(pairs))
+    return (
+        'contract big_literal version "1.0.0"\n'
+        '  "A state with one large literal (generated for benchmarking)."\n\n'
+        f"state {{\n  edges: set[tuple[str, str]] = {{{body}}}\n  visits: int = 0\n}}\n\n"
+        "tool visit(a: str, b: str) -> record { ok: bool }\n{\n"
+        '  require (a, b) in edges else NO_EDGE "no edge from {a} to {b}"\n'
+        "  effect visits += 1\n}\n"
+    )
+
+
+def bench_literal(pairs: int, repeat: int) -> dict[str, Any]:
+    from contractsim.api import check_text
+
+    text = generate_literal_contract(pairs)
+    diags = check_text(text, "literal.contract")
+    errors = [d for d in diags if d.severity == "error"]
+    if errors:
+        raise SystemExit(f"the literal contract does not check clean: {errors[0]}")
+    lines, nbytes = count_lines(text), len(text.encode("utf-8"))
+    wall, cpu = time_runs(lambda: check_text(text, "literal.contract"), repeat, warmup=0)
+    return {
+        "pairs": pairs,
+        "bytes": nbytes,
+        "lines": lines,
+        "best_s": min(wall),
+        "cpu_best_s": min(cpu),
+        "mb_per_s": nbytes / 1e6 / min(cpu),
+    }
+
+
+def bench_examples(repeat: int) -> dict[str, Any]:
+    from contractsim.api import check_text
+
+    files = sorted((REPO_ROOT / "examples").glob("*/*.contract"))
+    texts = [(str(p), p.read_text("utf-8")) for p in files]
+
+    def run() -> None:
+        for name, text in texts:
+            check_text(text, name)
+
+    wall, cpu = time_runs(run, repeat)
+    lines = sum(count_lines(t) for _, t in texts)
+    return {
+        "files": len(texts),
+        "lines": lines,
+        "best_s": min(wall),
+        "cpu_best_s": min(cpu),
+        "lines_per_s": lines / min(cpu),
+    }
+
+
 # ------------------------------------------------------------------------------ unified-planning
 
 
@@ -457,6 +525,24 @@ def print_report(cs: dict[str, Any], up: dict[str, Any], ratio: float | None) ->
             f"{gcs['full_collections']:g} full collections; worst run {gcs['gc_max_s']:.3f}s"
         )
 
+    lit = cs.get("literal")
+    if lit:
+        verdict = "meets" if lit["mb_per_s"] >= TARGET_MB_PER_S else "BELOW"
+        print()
+        print(
+            f"literal-heavy contract ({lit['pairs']:,} pairs, {lit['bytes'] / 1e6:.2f} MB): "
+            f"check_text {lit['cpu_best_s']:.2f} s CPU = {lit['mb_per_s']:.2f} MB/s ({verdict} "
+            f"the {TARGET_MB_PER_S:g} MB/s target)"
+        )
+    ex = cs.get("examples")
+    if ex:
+        verdict = "meets" if ex["lines_per_s"] >= TARGET_LINES_PER_S else "BELOW"
+        print(
+            f"the {ex['files']} examples ({ex['lines']:,} lines): check_text "
+            f"{ex['cpu_best_s']:.3f} s CPU = {ex['lines_per_s']:,.0f} lines/s ({verdict} the "
+            f"{TARGET_LINES_PER_S:,} lines/s target)"
+        )
+
     cs_rate = cs["check_text"]["lines_per_s_median"]
     print()
     verdict = "meets" if cs_rate >= TARGET_LINES_PER_S else "BELOW"
@@ -478,6 +564,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--repeat", type=int, default=3, help="timed runs per benchmark (after 1 warm-up)"
     )
+    ap.add_argument(
+        "--literal-pairs",
+        type=int,
+        default=110_000,
+        help="pairs in the literal-heavy contract (0: skip it)",
+    )
     ap.add_argument("--json", action="store_true", help="print machine-readable JSON only")
     ap.add_argument(
         "--pddl-dir",
@@ -491,6 +583,9 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--tools and --repeat must be at least 1")
 
     cs = bench_contractsim(args.tools, args.repeat)
+    cs["examples"] = bench_examples(args.repeat)
+    if args.literal_pairs > 0:
+        cs["literal"] = bench_literal(args.literal_pairs, args.repeat)
     up = (
         {"skipped": "--skip-peer"}
         if args.skip_peer

@@ -6,15 +6,26 @@ with ``contract.simulator()``, guard real tool calls with ``contract.guard()``.
 
 from typing import TYPE_CHECKING, Any
 
-from .api import Contract, check, check_text, from_pddl, load, loads
-from .compiler.values import UNKNOWN
-from .dsl.diagnostics import ContractError, Diagnostic, Span
-
 if TYPE_CHECKING:
+    from .api import Contract, check, check_text, from_pddl, load, loads
+    from .compiler.values import UNKNOWN
+    from .dsl.diagnostics import ContractError, Diagnostic, Span
     from .runtime.guard import CallResult, ContractViolation, Guard, GuardError
     from .simulator.observe import Observation
 
+# Every name loads on first use: ``contractsim --version`` imports nothing else, ``check`` need
+# not import the simulator.
 _LAZY = {
+    "Contract": "api",
+    "check": "api",
+    "check_text": "api",
+    "from_pddl": "api",
+    "load": "api",
+    "loads": "api",
+    "UNKNOWN": "compiler.values",
+    "ContractError": "dsl.diagnostics",
+    "Diagnostic": "dsl.diagnostics",
+    "Span": "dsl.diagnostics",
     "CallResult": "runtime.guard",
     "ContractViolation": "runtime.guard",
     "Guard": "runtime.guard",
@@ -24,12 +35,18 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    """The runtime names load on first use: ``check`` need not import the simulator."""
+    """The public names load on first use (see ``_LAZY``)."""
     if name in _LAZY:
         import importlib
 
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 
 __version__ = "0.1.0"

@@ -13,7 +13,8 @@ from .dsl import ir
 from .dsl.check import check_and_resolve
 from .dsl.diagnostics import ContractError, Diagnostic, Span, error
 from .dsl.lower import lower
-from .grammar.parse import MAX_SOURCE_BYTES, nesting_depth_problem, parse
+from .grammar.parse import nesting_depth_problem, parse
+from .sources import MAX_SOURCE_BYTES
 from .sources import decode_source as decode_source  # re-exported: older import paths
 from .sources import path_problem as path_problem
 from .sources import read_bounded as read_bounded

@@ -8,22 +8,29 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from . import __version__
-from .api import Contract, check_text, load
-from .dsl.diagnostics import ContractError, Diagnostic, Span, render_all
-from .sources import read_source
+
+if TYPE_CHECKING:
+    from .api import Contract
+    from .dsl import diagnostics
+
+# The front end (pydantic, the parser) is imported inside each command, so that `--version` and
+# `--help` start as fast as click itself: a command imports ContractError, Span, load … itself
+# (module-level annotations use `diagnostics.X`, so a bare name missing its import is flagged).
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_MAY_FAIL = 0, 1, 2, 3
 INPUT_CODES = ("E0100", "E0106")
 
 
 def _emit_diagnostics(
-    diags: list[Diagnostic], sources: dict[str, str], fmt: str, limit: int
+    diags: list[diagnostics.Diagnostic], sources: dict[str, str], fmt: str, limit: int
 ) -> None:
+    from .dsl.diagnostics import render_all
+
     if fmt == "json":
         click.echo(
             json.dumps({"diagnostics": [d.to_json() for d in diags]}, indent=2, ensure_ascii=False)
@@ -33,12 +40,15 @@ def _emit_diagnostics(
         click.echo(render_all(diags, sources, limit=limit), err=False)
 
 
-def _fail_input(exc: ContractError, fmt: str = "text") -> None:
+def _fail_input(exc: diagnostics.ContractError, fmt: str = "text") -> None:
     _emit_diagnostics(exc.diagnostics, exc.sources, fmt, 50)
     sys.exit(EXIT_INPUT)
 
 
 def _load(path: str, fmt: str = "text") -> Contract:
+    from .api import load
+    from .dsl.diagnostics import ContractError
+
     try:
         return load(path)
     except ContractError as exc:
@@ -83,6 +93,9 @@ def check(files: tuple[str, ...], fmt: str, strict: bool, max_errors: int) -> No
 
     Exit 0 when clean, 1 on errors (or warnings with --strict), 2 when a file cannot be read.
     """
+    from .api import check_text, read_source
+    from .dsl.diagnostics import ContractError, Diagnostic
+
     diags: list[Diagnostic] = []
     sources: dict[str, str] = {}
     unreadable = False
@@ -174,6 +187,7 @@ def simulate(
     --goal), 3 when it may fail (because of unknown values, or because a bound left steps out),
     2 on bad input.
     """
+    from .dsl.diagnostics import ContractError, Span
     from .simulator.inputs import prepare_run
     from .simulator.report import render_text
 
@@ -287,7 +301,7 @@ def render(
     """
     import graphviz
 
-    from .dsl.diagnostics import error
+    from .dsl.diagnostics import ContractError, Span, error
     from .render import RenderError
     from .render import render as draw
 
@@ -356,7 +370,7 @@ def export_cmd(contract: str, target: str, tool: str | None, output: str | None)
     Exit 0 on success, 2 on bad input (an unreadable or invalid contract, an unknown tool, an
     output file that cannot be written).
     """
-    from .dsl.diagnostics import error
+    from .dsl.diagnostics import ContractError, Span, error
     from .export import ExportError, export
 
     c = _load(contract)
@@ -424,6 +438,7 @@ def replay_cmd(
     Exit 0 when every step agrees, 1 when some step disagrees or the contract cannot evaluate
     itself (EVAL_ERROR), 2 on bad input.
     """
+    from .dsl.diagnostics import ContractError
     from .replay import load_adapter, read_runs, render_json, render_text, replay_runs
     from .simulator.inputs import parse_now
 
@@ -462,6 +477,7 @@ def import_pddl(domain: str, problem: str, output: str | None, fmt: str) -> None
     Exit 0 on success, 2 when the PDDL cannot be read or uses what the importer does not
     support (E08xx diagnostics at file:line:col), or the output cannot be written.
     """
+    from .dsl.diagnostics import ContractError
     from .pddl import from_pddl
 
     try:

@@ -23,7 +23,6 @@ from contractsim.compiler.values import FMap
 
 ERRORS = (lib.EvalError, TypeError, KeyError, ZeroDivisionError)
 SETTINGS = settings(
-    max_examples=200,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -15,7 +15,6 @@ EXAMPLES = sorted((ROOT / "examples").glob("*/*.contract"))
 SOURCES = [p.read_text("utf-8") for p in EXAMPLES]
 
 FUZZ = settings(
-    max_examples=200,
     deadline=2000,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     derandomize=False,

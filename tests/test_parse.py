@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 import contractsim
-from contractsim import api
+from contractsim import api, sources
 from contractsim.cli import main
 from contractsim.dsl.diagnostics import ContractError, Diagnostic
 from contractsim.grammar.parse import MAX_NESTING, parse
@@ -130,6 +130,7 @@ def test_check_reports_unreadable_files_instead_of_raising(tmp_path: Path) -> No
 def test_too_large_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """E0106 needs more than 4 MiB; lower the limit instead of writing such a file."""
     monkeypatch.setattr(api, "MAX_SOURCE_BYTES", 100)
+    monkeypatch.setattr(sources, "MAX_SOURCE_BYTES", 100)
     path = tmp_path / "big.contract"
     path.write_text(HEADER + "# " + "x" * 200 + "\n")
     d = load_error(path)
@@ -284,6 +285,7 @@ def test_diagnostic_rendering_has_code_file_line_col_and_hint() -> None:
 # ---------------------------------------------------------------------------- big valid input
 
 
+@pytest.mark.slow
 def test_fifty_thousand_line_file_loads(tmp_path: Path) -> None:
     lines = [HEADER.rstrip("\n"), "state {", "  count: int = 0", "}"]
     lines += ["tool bump() {", '  require count < 10 else FULL "full"', "  effect count += 1", "}"]

@@ -146,7 +146,17 @@ def _flatten(preconditions: list[Any]) -> list[Any]:
     return out
 
 
-@pytest.mark.parametrize(("folder", "problem"), CASES, ids=[f"{f}/{p}" for f, p in CASES])
+# the larger problems take several seconds each: they run with the slow tests (.ci/run)
+QUICK = {("blocks", "probBLOCKS-4-0.pddl"), ("adl/psr-small", "problem.pddl")}
+
+
+@pytest.mark.parametrize(
+    ("folder", "problem"),
+    [
+        pytest.param(f, p, id=f"{f}/{p}", marks=() if (f, p) in QUICK else pytest.mark.slow)
+        for f, p in CASES
+    ],
+)
 def test_random_plans_and_walks_agree(folder: str, problem: str) -> None:
     pair = Pair(folder, problem)
     rng = random.Random(f"{folder}/{problem}")

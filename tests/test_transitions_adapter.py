@@ -206,7 +206,9 @@ def has_events(contract: contractsim.Contract, tool: str) -> bool:
     return any(t.ir.event is not None for ts in ctool.flow.outgoing.values() for t in ts)
 
 
-def run_differential(path: str, machine_name: str, seed: int) -> dict[str, int]:
+def run_differential(
+    path: str, machine_name: str, seed: int, sequences: int = SEQUENCES_PER_MACHINE
+) -> dict[str, int]:
     contract = load(path)
     sim = contract.simulator(now=NOW)
     cm = contract.compiled.machines[machine_name]
@@ -215,7 +217,7 @@ def run_differential(path: str, machine_name: str, seed: int) -> dict[str, int]:
     others = [t for t in contract.tools if t not in cm.tools] + ["no_such_tool"]
     rng = random.Random(seed)
     counts = {"accept": 0, "reject": 0, "invalid": 0, "calls": 0}
-    for n in range(SEQUENCES_PER_MACHINE):
+    for n in range(sequences):
         overrides = starts[0] if n % 5 == 0 or len(starts) == 1 else rng.choice(starts[1:])
         start = sim.initial_state(overrides)
         ignore = n % 4 == 0
@@ -290,12 +292,22 @@ def test_examples_have_machines() -> None:
     assert {"account", "session"} <= names
 
 
+@pytest.mark.parametrize(
+    "sequences",
+    [
+        pytest.param(SEQUENCES_PER_MACHINE // 10, id="quick"),
+        pytest.param(SEQUENCES_PER_MACHINE, id="full", marks=pytest.mark.slow),
+    ],
+)
 @pytest.mark.parametrize(("path", "machine"), CASES)
-def test_differential(path: str, machine: str) -> None:
-    counts = run_differential(path, machine, seed=zlib.crc32(f"{path}:{machine}".encode()))
-    assert counts["calls"] == SEQUENCES_PER_MACHINE * SEQUENCE_LENGTH
+def test_differential(path: str, machine: str, sequences: int) -> None:
+    seed = zlib.crc32(f"{path}:{machine}".encode())
+    counts = run_differential(path, machine, seed=seed, sequences=sequences)
+    assert counts["calls"] == sequences * SEQUENCE_LENGTH
     # every kind of answer occurs, so the comparison is not vacuous
-    assert counts["accept"] > 500 and counts["reject"] > 500 and counts["invalid"] > 200, counts
+    scale = sequences / SEQUENCES_PER_MACHINE
+    assert counts["accept"] > 500 * scale and counts["reject"] > 500 * scale, counts
+    assert counts["invalid"] > 200 * scale, counts
 
 
 # ---------------------------------------------------------------------------- unit tests

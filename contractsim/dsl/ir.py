@@ -14,7 +14,9 @@ from .diagnostics import NO_SPAN, Span
 
 
 class Node(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # defer_build: a model's validator is built when the model is first used, not at import
+    # (building all of them took most of a second, in every process that imported the IR)
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
     span: Span = NO_SPAN
 
 
@@ -490,8 +492,3 @@ class Contract(Node):
             if tool.name == name:
                 return tool
         return None
-
-
-for _model in list(globals().values()):
-    if isinstance(_model, type) and issubclass(_model, BaseModel) and _model is not BaseModel:
-        _model.model_rebuild()

@@ -10,12 +10,11 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ..dsl.diagnostics import ContractError, Diagnostic, Span, error
+from . import literals, tables
 
 MAX_NESTING = 64
 """Deepest bracket nesting accepted; deeper input is refused before parsing."""
 
-# a contract is parsed into a positioned tree: ~450 MB of memory and ~12 s per MiB of source
-MAX_SOURCE_BYTES = 4 * 1024 * 1024
 
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _TOP_LEVEL = frozenset(
@@ -64,16 +63,11 @@ def grammar_text() -> str:
 
 @functools.lru_cache(maxsize=1)
 def parser() -> Lark:
-    """The LALR parser, built once per process. Two start symbols: whole files and ``expr``
-    (message templates parse their ``{…}`` holes with it)."""
-    return Lark(
-        grammar_text(),
-        parser="lalr",
-        lexer="contextual",
-        propagate_positions=True,
-        maybe_placeholders=True,
-        start=["start", "expr"],
-    )
+    """The LALR parser, loaded once per process from the tables built ahead of time (see
+    :mod:`contractsim.grammar.tables`), or built from the grammar when they are stale. Two start
+    symbols: whole files and ``expr`` (message templates parse their ``{…}`` holes with it)."""
+    grammar = grammar_text()
+    return tables.load_stored(grammar) or tables.build(grammar)
 
 
 def parse(text: str, filename: str = "<string>", start: str = "start") -> Tree[Token]:
@@ -94,6 +88,10 @@ def parse(text: str, filename: str = "<string>", start: str = "start") -> Tree[T
     if nesting is not None:
         raise ContractError([nesting], {filename: text})
     try:
+        if start == "start":
+            tree = _parse_with_fast_literals(text)
+            if tree is not None:
+                return tree
         return _parse_tree(text, start)
     except UnexpectedInput as exc:
         raise ContractError([_syntax_diagnostic(exc, text, filename)], {filename: text}) from None
@@ -196,6 +194,29 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # what follows a field, state variable or assigned name (`tags: str`, `cost += 1`, `risk[k] = 1`);
 # a keyword followed by anything else stays a keyword, so its syntax error reads as before
 _NAME_USE = re.compile(r"[ \t\r\n]*(?:\?|:|=(?!=)|\+=|-[=>]|\.|\[)")
+
+
+def _parse_with_fast_literals(text: str) -> Tree[Token] | None:
+    """The tree of a text with large literals, their elements read by :mod:`.literals` rather
+    than by lark; None when there are none, or when lark must read the text as it is."""
+    blanked, found = literals.blank_literals(text, _keywords())
+    if not found:
+        return None
+    try:
+        tree = _parse_tree(blanked, "start")
+    except UnexpectedInput:
+        return None  # the error is reported from the text as written
+    return tree if literals.splice_literals(tree, found) else None
+
+
+@functools.lru_cache(maxsize=1)
+def _keywords() -> frozenset[str]:
+    """The words the grammar reserves somewhere (a literal that uses one is left to lark)."""
+    return frozenset(
+        t.pattern.value
+        for t in parser().terminals
+        if t.pattern.type == "str" and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", t.pattern.value)
+    )
 
 
 def _blank(text: str) -> bool:

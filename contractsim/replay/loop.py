@@ -22,7 +22,10 @@ from .traces import Run
 
 if TYPE_CHECKING:
     from ..api import Contract
-    from ..simulator.engine import Simulator
+    from ..simulator.engine import Simulator, Violation
+    from ..simulator.observe import Observed
+    from ..simulator.state import State
+    from .traces import Step
 
 DEFAULT_NOW = datetime(2000, 1, 1, tzinfo=timezone.utc)
 """The time of runs that carry no ``now`` when none is given: fixed, so replays are repeatable."""
@@ -286,6 +289,7 @@ def replay_runs(contract: Contract, runs: list[Run], now: datetime | None = None
         sim = sims.get(when)
         if sim is None:
             sim = sims[when] = contract.simulator(now=when)
+            sim.explain = False  # only the disagreements are explained (see _explained)
         _replay_one(sim, run, out)
         out.runs += 1
     return out
@@ -334,7 +338,7 @@ def _replay_one(sim: Simulator, run: Run, out: ReplayResult) -> None:
                 args=step.args,
                 state=state.to_json(),
                 predicted=verdict,
-                violations=[v.to_json() for v in obs.prediction.violations],
+                violations=[v.to_json() for v in _explained(sim, state, step, obs)],
                 outcome=step.outcome,
                 error=step.error,
                 notes=obs.notes + obs.ambiguities,
@@ -369,3 +373,15 @@ def _count_rule(
         where = f"{run.name} step {step}" + (f": {error}" if error and outcome != "ok" else "")
         row = out.by_rule[(code, outcome, message)] = RuleRow(code, outcome, message, 0, where)
     row.steps += 1
+
+
+def _explained(sim: Simulator, state: State, step: Step, obs: Observed) -> list[Violation]:
+    """The prediction's violations with the values of their conditions' parts: the prediction
+    made again with explanations on (it is deterministic: the same state, tool and arguments)."""
+    if not obs.prediction.violations or sim.explain:
+        return obs.prediction.violations
+    sim.explain = True
+    try:
+        return sim.step(state, step.tool, step.args).violations
+    finally:
+        sim.explain = False

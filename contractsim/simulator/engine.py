@@ -214,6 +214,9 @@ class Simulator:
         from .fast import NullContext
 
         self._null_ctx = NullContext(self.today, self.now)
+        self.explain = True
+        """Show the values of a failed condition's parts in its violation (``Violation.values``).
+        Replay turns this off and explains only the steps it reports (a third of its time)."""
         # caches, filled on first use
         self._result_use: dict[tuple[str, str], bool] = {}
         self._fast_tools: dict[str, Any] = {}
@@ -1011,7 +1014,11 @@ class Simulator:
         safe = state.has_unknown
         message = self._render(cond.message, state, values, ctool, safe)
         hint = self._render(cond.hint, state, values, ctool, safe)
-        explained = self.compiled.interpreter.explain(cond.ir.cond, self._env(state, values))
+        explained = (
+            self.compiled.interpreter.explain(cond.ir.cond, self._env(state, values))
+            if self.explain
+            else ()
+        )
         shown = tuple(
             (text, v if isinstance(v, str) and v.startswith("<error") else show(v))
             for text, v in explained

@@ -1,0 +1,236 @@
+"""What keeps start-up fast: the stored LALR tables, lazy imports, lazily built IR validators.
+
+Timings themselves live in benchmarks/ (never timed assertions here); these tests pin down the
+mechanisms and that they change no result.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedInput
+
+import contractsim
+from contractsim.dsl.diagnostics import ContractError
+from contractsim.grammar import literals, tables
+from contractsim.grammar.parse import _keywords, grammar_text, parse, parser
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = sorted(ROOT.glob("examples/*/*.contract")) + sorted(ROOT.glob("tests/golden/*.contract"))
+
+
+@pytest.fixture(scope="module")
+def built() -> Lark:
+    return tables.build(grammar_text())
+
+
+def test_stored_tables_are_up_to_date() -> None:
+    stored = tables.load_stored(grammar_text())
+    assert stored is not None, (
+        "contractsim/grammar/contract_tables.json does not belong to contract.lark (or to this "
+        "lark version): run `python -m contractsim.grammar.tables` and commit the file"
+    )
+    assert parser() is not None
+
+
+def _shape(tree: Tree[Token] | Token) -> object:
+    """A tree with every token's type, text and position (what lowering reads)."""
+    if isinstance(tree, Token):
+        return (tree.type, str(tree), tree.line, tree.column, tree.end_line, tree.end_column)
+    if tree is None:
+        return None
+    meta = tree.meta
+    where = (meta.line, meta.column, meta.end_line, meta.end_column) if not meta.empty else None
+    return (tree.data, where, [_shape(c) for c in tree.children])
+
+
+def _error(exc: UnexpectedInput) -> object:
+    expected = getattr(exc, "expected", None) or getattr(exc, "allowed", None) or ()
+    return (type(exc).__name__, exc.line, exc.column, sorted(expected))
+
+
+def test_stored_parser_parses_like_the_grammar(built: Lark) -> None:
+    stored = tables.load_stored(grammar_text())
+    assert stored is not None
+    for path in SOURCES:
+        text = path.read_text("utf-8")
+        try:
+            expected: object = _shape(built.parse(text, start="start"))
+        except UnexpectedInput as exc:  # a golden file with a syntax error: the same error
+            expected = _error(exc)
+        try:
+            got: object = _shape(stored.parse(text, start="start"))
+        except UnexpectedInput as exc:
+            got = _error(exc)
+        assert got == expected, path
+    for expr in ('a + b * c in {"x"}', "all(p in files for p in keys(dirs)) or not x.y[1]"):
+        assert _shape(stored.parse(expr, start="expr")) == _shape(built.parse(expr, start="expr"))
+    assert {t.name for t in stored.terminals} == {t.name for t in built.terminals}
+
+
+def test_stale_tables_fall_back_to_the_grammar() -> None:
+    assert tables.load_stored(grammar_text() + "\n// changed\n") is None
+
+
+def test_tables_round_trip_through_json(built: Lark) -> None:
+    import json
+
+    key = tables.grammar_key(grammar_text())
+    stored = json.loads(tables.dumps(built, key), object_hook=tables._decode)
+    from lark.grammar import Rule
+    from lark.lexer import TerminalDef
+
+    data, memo = built.memo_serialize([TerminalDef, Rule])
+    assert stored["key"] == key
+    assert stored["data"] == data and stored["memo"] == memo
+
+
+def _imported_after(code: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", code + "; import sys; print(' '.join(sorted(sys.modules)))"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    ).stdout.split()
+    return set(out)
+
+
+def test_version_imports_neither_pydantic_nor_the_parser() -> None:
+    mods = _imported_after("import contractsim, contractsim.cli")
+    assert not {m for m in mods if m.startswith(("pydantic", "lark", "contractsim.dsl"))}
+
+
+def test_check_does_not_import_the_simulator() -> None:
+    mods = _imported_after(
+        "from contractsim import check_text; check_text('contract c version \"1.0.0\"')"
+    )
+    assert "contractsim.dsl.ir" in mods
+    assert not {m for m in mods if m.startswith(("contractsim.simulator", "contractsim.runtime"))}
+
+
+# ------------------------------------------------------------------ the fast path for literals
+
+
+def _element(rng: random.Random, depth: int) -> str:
+    kind = rng.randrange(12 if depth < 3 else 7)
+    if kind == 0:
+        body = rng.choice(["a", "", "x y", 'say \\"hi\\"', "tab\\t", "é", "{1, 2}", "# no", "=["])
+        return f'"{body}"'
+    if kind == 1:
+        return str(rng.randrange(100000))
+    if kind == 2:
+        return rng.choice(["1.5", "0.25e3", "2E-2", "10e5"])
+    if kind == 3:
+        return rng.choice(["-3", "- 4.5", "-0"])
+    if kind == 4:
+        return rng.choice(["true", "false", "null", "none", "True", "NAME_1", "_x"])
+    if kind == 5:
+        return rng.choice(["Block.a", "Color.red", "E.true"[:5], "S.member_2"])
+    if kind == 6:
+        # things the fast path must leave to lark (or refuse exactly as lark does)
+        return rng.choice(
+            ['"""long"""', 'r"raw"', "(1)", "in", "a.b.c", "f(x)", "1 + 2", "x[1]", "1.a", "not x"]
+        )
+    sep = rng.choice([", ", ",", " ,\n  ", ", # note\n"])
+    items = [_element(rng, depth + 1) for _ in range(rng.randrange(4))]
+    trailing = rng.choice(["", ","]) if items else ""
+    if kind == 7:
+        if not items:
+            items = [_element(rng, depth + 1)]
+            trailing = ","
+        elif len(items) == 1:
+            trailing = ","
+        return "(" + sep.join(items) + trailing + ")"
+    if kind == 8:
+        return "[" + sep.join(items) + trailing + "]"
+    if kind in (9, 10):
+        return "{" + sep.join(items) + trailing + "}"
+    entries = [f"{_element(rng, depth + 1)}: {_element(rng, depth + 1)}" for _ in items]
+    return "{" + sep.join(entries) + trailing + "}"
+
+
+def _parsed(text: str) -> object:
+    try:
+        return _shape(parse(text, "t.contract"))
+    except ContractError as exc:
+        return [d.model_dump() for d in exc.diagnostics]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_fast_literals_parse_exactly_like_lark(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(seed)
+    for _ in range(40):
+        body = _element(rng, 0)
+        if not body.startswith(("{", "[")):
+            body = "[" + body + "]"
+        text = (
+            'contract c version "1.0.0"\n'
+            f"state {{\n  xs: set[int] = {body}\n  n: int = 0\n}}\n"
+            f"const K = {{1, 2}}\ntool t() {{ effect n = n + 1 }}\n"
+        )
+        monkeypatch.setattr(literals, "FAST_LITERAL_MIN", 10**9)
+        expected = _parsed(text)
+        monkeypatch.setattr(literals, "FAST_LITERAL_MIN", 1)
+        assert _parsed(text) == expected, text
+
+
+def test_every_example_and_golden_file_parses_the_same_with_fast_literals(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    used = 0
+    for path in SOURCES:
+        text = path.read_text("utf-8")
+        monkeypatch.setattr(literals, "FAST_LITERAL_MIN", 10**9)
+        expected = _parsed(text)
+        monkeypatch.setattr(literals, "FAST_LITERAL_MIN", 1)
+        used += bool(literals.blank_literals(text, _keywords())[1])
+        assert _parsed(text) == expected, path
+    assert used > 10  # the fast path really read literals of these files
+
+
+def test_a_large_literal_takes_the_fast_path() -> None:
+    pairs = ", ".join(f'("k{i}", "v{i}")' for i in range(2000))
+    text = f'contract c version "1.0.0"\nstate {{\n  p: set[tuple[str, str]] = {{{pairs}}}\n}}\n'
+    blanked, found = literals.blank_literals(text, _keywords())
+    assert len(found) == 1 and len(blanked) == len(text)
+    assert blanked.count("\n") == text.count("\n")
+    tree = parse(text)
+    assert _shape(tree) == _shape(parser().parse(text, start="start"))
+
+
+# ------------------------------------------------------------------ replay explains lazily
+
+
+def test_replay_explains_exactly_the_disagreements() -> None:
+    """Replay skips explaining failed conditions (a third of its time) except for the steps it
+    reports, which get the same violations, values included, as a simulator that explains all."""
+    from contractsim.api import load
+    from contractsim.replay import Run, Step, replay_runs
+
+    contract = load(ROOT / "examples/gorilla_fs/gorilla_fs.contract")
+    steps = [
+        Step("cat", {"file_name": "ghost.txt"}, "ok", None, None),  # predicted to fail
+        Step("touch", {"file_name": "a.txt"}, "ok", None, None),
+        Step("cat", {"file_name": "a.txt"}, "ok", None, None),
+        Step("mkdir", {"dir_name": "a.txt"}, "ok", None, None),  # predicted to fail too
+    ]
+    run = Run(name="r", index=1, line=1, state={}, now=None, steps=steps)
+    result = replay_runs(contract, [run])
+    assert [d.step for d in result.disagreements] == [1, 4]
+    sim = contract.simulator(now="2000-01-01T00:00:00Z")
+    assert sim.explain
+    state = sim.state_with({})
+    expected = []
+    for s in steps:
+        step = sim.step(state, s.tool, s.args)
+        if step.verdict != "ok":
+            expected.append([v.to_json() for v in step.violations])
+        state = sim.observe(state, s.tool, s.args, contractsim.Observation("ok", None, None)).state
+    assert [d.violations for d in result.disagreements] == expected
+    assert any(v.get("values") for vs in expected for v in vs)  # there was something to explain
