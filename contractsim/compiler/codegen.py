@@ -22,6 +22,7 @@ from ..dsl import ir
 from ..dsl.diagnostics import Span
 from ..dsl.pretty import expr_text
 from ..dsl.walk import assigned_roots, lvalue_path, stmt_exprs, used_names, walk_stmts
+from .empty import empty_of
 
 CONTEXT_FUNCS = ("today", "now", "fresh", "old")
 
@@ -442,8 +443,6 @@ class CodeGen:
         var = next((v for v in self.contract.state if v.name == target.name), None)
         if var is None:
             return None
-        from .compile import empty_of
-
         value = empty_of(var.type, {t.name: t.type for t in self.contract.types})
         return (
             "FMap()"

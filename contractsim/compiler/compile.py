@@ -13,6 +13,7 @@ from ..dsl import ir
 from ..dsl.diagnostics import Span
 from . import lib
 from .codegen import CodeGen, Source
+from .empty import empty_of
 from .interp import Env, Interpreter, empty_like, quantify, sum_values
 from .validators import ValidatorBuilder
 from .values import UNKNOWN, FMap, Fresh
@@ -539,17 +540,6 @@ def initial_state(
         values[slots[f"machine:{m.name}"]] = m.initial[0].name
     values[-1] = 0
     return tuple(values)
-
-
-def empty_of(t: ir.TypeExpr, decls: dict[str, ir.TypeExpr]) -> Any:
-    """The empty value of a collection type (``{}`` as a map or a set)."""
-    seen = 0
-    while isinstance(t, ir.NamedType) and t.name in decls and seen < 64:
-        t = decls[t.name]
-        seen += 1
-    if isinstance(t, ir.GenericType):
-        return {"map": FMap(), "list": ()}.get(t.name, frozenset())
-    return frozenset()
 
 
 def compile_contract(contract: ir.Contract, source_text: str = "") -> CompiledContract:
