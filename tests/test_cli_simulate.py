@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from conftest import write
 
 from contractsim.cli import main
 
@@ -42,11 +43,6 @@ tool put(n: int) {
 def d(tmp_path: Path) -> Path:
     (tmp_path / "c.contract").write_text(CONTRACT, encoding="utf-8")
     return tmp_path
-
-
-def write(d: Path, name: str, text: str) -> str:
-    (d / name).write_text(text, encoding="utf-8")
-    return str(d / name)
 
 
 def run(d: Path, plan: str, *extra: str) -> Result:

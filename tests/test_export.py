@@ -11,11 +11,10 @@ from typing import Any
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
+from conftest import cli_exit
 from pydantic import ValidationError
 
 from contractsim.api import load, loads
-from contractsim.cli import main
 from contractsim.compiler.validators import FORMAT_CHECKS
 from contractsim.export import (
     TARGETS,
@@ -367,9 +366,7 @@ def test_exports_are_deterministic() -> None:
 
 
 def run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(main, ["export", *args])
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.output
+    return cli_exit("export", *args)
 
 
 @pytest.mark.parametrize("target", TARGETS)
