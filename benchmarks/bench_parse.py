@@ -280,6 +280,7 @@ def _phase_split(text: str, repeat: int) -> dict[str, float] | None:
 
     Internal API: if it moves, the split is skipped rather than failing the benchmark."""
     try:
+        from contractsim.compiler.checks import COMPILER_CHECKS
         from contractsim.dsl.check import check_contract
         from contractsim.dsl.lower import lower
         from contractsim.grammar.parse import parse
@@ -293,7 +294,7 @@ def _phase_split(text: str, repeat: int) -> dict[str, float] | None:
         t1 = time.perf_counter()
         contract, _ = lower(tree, "bench.contract")
         t2 = time.perf_counter()
-        check_contract(contract)
+        check_contract(contract, COMPILER_CHECKS)
         t3 = time.perf_counter()
         parse_t.append(t1 - t0)
         lower_t.append(t2 - t1)

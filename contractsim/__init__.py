@@ -2,6 +2,13 @@
 
 Load a contract with :func:`load` or :func:`loads`, check files with :func:`check`, dry-run plans
 with ``contract.simulator()``, guard real tool calls with ``contract.guard()``.
+
+The packages follow the pipeline, bottom to top (docs/architecture.md): :mod:`.sources` reads
+input files and ``dsl.diagnostics`` reports; :mod:`.grammar` parses text; :mod:`.dsl` lowers it to
+IR and checks it; :mod:`.compiler` compiles the IR; :mod:`.simulator` runs it; :mod:`.runtime`,
+:mod:`.replay`, :mod:`.export`, :mod:`.render` and :mod:`.pddl` build on them; :mod:`.api` is the
+façade and :mod:`.cli` the command line. A module imports only from its own package or a lower
+layer (``tests/test_layers.py``).
 """
 
 from typing import TYPE_CHECKING, Any

@@ -7,6 +7,7 @@ import gc
 import os
 from collections.abc import Iterable, Mapping
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .dsl import ir
@@ -195,7 +196,9 @@ def _front_end_passes(text: str, filename: str) -> tuple[ir.Contract | None, lis
         contract, diags = lower(tree, filename)
         if any(d.severity == "error" for d in diags):
             return contract, diags
-        resolved, more = check_and_resolve(contract)
+        from .compiler.checks import COMPILER_CHECKS
+
+        resolved, more = check_and_resolve(contract, COMPILER_CHECKS)
         return resolved, diags + more
     except RecursionError:
         # a safety net: the nesting limits above are meant to keep every pass within Python's
@@ -252,16 +255,26 @@ def load(path: str | os.PathLike[str]) -> Contract:
 def from_pddl(
     domain: str | os.PathLike[str], problem: str | os.PathLike[str], filename: str | None = None
 ) -> Contract:
-    """Import a PDDL domain and problem as a checked :class:`Contract` (docs/pddl.md); raises
-    :class:`ContractError` with E08xx diagnostics located in the PDDL files."""
-    from .pddl import from_pddl as _from_pddl
+    """Import a PDDL domain and problem (paths) as a checked :class:`Contract` (docs/pddl.md).
+
+    Predicates become state relations, objects enum members, ``:init`` the initial state and
+    ``:goal`` the goal ``solved``; ``contract.source`` is the generated text. Raises
+    :class:`ContractError` (E08xx, located in the PDDL files) for unsupported or malformed
+    PDDL."""
+    from . import pddl
 
     _expect_path(domain, "domain")
     _expect_path(problem, "problem")
     if filename is not None and not isinstance(filename, str):
         raise TypeError(f"filename must be a str or None, not {type(filename).__name__}")
-
-    return _from_pddl(domain, problem, filename)
+    domain_text = pddl.read_pddl_file(domain, "domain")
+    problem_text = pddl.read_pddl_file(problem, "problem")
+    text = pddl.pddl_to_contract(domain_text, problem_text, str(domain), str(problem))
+    name = filename or Path(str(problem)).with_suffix(".contract").name
+    try:
+        return loads(text, name)
+    except ContractError as exc:
+        raise pddl.importer_bug(exc, str(domain), domain_text) from None
 
 
 def _expect_text(text: Any, filename: Any) -> None:

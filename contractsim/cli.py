@@ -477,8 +477,8 @@ def import_pddl(domain: str, problem: str, output: str | None, fmt: str) -> None
     Exit 0 on success, 2 when the PDDL cannot be read or uses what the importer does not
     support (E08xx diagnostics at file:line:col), or the output cannot be written.
     """
+    from .api import from_pddl
     from .dsl.diagnostics import ContractError
-    from .pddl import from_pddl
 
     try:
         contract = from_pddl(domain, problem)

@@ -15,22 +15,18 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
+from conftest import cli, write
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 import contractsim
 from contractsim.api import check_text
-from contractsim.cli import main
 from contractsim.dsl.diagnostics import ContractError
 from contractsim.simulator.inputs import parse_plan
 
 NOW = "2024-06-01T12:00:00Z"
 HEAD = 'contract adv version "1.0.0"\n'
-
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args))
 
 
 def no_crash(r: Result) -> None:
@@ -45,12 +41,6 @@ def errors(text: str) -> list[str]:
 
 def run_plan(text: str, plan: list[dict]) -> object:
     return contractsim.loads(text, "adv.contract").simulator(now=NOW).run(plan)
-
-
-def write(tmp_path: Path, name: str, text: str) -> str:
-    p = tmp_path / name
-    p.write_text(text, encoding="utf-8")
-    return str(p)
 
 
 def sub(

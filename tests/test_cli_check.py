@@ -6,9 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-
-from contractsim.cli import main
+from conftest import cli_exit, write
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*/*.contract"))
@@ -25,15 +23,7 @@ ERRORS = (
 
 
 def run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(main, ["check", *args])
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.output
-
-
-def write(tmp_path: Path, name: str, text: str) -> str:
-    path = tmp_path / name
-    path.write_text(text, "utf-8")
-    return str(path)
+    return cli_exit("check", *args)
 
 
 def test_examples_are_clean() -> None:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from conftest import write
 
 from contractsim.cli import main
 
@@ -39,11 +43,6 @@ tool put(n: int) {
 def d(tmp_path: Path) -> Path:
     (tmp_path / "c.contract").write_text(CONTRACT, encoding="utf-8")
     return tmp_path
-
-
-def write(d: Path, name: str, text: str) -> str:
-    (d / name).write_text(text, encoding="utf-8")
-    return str(d / name)
 
 
 def run(d: Path, plan: str, *extra: str) -> Result:
@@ -367,3 +366,45 @@ def test_a_rule_broken_only_after_a_failure_says_where_not_why(tmp_path: Path) -
     assert res.exit_code == 3, res.output
     assert "✗ OFFLINE: `online` is false (only on branches that failed at step 1)" in res.output
     assert "only after" not in res.output
+
+
+# ------------------------------------------------------- found in review: determinism
+
+
+def test_set_order_never_depends_on_the_hash_seed(tmp_path: Path) -> None:
+    contract = tmp_path / "c.contract"
+    contract.write_text(
+        'contract c version "1.0.0"\n'
+        'state { s: set[str] = {"pear", "apple", "fig", "kiwi", "plum"}  out: str = "" '
+        " first: list[str] = [] }\n"
+        'tool t() { effect { out = join(s, ","); first = take(s, 2) } }\n'
+    )
+    plan = tmp_path / "p.yaml"
+    plan.write_text("- tool: t\n")
+    outputs = set()
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        res = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "contractsim.cli",
+                "simulate",
+                str(contract),
+                str(plan),
+                "--format",
+                "json",
+                "--now",
+                NOW,
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        assert res.returncode == 0, res.stderr
+        outputs.add(res.stdout)
+    assert len(outputs) == 1
+    final = json.loads(outputs.pop())["branches"][0]["final_state"]
+    assert final["out"] == "apple,fig,kiwi,pear,plum"
+    assert final["first"] == ["apple", "fig"]

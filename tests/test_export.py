@@ -11,11 +11,10 @@ from typing import Any
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
+from conftest import cli_exit
 from pydantic import ValidationError
 
 from contractsim.api import load, loads
-from contractsim.cli import main
 from contractsim.compiler.validators import FORMAT_CHECKS
 from contractsim.export import (
     TARGETS,
@@ -367,9 +366,7 @@ def test_exports_are_deterministic() -> None:
 
 
 def run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(main, ["export", *args])
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.output
+    return cli_exit("export", *args)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -431,3 +428,62 @@ def test_function_names_past_64_characters_are_refused(tmp_path: Path, target: s
     code, out = run(str(path), "--to", target)
     assert code == 2 and "error[E0706]: tool `ttttt" in out
     assert contract.export("jsonschema")  # other targets have no such rule
+
+
+# ----------------------------------------------- found in review: OpenAI, card, OpenAPI
+
+
+TYPES = """contract t version "1.0.0"
+type Lower = str pattern r"^[a-z]+$"
+type Percent = float min 0 max 100
+type Odd = enum { plain, "x\\"y", "new\\nline" }
+state { count: int = 0 }
+tool g(a?: map[str, int], b: Lower pattern r"^a", c: Percent max 200, o: Odd = "plain") { }
+tool start() { }
+tool stop() { }
+machine life {
+  states idle, busy
+  initial idle
+  final idle
+  idle -> busy on start when count < 3
+  busy -> busy on g
+  busy -> idle on stop
+}
+"""
+
+
+def _openai_props() -> dict[str, dict[str, object]]:
+    tools = loads(TYPES).export("openai")
+    assert isinstance(tools, list)
+    g = next(t for t in tools if t["function"]["name"] == "g")
+    return g["function"]["parameters"]["properties"]  # type: ignore[no-any-return]
+
+
+def test_openai_optional_map_becomes_a_nullable_list_of_pairs() -> None:
+    a = _openai_props()["a"]
+    assert a["type"] == ["array", "null"]
+    assert a["items"]["additionalProperties"] is False  # type: ignore[index]
+
+
+def test_openai_use_site_constraints_add_to_the_type_s_own() -> None:
+    props = _openai_props()
+    assert props["b"]["pattern"] == "^[a-z]+$"
+    assert "^a" in str(props["b"]["description"])
+    assert (props["c"]["minimum"], props["c"]["maximum"]) == (0, 100)
+
+
+def test_card_names_protocol_guards_and_escapes_strings() -> None:
+    c = loads(TYPES)
+    card = c.card("start")
+    assert "idle (when count < 3)" in card
+    assert "idle -> busy when count < 3" in card
+    g_card = c.card("g")
+    assert '"x\\"y"' in g_card and '"new\\nline"' in g_card
+
+
+def test_openapi_machines_keep_their_guards() -> None:
+    doc = loads(TYPES).export("openapi")
+    assert isinstance(doc, dict)
+    (machine,) = doc["x-contract-machines"]
+    start = next(t for t in machine["transitions"] if t["on"] == "start")
+    assert start["when"] == "count < 3"

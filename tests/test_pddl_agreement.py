@@ -15,17 +15,15 @@ from typing import Any
 
 import pytest
 
-up = pytest.importorskip("unified_planning")
+import contractsim
+from contractsim.dsl.diagnostics import ContractError
 
-from unified_planning.engines.sequential_simulator import (  # noqa: E402
-    UPSequentialSimulator,
-)
-from unified_planning.exceptions import UPInvalidActionError  # noqa: E402
-from unified_planning.io import PDDLReader  # noqa: E402
-from unified_planning.shortcuts import get_environment  # noqa: E402
-
-import contractsim  # noqa: E402
-from contractsim.dsl.diagnostics import ContractError  # noqa: E402
+# unified-planning is in the `test` extra; without it the module is skipped, not an error.
+_sequential = pytest.importorskip("unified_planning.engines.sequential_simulator")
+UPSequentialSimulator = _sequential.UPSequentialSimulator
+UPInvalidActionError = pytest.importorskip("unified_planning.exceptions").UPInvalidActionError
+PDDLReader = pytest.importorskip("unified_planning.io").PDDLReader
+get_environment = pytest.importorskip("unified_planning.shortcuts").get_environment
 
 get_environment().credits_stream = None
 # unified-planning's PDDL reader calls pyparsing's old names

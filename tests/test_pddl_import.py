@@ -406,7 +406,7 @@ def test_a_contract_the_importer_gets_wrong_is_reported_at_the_pddl(
         lambda *_: 'contract c version "1.0.0"\nstate { set: int = 0 }\n',
     )
     with pytest.raises(ContractError) as info:
-        pddl.from_pddl(tmp_path / "d.pddl", tmp_path / "p.pddl")
+        contractsim.from_pddl(tmp_path / "d.pddl", tmp_path / "p.pddl")
     (d,) = info.value.diagnostics
     assert (d.code, d.span.file, d.span.line) == ("E0811", str(tmp_path / "d.pddl"), 1)
     assert d.message == (

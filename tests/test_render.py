@@ -19,6 +19,7 @@ from contractsim.cli import main
 from contractsim.render import RenderError
 from contractsim.render.deps import dependencies
 from contractsim.render.mermaid import escape as mermaid_escape
+from contractsim.render.mermaid import node_id
 from contractsim.simulator.explore import PlanReport
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -448,3 +449,36 @@ def test_cli_plan_overlay(tmp_path: Path) -> None:
     assert code == 2
     code, out_text, _ = _run(str(SESSION), "--plan", str(plan), "--now", "yesterday")
     assert code == 2 and "E0705" in out_text
+
+
+# ------------------------------------------------------- found in review: ids, dependencies
+
+
+GUARDED_MACHINE = """contract t version "1.0.0"
+type Lower = str pattern r"^[a-z]+$"
+type Percent = float min 0 max 100
+type Odd = enum { plain, "x\\"y", "new\\nline" }
+state { count: int = 0 }
+tool g(a?: map[str, int], b: Lower pattern r"^a", c: Percent max 200, o: Odd = "plain") { }
+tool start() { }
+tool stop() { }
+machine life {
+  states idle, busy
+  initial idle
+  final idle
+  idle -> busy on start when count < 3
+  busy -> busy on g
+  busy -> idle on stop
+}
+"""
+
+
+def test_mermaid_ids_are_sanitised_and_stay_distinct() -> None:
+    assert node_id("plan_tool_end x") == "plan_tool_end_x20_x"
+    assert node_id('foo-bar"baz') != node_id("foo_bar_baz")
+    assert all(ch.isalnum() or ch == "_" for ch in node_id('a.b|c"d<e>'))
+
+
+def test_a_protocol_self_loop_enables_nothing() -> None:
+    deps = dependencies(contractsim.loads(GUARDED_MACHINE).ir)
+    assert not any(d.source == "g" and "machine life" in d.reasons for d in deps)

@@ -16,14 +16,18 @@ import re
 import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ..dsl import ir
 from ..dsl.diagnostics import Span
 from ..dsl.pretty import expr_text
 from ..dsl.walk import assigned_roots, lvalue_path, stmt_exprs, used_names, walk_stmts
+from .empty import empty_of
 
 CONTEXT_FUNCS = ("today", "now", "fresh", "old")
+
+Flavour = Literal["fast", "safe"]
+"""Which of the two generated functions: plain Python operators, or three-valued helpers."""
 
 
 @dataclass
@@ -62,10 +66,10 @@ class Source:
 class CodeGen:
     """Generates the Python source of one contract's predicates, conditions and effects."""
 
-    def __init__(self, contract: ir.Contract, slots: dict[str, int], safe: bool) -> None:
+    def __init__(self, contract: ir.Contract, slots: dict[str, int], flavour: Flavour) -> None:
         self.contract = contract
         self.slots = slots
-        self.safe = safe
+        self.safe = flavour == "safe"
         self.enums = {
             t.name: {m.value for m in t.type.members}
             for t in contract.types
@@ -442,8 +446,6 @@ class CodeGen:
         var = next((v for v in self.contract.state if v.name == target.name), None)
         if var is None:
             return None
-        from .compile import empty_of
-
         value = empty_of(var.type, {t.name: t.type for t in self.contract.types})
         return (
             "FMap()"

@@ -12,12 +12,14 @@ from pydantic import BaseModel
 from ..dsl import ir
 from ..dsl.diagnostics import Span
 from . import lib
-from .codegen import CodeGen, Source
+from .codegen import CodeGen, Flavour, Source
+from .empty import empty_of
 from .interp import Env, Interpreter, empty_like, quantify, sum_values
 from .validators import ValidatorBuilder
 from .values import UNKNOWN, FMap, Fresh
 
 Fn = Callable[..., Any]
+FLAVOURS: tuple[Flavour, ...] = ("fast", "safe")
 
 
 @dataclass
@@ -207,9 +209,10 @@ def _safe_quant(op: str, coll: Any, body: Fn) -> Any:
 
 
 def runtime_env(
-    consts: dict[str, Any], defaults: dict[tuple[str, str], Any], safe: bool
+    consts: dict[str, Any], defaults: dict[tuple[str, str], Any], flavour: Flavour
 ) -> dict[str, Any]:
     """The only names generated code can reach. No builtins."""
+    safe = flavour == "safe"
     env: dict[str, Any] = {
         "__builtins__": {},
         "U": UNKNOWN,
@@ -260,13 +263,10 @@ class _Builder:
         self.interpreter = Interpreter(contract)
         self.consts = self._consts()
         self.defaults = self._defaults()
-        self.gen = {
-            False: CodeGen(contract, self.slots, safe=False),
-            True: CodeGen(contract, self.slots, safe=True),
-        }
-        self.src = {False: Source(), True: Source()}
+        self.gen = {flavour: CodeGen(contract, self.slots, flavour) for flavour in FLAVOURS}
+        self.src = {flavour: Source() for flavour in FLAVOURS}
         self._n = 0
-        for flavour in (False, True):
+        for flavour in FLAVOURS:
             for pred in contract.predicates:
                 self.gen[flavour].predicate_function(self.src[flavour], pred)
 
@@ -297,10 +297,10 @@ class _Builder:
 
     def expr_fn(self, e: ir.Expr, params: tuple[ir.Param, ...]) -> Compiled:
         name = self.name("expr")
-        for flavour in (False, True):
+        for flavour in FLAVOURS:
             self.gen[flavour].expr_function(self.src[flavour], name, e, params, e.span)
         return Compiled(
-            fast=_Lazy(self, name, False), safe=_Lazy(self, name, True), span=e.span, ir=e
+            fast=_Lazy(self, name, "fast"), safe=_Lazy(self, name, "safe"), span=e.span, ir=e
         )
 
     def effect_fn(
@@ -309,10 +309,10 @@ class _Builder:
         if not body:
             return None
         name = self.name("effect")
-        for flavour in (False, True):
+        for flavour in FLAVOURS:
             self.gen[flavour].effect_function(self.src[flavour], name, body, params, span)
         return Compiled(
-            fast=_Lazy(self, name, False), safe=_Lazy(self, name, True), span=span, ir=body
+            fast=_Lazy(self, name, "fast"), safe=_Lazy(self, name, "safe"), span=span, ir=body
         )
 
     def template_fn(self, t: ir.Template | None, params: tuple[ir.Param, ...]) -> TemplateFn | None:
@@ -322,10 +322,10 @@ class _Builder:
         if not holes:
             return TemplateFn(t, None)
         name = self.name("template")
-        for flavour in (False, True):
+        for flavour in FLAVOURS:
             self.gen[flavour].tuple_function(self.src[flavour], name, holes, params, t.span)
         return TemplateFn(
-            t, Compiled(fast=_Lazy(self, name, False), safe=_Lazy(self, name, True), span=t.span)
+            t, Compiled(fast=_Lazy(self, name, "fast"), safe=_Lazy(self, name, "safe"), span=t.span)
         )
 
     def condition(self, cond: ir.Condition, params: tuple[ir.Param, ...]) -> CCondition:
@@ -344,7 +344,7 @@ class _Builder:
         for nxt in requires[1:]:
             conj = ir.Binary(op="and", left=conj, right=nxt, span=nxt.span)
         name = self.name("pre")
-        self.gen[False].expr_function(self.src[False], name, conj, tool.params, tool.span)
+        self.gen["fast"].expr_function(self.src["fast"], name, conj, tool.params, tool.span)
         return name
 
     def tool(self, tool: ir.Tool, index: int, validators: ValidatorBuilder) -> CTool:
@@ -381,7 +381,7 @@ class _Builder:
             params=frozenset(p.name for p in params),
         )
         if pre_name is not None:
-            ctool.fast_pre = _Lazy(self, pre_name, False)
+            ctool.fast_pre = _Lazy(self, pre_name, "fast")
         return ctool
 
     def flow(
@@ -445,13 +445,13 @@ class _Builder:
             tools=frozenset(by_tool),
         )
 
-    def finish(self) -> dict[bool, dict[str, Any]]:
-        modules: dict[bool, dict[str, Any]] = {}
-        for flavour in (False, True):
+    def finish(self) -> dict[Flavour, dict[str, Any]]:
+        modules: dict[Flavour, dict[str, Any]] = {}
+        for flavour in FLAVOURS:
             env = runtime_env(self.consts, self.defaults, flavour)
             code = compile(
                 self.src[flavour].text(),
-                f"<contract {self.c.header.name}{' (safe)' if flavour else ''}>",
+                f"<contract {self.c.header.name}{' (safe)' if flavour == 'safe' else ''}>",
                 "exec",
             )
             exec(code, env)  # noqa: S102 - generated from checked IR with every literal escaped
@@ -464,7 +464,7 @@ class _Lazy:
 
     __slots__ = ("builder", "name", "flavour", "fn")
 
-    def __init__(self, builder: _Builder, name: str, flavour: bool) -> None:
+    def __init__(self, builder: _Builder, name: str, flavour: Flavour) -> None:
         self.builder = builder
         self.name = name
         self.flavour = flavour
@@ -474,7 +474,7 @@ class _Lazy:
         raise RuntimeError("generated code used before compilation")
 
 
-def _resolve(obj: Any, modules: dict[bool, dict[str, Any]]) -> Any:
+def _resolve(obj: Any, modules: dict[Flavour, dict[str, Any]]) -> Any:
     """Replace every _Lazy placeholder in the compiled structures by the real function."""
     if isinstance(obj, _Lazy):
         return modules[obj.flavour][obj.name]
@@ -541,17 +541,6 @@ def initial_state(
     return tuple(values)
 
 
-def empty_of(t: ir.TypeExpr, decls: dict[str, ir.TypeExpr]) -> Any:
-    """The empty value of a collection type (``{}`` as a map or a set)."""
-    seen = 0
-    while isinstance(t, ir.NamedType) and t.name in decls and seen < 64:
-        t = decls[t.name]
-        seen += 1
-    if isinstance(t, ir.GenericType):
-        return {"map": FMap(), "list": ()}.get(t.name, frozenset())
-    return frozenset()
-
-
 def compile_contract(contract: ir.Contract, source_text: str = "") -> CompiledContract:
     """Compile a checked contract into runtime artefacts."""
     b = _Builder(contract, source_text)
@@ -592,10 +581,10 @@ def compile_contract(contract: ir.Contract, source_text: str = "") -> CompiledCo
         goals=goals,
         warn_templates=warn_templates,
         validators=validators,
-        python_source=b.src[False].text()
+        python_source=b.src["fast"].text()
         + "\n# ---- three-valued flavour ----\n"
-        + b.src[True].text(),
-        source_map=b.src[False].spans,
+        + b.src["safe"].text(),
+        source_map=b.src["fast"].spans,
         interpreter=b.interpreter,
     )
 

@@ -14,6 +14,7 @@ from ..dsl import ir
 from ..dsl.pretty import expr_text
 from ..dsl.walk import lvalue_path
 from . import lib
+from .empty import empty_of
 from .values import UNKNOWN, FMap, Fresh
 
 U = UNKNOWN
@@ -245,8 +246,6 @@ class Interpreter:
         if isinstance(target, ir.Name):
             var = next((v for v in self.contract.state if v.name == target.name), None)
             if var is not None:
-                from .compile import empty_of
-
                 return empty_of(var.type, {t.name: t.type for t in self.contract.types})
         current = self.eval(target, env)
         return U if current is U else empty_like(current)

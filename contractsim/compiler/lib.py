@@ -17,9 +17,9 @@ from datetime import date as _date
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
+from ..dsl.patterns import regex_search
 from .validators import is_date as _is_date
 from .validators import is_datetime as _is_datetime
-from .validators import regex_search
 from .values import UNKNOWN, FMap, Fresh, Unknown
 
 U = UNKNOWN
@@ -229,7 +229,7 @@ def _matches(s: str, pattern: str) -> bool:
     try:
         return regex_search(pattern, s)
     except Exception:  # noqa: BLE001 - pydantic-core's SchemaError for a pattern it refuses
-        from .validators import pattern_problem
+        from ..dsl.patterns import pattern_problem
 
         problem = pattern_problem(pattern)
         reason = problem[1] if problem is not None else "the pattern cannot be used"

@@ -7,11 +7,9 @@ backreferences and look-around.
 
 from __future__ import annotations
 
-import functools
 import ipaddress
 import re
 import uuid
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -122,62 +120,6 @@ def _format_validator(name: str) -> Callable[[str], str]:
         return value
 
     return validate
-
-
-# ---------------------------------------------------------------------------------------- patterns
-
-
-_NOT_LINEAR = ("look-around", "backreference")
-"""What the linear-time engine refuses on principle (rather than as a syntax error)."""
-_PYTHON_ONLY_NONLINEAR = re.compile(r"\(\?(?:=|!|<=|<!|P=)|\\[1-9]")
-"""Look-around and backreferences as Python writes them (the engine calls them unknown flags)."""
-
-
-def pattern_problem(pattern: str) -> tuple[str, str] | None:
-    """Why a pattern cannot be used, as (code, message), or None when it is fine.
-
-    The engine that matches (the Rust ``regex`` crate behind pydantic-core) decides: what it
-    accepts is fine (``\\p{Greek}`` too), look-around and backreferences are E0403, anything
-    else it refuses is a syntax problem, E0402 (with Python's message when Python's parser
-    agrees that the syntax is wrong, as it names the position)."""
-    try:
-        _pattern_adapter(pattern)
-        return None
-    except SchemaError as exc:
-        reason = str(exc).strip().splitlines()[-1].removeprefix("error: ").strip()
-        reason = reason.removeprefix("SchemaError: ")
-    if any(word in reason for word in _NOT_LINEAR) or _PYTHON_ONLY_NONLINEAR.search(pattern):
-        return "E0403", f"the pattern cannot be matched in linear time: {reason}"
-    try:
-        with warnings.catch_warnings():
-            # Python's own hints about its future syntax (e.g. "possible set difference" for
-            # `[a--b]`) are not the user's problem
-            warnings.simplefilter("ignore")
-            re.compile(pattern)
-    except re.error as exc:
-        return "E0402", f"the pattern does not compile: {exc}"
-    except (RecursionError, OverflowError, MemoryError):
-        pass  # Python's recursive parser gives up on deep nesting: the engine's reason stands
-    return "E0402", f"the pattern does not compile: {reason}"
-
-
-@functools.lru_cache(maxsize=512)
-def _pattern_adapter(pattern: str) -> TypeAdapter[str]:
-    return TypeAdapter(Annotated[str, StringConstraints(pattern=pattern)])
-
-
-@functools.lru_cache(maxsize=4096)
-def _match_cached(pattern: str, text: str) -> bool:
-    try:
-        _pattern_adapter(pattern).validate_python(text)
-    except ValidationError:
-        return False
-    return True
-
-
-def regex_search(pattern: str, text: str) -> bool:
-    """JSON Schema ``pattern`` semantics (an unanchored search), in linear time."""
-    return _match_cached(pattern, text)
 
 
 # ------------------------------------------------------------------------------------- constants

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Literal
+from typing import Literal, Protocol
 
 from . import ir
 from . import types as T
@@ -16,6 +16,7 @@ from .walk import all_exprs, replace_nodes, stmt_exprs, walk_expr, walk_stmts
 
 __all__ = [
     "PASSES",
+    "BackEndChecks",
     "all_exprs",
     "check_and_resolve",
     "check_contract",
@@ -23,6 +24,20 @@ __all__ = [
     "walk_expr",
     "walk_stmts",
 ]
+
+
+class BackEndChecks(Protocol):
+    """The checks that compute values, supplied by the back end: the front end does not import
+    the compiler (docs/architecture.md, "Layers"); ``contractsim.compiler.checks`` implements
+    this."""
+
+    def conformance_problem(
+        self, ck: Checker, value: ir.Expr, type_expr: ir.TypeExpr
+    ) -> str | None:
+        """Why the constant ``value`` breaks a constraint of ``type_expr``, or None."""
+
+    def check_constant_values(self, ck: Checker) -> None:
+        """Report (E0414) every constant, initial value or default that cannot be computed."""
 
 
 # ---------------------------------------------------------------------------------------- passes
@@ -179,18 +194,13 @@ def _on_or_before_cycles(graph: dict[str, set[str]]) -> set[str]:
 
 def _conforms(ck: Checker, value: ir.Expr, type_expr: ir.TypeExpr, what: str) -> None:
     """A default or initial value must satisfy its own type's constraints."""
-    from ..compiler.validators import ValidatorBuilder, constant_value
-
+    if ck.back_end is None:
+        return  # computing the value needs the compiler (see BackEndChecks)
     if not _constrained(type_expr, ck.type_decls, 0):
         return  # the type check already said all there is to say
     if not _well_formed(type_expr, ck.type_decls, 0):
         return  # an ill-formed type is reported where it is written
-    const = constant_value(value, ck.c)
-    if const is None:
-        return
-    if ck.validators is None:
-        ck.validators = ValidatorBuilder(ck.c)
-    problem = ck.validators.conformance_problem(const.value, type_expr)
+    problem = ck.back_end.conformance_problem(ck, value, type_expr)
     if problem is not None:
         ck.err(
             "E0404",
@@ -741,66 +751,13 @@ def lint_unused(ck: Checker) -> None:
 
 
 def check_constant_values(ck: Checker) -> None:
-    """Constants, initial values and defaults are computed when the contract is compiled: one
-    that cannot be computed (``1 / 0``, a missing key, ``range(1e9)`` …) is an error at its
-    place, not a crash of every command that compiles the contract. Only expressions without
-    an earlier error are evaluated, with the same budget as a simulated step."""
-    from ..compiler import lib
-    from ..compiler.compile import CONSTANT_SECONDS
-
-    with lib.step_budget(CONSTANT_SECONDS):  # one budget for all of them: 5,000,000 items, 10 s
-        _compute_constants(ck)
+    """Constants, initial values and defaults that cannot be computed are errors at their place
+    (E0414); computing them needs the compiler, which supplies the pass (see BackEndChecks)."""
+    if ck.back_end is not None:
+        ck.back_end.check_constant_values(ck)
 
 
-def _compute_constants(ck: Checker) -> None:
-    from ..compiler.compile import ConstantError, evaluate_constant
-    from ..compiler.interp import Interpreter
-
-    interpreter = Interpreter(ck.c)
-    consts: dict[str, object] = {}
-    failed: set[str] = set()
-
-    def evaluate(e: ir.Expr, what: str, owner: Span) -> object:
-        """The value, or ``failed`` (a sentinel) when it was not computed."""
-        if (
-            _has_error_within(ck, owner)
-            or _has_error_within(ck, e.span)
-            or any(isinstance(x, ir.Name) and x.name in failed for x in walk_expr(e))
-        ):
-            return failed
-        try:
-            return evaluate_constant(interpreter, e, consts)
-        except ConstantError as exc:
-            ck.err(
-                "E0414",
-                f"{what} cannot be computed: {exc}",
-                e.span,
-                hint="constants, initial values and defaults are computed before any call; "
-                "change the expression so that it has a value",
-            )
-            return failed
-
-    for c in ck.c.consts:
-        value = evaluate(c.value, f"constant `{c.name}`", c.span)
-        if value is failed:
-            failed.add(c.name)
-        else:
-            consts[c.name] = value
-    for var in ck.c.state:
-        if var.init is not None:
-            evaluate(var.init, f"the initial value of `{var.name}`", var.span)
-    for t in ck.c.types:
-        if isinstance(t.type, ir.RecordType):
-            for f in t.type.fields:
-                if f.default is not None:
-                    evaluate(f.default, f"the default of `{t.name}.{f.name}`", f.span)
-    for tool in ck.c.tools:
-        for p in tool.params:
-            if p.default is not None:
-                evaluate(p.default, f"the default of `{p.name}` in `{tool.name}`", p.span)
-
-
-def _has_error_within(ck: Checker, span: Span) -> bool:
+def has_error_within(ck: Checker, span: Span) -> bool:
     """Whether an error was reported inside ``span`` (its expression is not worth running)."""
     for d in ck.diags:
         if d.severity != "error" or d.span.file != span.file:
@@ -823,15 +780,24 @@ PASSES: tuple[Callable[[Checker], None], ...] = (
 )
 
 
-def check_contract(contract: ir.Contract) -> list[Diagnostic]:
+def check_contract(
+    contract: ir.Contract, back_end: BackEndChecks | None = None
+) -> list[Diagnostic]:
     """Run every pass over a lowered contract and return its diagnostics in source order."""
-    return check_and_resolve(contract)[1]
+    return check_and_resolve(contract, back_end)[1]
 
 
-def check_and_resolve(contract: ir.Contract) -> tuple[ir.Contract, list[Diagnostic]]:
+def check_and_resolve(
+    contract: ir.Contract, back_end: BackEndChecks | None = None
+) -> tuple[ir.Contract, list[Diagnostic]]:
     """Check a lowered contract; return it with every ``{}`` made the empty set, map or list
-    its context needs (:func:`resolve_empty`), and its diagnostics in source order."""
+    its context needs (:func:`resolve_empty`), and its diagnostics in source order.
+
+    ``back_end`` computes values (constants, defaults against their constraints); without it
+    those checks are left out. :func:`contractsim.loads` passes
+    ``contractsim.compiler.checks.COMPILER_CHECKS``."""
     ck = Checker(contract)
+    ck.back_end = back_end
     for run in PASSES:
         run(ck)
     unique: dict[tuple[str, str, int, int], Diagnostic] = {}

@@ -96,6 +96,7 @@ class Checker:
         self.tools = {t.name: t for t in contract.tools}
         self.events = {e.name: e for e in contract.events}
         self.pred_types: dict[str, T.Ty] = {}
+        self.back_end: Any = None  # the compiler's value checks (check.BackEndChecks), if given
         self.validators: Any = None  # one ValidatorBuilder per check, made on first use
         # every `{}` met, by node identity: what its context made of it (see resolve_empty)
         self.empty_literals: dict[int, tuple[ir.Collection, T.EmptyLiteral]] = {}
@@ -223,7 +224,7 @@ class Checker:
 
     def check_constraints(self, t: ir.TypeExpr) -> None:
         """Constraints must fit their type and each other; patterns must compile in linear time."""
-        from ..compiler.validators import pattern_problem
+        from .patterns import pattern_problem
 
         base = self.resolve_quiet(t)
         bounds: dict[str, float] = {}
@@ -678,7 +679,7 @@ class Checker:
             "pattern": isinstance(a, ir.Literal_) and isinstance(a.value, str),
         }[kind]
         if ok and kind == "pattern":
-            from ..compiler.validators import pattern_problem
+            from .patterns import pattern_problem
 
             assert isinstance(a, ir.Literal_) and isinstance(a.value, str)
             problem = pattern_problem(a.value)

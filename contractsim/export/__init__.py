@@ -5,6 +5,10 @@ each tool's arguments), ``openapi`` (an OpenAPI 3.1 document), ``openai`` (stric
 tools), ``mcp`` (MCP tool definitions) or ``card`` (a compact text for a system prompt). All
 targets share one IR → JSON Schema translation (:mod:`.schema`); what a target cannot express is
 carried as ``x-contract-*`` extensions or in the description (see docs/export.md).
+
+Modules: :mod:`.schema` (IR types → JSON Schema), :mod:`.extensions` (the ``x-contract-*``
+keywords and the whole :func:`tool_schema`), :mod:`.openapi`, :mod:`.openai`, :mod:`.mcp` and
+:mod:`.card` (one per target).
 """
 
 from __future__ import annotations
@@ -15,10 +19,11 @@ from typing import Any
 from ..dsl import ir
 from ..dsl.diagnostics import suggestion_hint
 from .card import card
+from .extensions import tool_schema
 from .mcp import mcp_tool
 from .openai import from_openai_arguments, openai_tool, to_openai_arguments
 from .openapi import openapi
-from .schema import SchemaTranslator, tool_schema
+from .schema import SchemaTranslator
 
 TARGETS = ("jsonschema", "openapi", "openai", "mcp", "card")
 MAX_FUNCTION_NAME = 64

@@ -13,7 +13,7 @@ from ..compiler.validators import constant_value
 from ..dsl import ir
 from ..dsl.pretty import expr_text, literal_text
 from ..dsl.walk import assigned_roots
-from .schema import jsonable, type_label
+from .schema import JSON_SCHEMA_DIALECT, SchemaTranslator, jsonable, type_label
 
 INVALID_ARGUMENT = "INVALID_ARGUMENT"
 PROTOCOL_VIOLATION = "PROTOCOL_VIOLATION"
@@ -286,3 +286,25 @@ def tool_extensions(contract: ir.Contract, tool: ir.Tool) -> dict[str, Any]:
 
 
 __all__ = ["ErrorCode", "error_codes", "jsonable", "stmt_lines", "tool_extensions", "writes"]
+
+
+def tool_schema(contract: ir.Contract, tool: ir.Tool) -> dict[str, Any]:
+    """The JSON Schema 2020-12 of one tool's arguments: a closed object with ``$defs`` for the
+    named types it uses, the return type as ``x-contract-returns`` and everything else the
+    contract says about the tool as ``x-contract-*`` keywords (annotations to a validator)."""
+    tr = SchemaTranslator(contract)
+    out: dict[str, Any] = {
+        "$schema": JSON_SCHEMA_DIALECT,
+        "title": tool.name,
+    }
+    if tool.description:
+        out["description"] = tool.description
+    out.update(tr.params_schema(tool))
+    returns = tr.returns_schema(tool)
+    defs = tr.definitions()
+    if defs:
+        out["$defs"] = defs
+    if returns is not None:
+        out["x-contract-returns"] = returns
+    out.update(tool_extensions(contract, tool))
+    return out

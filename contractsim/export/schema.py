@@ -311,27 +311,3 @@ def constraint_text(c: ir.Constraint) -> str:
 
 def _member_text(value: str) -> str:
     return value if value.isidentifier() else literal_text(value)
-
-
-def tool_schema(contract: ir.Contract, tool: ir.Tool) -> dict[str, Any]:
-    """The JSON Schema 2020-12 of one tool's arguments: a closed object with ``$defs`` for the
-    named types it uses, the return type as ``x-contract-returns`` and everything else the
-    contract says about the tool as ``x-contract-*`` keywords (annotations to a validator)."""
-    from .extensions import tool_extensions
-
-    tr = SchemaTranslator(contract)
-    out: dict[str, Any] = {
-        "$schema": JSON_SCHEMA_DIALECT,
-        "title": tool.name,
-    }
-    if tool.description:
-        out["description"] = tool.description
-    out.update(tr.params_schema(tool))
-    returns = tr.returns_schema(tool)
-    defs = tr.definitions()
-    if defs:
-        out["$defs"] = defs
-    if returns is not None:
-        out["x-contract-returns"] = returns
-    out.update(tool_extensions(contract, tool))
-    return out

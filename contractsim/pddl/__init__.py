@@ -1,6 +1,10 @@
 """PDDL import: a domain and a problem become a ``.contract`` (docs/pddl.md).
 
->>> contract = from_pddl("blocks/domain.pddl", "blocks/probBLOCKS-4-0.pddl")  # doctest: +SKIP
+:mod:`.sexpr` reads s-expressions with positions, :mod:`.read` reads them into the domain and
+problem of :mod:`.model`, :mod:`.emit` writes those as contract text. Loading that text is the
+façade's: :func:`contractsim.from_pddl` (this package does not import ``api``).
+
+>>> contract = contractsim.from_pddl("blocks/domain.pddl", "blocks/prob-4-0.pddl")  # doctest: +SKIP
 >>> contract.simulator().goal(contract.simulator().initial_state(), "solved")  # doctest: +SKIP
 False
 """
@@ -8,20 +12,15 @@ False
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..dsl.diagnostics import ContractError, Span, error
 from ..sources import read_input
 from .emit import GOAL_NAME, emit_contract
 from .read import read_domain, read_problem
 
-if TYPE_CHECKING:
-    from ..api import Contract
-
 MAX_PDDL_BYTES = 16 * 1024 * 1024
 
-__all__ = ["GOAL_NAME", "from_pddl", "pddl_to_contract", "read_pddl_file"]
+__all__ = ["GOAL_NAME", "importer_bug", "pddl_to_contract", "read_pddl_file"]
 
 
 def read_pddl_file(path: str | os.PathLike[str], what: str) -> str:
@@ -65,37 +64,22 @@ def pddl_to_contract(
         ) from None
 
 
-def from_pddl(
-    domain: str | os.PathLike[str], problem: str | os.PathLike[str], filename: str | None = None
-) -> Contract:
-    """Import a PDDL domain and problem (paths) as a checked :class:`~contractsim.Contract`.
-
-    Predicates become state relations, objects enum members, ``:init`` the initial state and
-    ``:goal`` the goal ``solved``; ``contract.source`` is the generated text. Raises
-    :class:`~contractsim.ContractError` (E08xx, located in the PDDL files) for unsupported or
-    malformed PDDL."""
-    from ..api import loads
-
-    domain_text = read_pddl_file(domain, "domain")
-    problem_text = read_pddl_file(problem, "problem")
-    text = pddl_to_contract(domain_text, problem_text, str(domain), str(problem))
-    name = filename or Path(str(problem)).with_suffix(".contract").name
-    try:
-        return loads(text, name)
-    except ContractError as exc:
-        # a bug of the importer: say so at the PDDL, never in a file that does not exist
-        errors = [d for d in exc.diagnostics if d.severity == "error"] or exc.diagnostics
-        shown = "; ".join(f"line {d.span.line}: {d.code} {d.message}" for d in errors[:3])
-        more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
-        raise ContractError(
-            [
-                error(
-                    "E0811",
-                    f"the importer wrote a contract that does not check: {shown}{more}",
-                    Span(file=str(domain), line=1, col=1, end_line=1, end_col=2),
-                    hint="this PDDL is read but cannot be imported yet; please report it "
-                    "(`contractsim.pddl.pddl_to_contract` gives the generated text)",
-                )
-            ],
-            {str(domain): domain_text},
-        ) from None
+def importer_bug(exc: ContractError, domain: str, domain_text: str) -> ContractError:
+    """The error for a generated contract that does not check (E0811): a bug of the importer,
+    said at the PDDL, never in a file that does not exist. :func:`contractsim.from_pddl` raises
+    it; the loading itself is the façade's (this package does not import ``api``)."""
+    errors = [d for d in exc.diagnostics if d.severity == "error"] or exc.diagnostics
+    shown = "; ".join(f"line {d.span.line}: {d.code} {d.message}" for d in errors[:3])
+    more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+    return ContractError(
+        [
+            error(
+                "E0811",
+                f"the importer wrote a contract that does not check: {shown}{more}",
+                Span(file=domain, line=1, col=1, end_line=1, end_col=2),
+                hint="this PDDL is read but cannot be imported yet; please report it "
+                "(`contractsim.pddl.pddl_to_contract` gives the generated text)",
+            )
+        ],
+        {domain: domain_text},
+    )

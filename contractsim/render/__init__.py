@@ -1,7 +1,8 @@
 """Diagrams of a contract: protocol machines, tool flows, the tool overview, plan overlays.
 
 One model (:mod:`.graph`) is built per view (:mod:`.views`) and written as Graphviz DOT
-(:mod:`.dot`, with SVG/PNG through the ``dot`` binary) or Mermaid (:mod:`.mermaid`).
+(:mod:`.dot`, with SVG/PNG through the ``dot`` binary) or Mermaid (:mod:`.mermaid`);
+:mod:`.deps` finds which tool can enable or disable which, for the overview.
 """
 
 from __future__ import annotations
