@@ -472,9 +472,15 @@ GOLDEN_CASES = {
     "code_renamed": edit(("else OUT_OF_STOCK", "else NO_STOCK")),
     "effect_changed": edit(('version "1.0.0"', 'version "1.0.1"'), ("    orders += 1\n", "    orders += 2\n")),
     "message_changed": edit(('version "1.0.0"', 'version "1.0.1"'), ('hint "buy fewer"', 'hint "buy less"')),
-    "tool_removed": edit(("tool reopen() {\n  effect open = true\n}\n", ""), ("  closed -> open on reopen\n", "")),
+    "tool_removed": edit(
+        ("tool reopen() {\n  effect open = true\n}\n", ""),
+        ("  closed -> open on reopen\n", ""),
+        ("  initial open\n", "  initial open\n  final closed\n"),
+    ),
     "tool_added": edit(('version "1.0.0"', 'version "1.1.0"'), ("tool reopen() {", "tool ping() {\n}\n\ntool reopen() {")),
-    "transition_removed": edit(("  closed -> open on reopen\n", "")),
+    "transition_removed": edit(
+        ("  closed -> open on reopen\n", ""), ("  initial open\n", "  initial open\n  final closed\n")
+    ),
     "not_shown_to_differ": edit(('version "1.0.0"', 'version "1.0.1"'), ("require stock[sku] >= quantity", "require not (stock[sku] < quantity)")),
 }
 

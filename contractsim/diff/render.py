@@ -128,7 +128,8 @@ def render_markdown(report: DiffReport) -> str:
 
 
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("<", "&lt;")
+    """Text for a markdown list item: a line break in it would end the item."""
+    return " ".join(text.split("\n"))
 
 
 def render_json(report: DiffReport) -> str:
