@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from test_docs import BLOCKS
 
 import contractsim
 from contractsim.api import load_operand
@@ -107,6 +108,12 @@ def test_diff_of_a_contract_with_itself_is_empty(path: Path) -> None:
     report = contractsim.diff(a, b)
     assert report.changes == []
     assert report.required_bump == "none"
+
+
+@pytest.mark.parametrize("source", BLOCKS)
+def test_diff_of_a_docs_block_with_itself_is_empty(source: str) -> None:
+    a = contractsim.loads(source, "a")
+    assert contractsim.diff(a, contractsim.loads(source, "b")).changes == []
 
 
 def test_diff_is_callable_as_the_package_and_as_a_function() -> None:

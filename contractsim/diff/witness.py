@@ -195,7 +195,9 @@ class _Values:
         return out
 
     def _strings(self, cons: tuple[ir.Constraint, ...]) -> list[str]:
-        out: list[str] = []
+        # the contract's own literals first (map keys of the initial state name real items),
+        # then what the constraints suggest; values that do not fit are filtered later
+        out: list[str] = list(self.strings)
         for c in cons:
             if c.key == "format" and str(c.value) in FORMAT_EXAMPLES:
                 out.append(FORMAT_EXAMPLES[str(c.value)])
@@ -203,7 +205,6 @@ class _Values:
                 sample = compare_patterns(r"[^\s\S]", str(c.value)).gained
                 if sample is not None:
                     out.append(sample)
-        out.extend(self.strings)
         out.extend(("x", "", "abc", "a" * 12))
         return out
 
@@ -305,7 +306,18 @@ class WitnessSearch:
         ][:4]
         for combo in itertools.product((True, False), repeat=len(unknown)):
             out.append(dict(zip(unknown, combo, strict=True)))
-        self._states = out[:17]
+        out = out[:17]
+        # then each known boolean flipped: a state file can say what no call has reached yet
+        for v in self.old.contract.ir.state:
+            w = new_vars.get(v.name)
+            if (
+                w is not None
+                and isinstance(v.init, ir.Literal_)
+                and isinstance(v.init.value, bool)
+                and w.init == v.init
+            ):
+                out.append({v.name: not v.init.value})
+        self._states = out[:25]
         return self._states
 
     def prefixes(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
