@@ -504,3 +504,23 @@ def test_golden_reports(name: str) -> None:
         if UPDATE or not path.exists():
             path.write_text(text)
         assert text == path.read_text(), f"{path} differs (CONTRACTSIM_UPDATE_GOLDEN=1 regenerates)"
+
+
+def test_the_example_in_docs_diff_md_prints_what_it_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    docs = (ROOT / "docs" / "diff.md").read_text(encoding="utf-8")
+    command = "$ contractsim diff tests/data/diff/shop_v1.contract tests/data/diff/shop_v2.contract\n"
+    start = docs.index(command) + len(command)
+    shown = docs[start : docs.index("$ echo $?", start)]
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(
+        main, ["diff", "tests/data/diff/shop_v1.contract", "tests/data/diff/shop_v2.contract"]
+    )
+    assert result.exit_code == 1
+    assert result.output == shown
+
+
+def test_tool_filter_keeps_the_protocol_changes_of_that_tool() -> None:
+    new = edit(("closed -> open on reopen", "closed -> closed on reopen"), ("effect open = false", "effect open = 0 == 1"))
+    report = diff_texts(new, tool="reopen")
+    assert {c.tool for c in report.changes} == {"reopen"}
+    assert [c.field for c in report.changes] == ["machine store", "machine store"]

@@ -153,8 +153,11 @@ class _Differ:
                 self.tool(t, new_tools[t.name])
         if only is None:
             self.state_vars()
-            self.machines()
             self.goals()
+            self.machines()
+        else:  # the protocol changes that name this tool
+            self.machines()
+            self.out = [c for c in self.out if c.tool == only]
 
     # ---- tools
     def tool(self, o: ir.Tool, n: ir.Tool) -> None:
