@@ -119,7 +119,9 @@ def test_diff_of_a_docs_block_with_itself_is_empty(source: str) -> None:
 def test_diff_is_callable_as_the_package_and_as_a_function() -> None:
     import contractsim.diff as package
 
-    report = package(str(ROOT / "examples/email/email.contract"), str(ROOT / "examples/email/email.contract"))
+    report = package(
+        str(ROOT / "examples/email/email.contract"), str(ROOT / "examples/email/email.contract")
+    )
     assert report.changes == []
     assert callable(contractsim.diff)
 
@@ -149,7 +151,10 @@ def test_int_to_float_is_widening_not_breaking() -> None:
 def test_textually_different_but_equal_value_sets_are_not_reported() -> None:
     # `min 1 max 10` written as a named type with the same bounds
     text = edit(
-        ('type Sku = str pattern r"^[A-Z]{3}-[0-9]{3}$"', 'type Sku = str pattern r"^[A-Z]{3}-[0-9]{3}$"\ntype Qty = int min 1 max 10'),
+        (
+            'type Sku = str pattern r"^[A-Z]{3}-[0-9]{3}$"',
+            'type Sku = str pattern r"^[A-Z]{3}-[0-9]{3}$"\ntype Qty = int min 1 max 10',
+        ),
         ("quantity: int min 1 max 10", "quantity: Qty"),
     )
     assert diff_texts(text).changes == []
@@ -180,9 +185,13 @@ def test_pattern_inclusion_decisions() -> None:
 def test_optional_to_required_and_new_required_parameter_are_breaking() -> None:
     report = diff_texts(edit(('note: str max_length 100 = ""', "note: str max_length 100")))
     assert kinds(report) == [("breaking", "buy", "param note")]
-    report = diff_texts(edit(('note: str max_length 100 = ""', 'note: str max_length 100 = "", gift: bool')))
+    report = diff_texts(
+        edit(('note: str max_length 100 = ""', 'note: str max_length 100 = "", gift: bool'))
+    )
     assert kinds(report) == [("breaking", "buy", "param gift")]
-    report = diff_texts(edit(('note: str max_length 100 = ""', 'note: str max_length 100 = "", gift: bool = false')))
+    report = diff_texts(
+        edit(('note: str max_length 100 = ""', 'note: str max_length 100 = "", gift: bool = false'))
+    )
     assert kinds(report) == [("additive", "buy", "param gift")]
 
 
@@ -202,7 +211,8 @@ def test_precondition_added_has_a_witness_that_simulate_reproduces() -> None:
     new = edit(
         (
             "  require stock[sku] >= quantity",
-            "  require quantity <= 3\n    else TOO_MANY \"at most 3\"\n  require stock[sku] >= quantity",
+            '  require quantity <= 3\n    else TOO_MANY "at most 3"\n'
+            "  require stock[sku] >= quantity",
         )
     )
     report = diff_texts(new)
@@ -216,7 +226,9 @@ def test_precondition_added_has_a_witness_that_simulate_reproduces() -> None:
 
 
 def test_precondition_relaxed_and_code_renamed() -> None:
-    report = diff_texts(edit(("require stock[sku] >= quantity", "require stock[sku] >= quantity - 1")))
+    report = diff_texts(
+        edit(("require stock[sku] >= quantity", "require stock[sku] >= quantity - 1"))
+    )
     assert kinds(report) == [("additive", "buy", "require OUT_OF_STOCK")]
     assert report.changes[0].witness is not None
     report = diff_texts(edit(("else OUT_OF_STOCK", "else NO_STOCK")))
@@ -234,14 +246,18 @@ def test_effect_change_is_behavioural_with_a_witness() -> None:
     new = edit(("    orders += 1\n", "    orders += 2\n"))
     report = diff_texts(new)
     (change,) = report.changes
-    assert (change.type, change.field) == ("behavioural", "buy", "effects")[::2] or change.field == "effects"
+    assert (change.type, change.field) == ("behavioural", "buy", "effects")[
+        ::2
+    ] or change.field == "effects"
     assert change.witness is not None
     assert change.witness.old["changes"] != change.witness.new["changes"]
     _assert_reproduces(BASE, new, change.witness)
 
 
 def test_refactored_precondition_is_not_shown_to_differ() -> None:
-    report = diff_texts(edit(("require stock[sku] >= quantity", "require not (stock[sku] < quantity)")))
+    report = diff_texts(
+        edit(("require stock[sku] >= quantity", "require not (stock[sku] < quantity)"))
+    )
     (change,) = report.changes
     assert change.type == "behavioural"
     assert change.witness is None
@@ -330,7 +346,10 @@ def test_widening_is_never_breaking_and_narrowing_always_is(
 
 
 @settings(max_examples=20, deadline=None)
-@given(st.sets(st.sampled_from(["a", "b", "c", "d", "e"]), min_size=1), st.sets(st.sampled_from(["a", "b", "c", "d", "e"]), min_size=1))
+@given(
+    st.sets(st.sampled_from(["a", "b", "c", "d", "e"]), min_size=1),
+    st.sets(st.sampled_from(["a", "b", "c", "d", "e"]), min_size=1),
+)
 def test_enum_members_decide_the_class(old: set[str], new: set[str]) -> None:
     def contract(members: set[str]) -> str:
         enum = ", ".join(["base", *sorted(members)])
@@ -384,8 +403,26 @@ def test_witness_plan_runs_through_the_cli(tmp_path: Path) -> None:
     assert witness is not None
     (tmp_path / "plan.json").write_text(json.dumps(witness.plan()))
     runner = CliRunner()
-    old_run = runner.invoke(main, ["simulate", str(tmp_path / "old.contract"), str(tmp_path / "plan.json"), "--format", "json"])
-    new_run = runner.invoke(main, ["simulate", str(tmp_path / "new.contract"), str(tmp_path / "plan.json"), "--format", "json"])
+    old_run = runner.invoke(
+        main,
+        [
+            "simulate",
+            str(tmp_path / "old.contract"),
+            str(tmp_path / "plan.json"),
+            "--format",
+            "json",
+        ],
+    )
+    new_run = runner.invoke(
+        main,
+        [
+            "simulate",
+            str(tmp_path / "new.contract"),
+            str(tmp_path / "plan.json"),
+            "--format",
+            "json",
+        ],
+    )
     assert json.loads(old_run.output)["verdict"] == witness.old["verdict"] == "ok"
     assert json.loads(new_run.output)["verdict"] == witness.new["verdict"] == "fails"
 
@@ -421,7 +458,9 @@ def test_cli_exit_codes(tmp_path: Path) -> None:
 
 
 def test_cli_tool_filter_and_json_shape(tmp_path: Path) -> None:
-    old, new = _write(tmp_path, edit(("max 10", "max 9"), ("effect open = false", "effect open = true")))
+    old, new = _write(
+        tmp_path, edit(("max 10", "max 9"), ("effect open = false", "effect open = true"))
+    )
     result = CliRunner().invoke(main, ["diff", old, new, "--tool", "close", "--format", "json"])
     data = json.loads(result.output)
     assert [c["tool"] for c in data["changes"]] == ["close"]
@@ -471,24 +510,49 @@ def test_load_operand_refuses_non_paths() -> None:
 
 GOLDEN_CASES = {
     "param_narrowed": edit(("quantity: int min 1 max 10", "quantity: int min 1 max 5")),
-    "param_widened": edit(('version "1.0.0"', 'version "1.1.0"'), ("quantity: int min 1 max 10", "quantity: int min 1 max 50")),
+    "param_widened": edit(
+        ('version "1.0.0"', 'version "1.1.0"'),
+        ("quantity: int min 1 max 10", "quantity: int min 1 max 50"),
+    ),
     "pattern_narrowed": edit((r"^[A-Z]{3}-[0-9]{3}$", r"^[A-Z]{3}-[1-9][0-9]{2}$")),
-    "required_param_added": edit(('note: str max_length 100 = ""', 'note: str max_length 100 = "", gift: bool')),
-    "precondition_added": edit(("  require stock[sku] >= quantity", "  require quantity <= 3\n    else TOO_MANY \"at most 3\"\n  require stock[sku] >= quantity")),
-    "precondition_relaxed": edit(('version "1.0.0"', 'version "1.1.0"'), ("require stock[sku] >= quantity", "require stock[sku] >= quantity - 1")),
+    "required_param_added": edit(
+        ('note: str max_length 100 = ""', 'note: str max_length 100 = "", gift: bool')
+    ),
+    "precondition_added": edit(
+        (
+            "  require stock[sku] >= quantity",
+            '  require quantity <= 3\n    else TOO_MANY "at most 3"\n'
+            "  require stock[sku] >= quantity",
+        )
+    ),
+    "precondition_relaxed": edit(
+        ('version "1.0.0"', 'version "1.1.0"'),
+        ("require stock[sku] >= quantity", "require stock[sku] >= quantity - 1"),
+    ),
     "code_renamed": edit(("else OUT_OF_STOCK", "else NO_STOCK")),
-    "effect_changed": edit(('version "1.0.0"', 'version "1.0.1"'), ("    orders += 1\n", "    orders += 2\n")),
-    "message_changed": edit(('version "1.0.0"', 'version "1.0.1"'), ('hint "buy fewer"', 'hint "buy less"')),
+    "effect_changed": edit(
+        ('version "1.0.0"', 'version "1.0.1"'), ("    orders += 1\n", "    orders += 2\n")
+    ),
+    "message_changed": edit(
+        ('version "1.0.0"', 'version "1.0.1"'), ('hint "buy fewer"', 'hint "buy less"')
+    ),
     "tool_removed": edit(
         ("tool reopen() {\n  effect open = true\n}\n", ""),
         ("  closed -> open on reopen\n", ""),
         ("  initial open\n", "  initial open\n  final closed\n"),
     ),
-    "tool_added": edit(('version "1.0.0"', 'version "1.1.0"'), ("tool reopen() {", "tool ping() {\n}\n\ntool reopen() {")),
-    "transition_removed": edit(
-        ("  closed -> open on reopen\n", ""), ("  initial open\n", "  initial open\n  final closed\n")
+    "tool_added": edit(
+        ('version "1.0.0"', 'version "1.1.0"'),
+        ("tool reopen() {", "tool ping() {\n}\n\ntool reopen() {"),
     ),
-    "not_shown_to_differ": edit(('version "1.0.0"', 'version "1.0.1"'), ("require stock[sku] >= quantity", "require not (stock[sku] < quantity)")),
+    "transition_removed": edit(
+        ("  closed -> open on reopen\n", ""),
+        ("  initial open\n", "  initial open\n  final closed\n"),
+    ),
+    "not_shown_to_differ": edit(
+        ('version "1.0.0"', 'version "1.0.1"'),
+        ("require stock[sku] >= quantity", "require not (stock[sku] < quantity)"),
+    ),
 }
 
 
@@ -508,7 +572,9 @@ def test_golden_reports(name: str) -> None:
 
 def test_the_example_in_docs_diff_md_prints_what_it_says(monkeypatch: pytest.MonkeyPatch) -> None:
     docs = (ROOT / "docs" / "diff.md").read_text(encoding="utf-8")
-    command = "$ contractsim diff tests/data/diff/shop_v1.contract tests/data/diff/shop_v2.contract\n"
+    command = (
+        "$ contractsim diff tests/data/diff/shop_v1.contract tests/data/diff/shop_v2.contract\n"
+    )
     start = docs.index(command) + len(command)
     shown = docs[start : docs.index("$ echo $?", start)]
     monkeypatch.chdir(ROOT)
@@ -520,7 +586,10 @@ def test_the_example_in_docs_diff_md_prints_what_it_says(monkeypatch: pytest.Mon
 
 
 def test_tool_filter_keeps_the_protocol_changes_of_that_tool() -> None:
-    new = edit(("closed -> open on reopen", "closed -> closed on reopen"), ("effect open = false", "effect open = 0 == 1"))
+    new = edit(
+        ("closed -> open on reopen", "closed -> closed on reopen"),
+        ("effect open = false", "effect open = 0 == 1"),
+    )
     report = diff_texts(new, tool="reopen")
     assert {c.tool for c in report.changes} == {"reopen"}
     assert [c.field for c in report.changes] == ["machine store", "machine store"]

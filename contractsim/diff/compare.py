@@ -309,8 +309,7 @@ class _Differ:
             tool,
             field,
             f"{what} accepted values {verb}: {detail}",
-            f"calls with values of {what} that were accepted may now be refused "
-            "(INVALID_ARGUMENT)",
+            f"calls with values of {what} that were accepted may now be refused (INVALID_ARGUMENT)",
             witness,
             status,
         )
@@ -377,19 +376,21 @@ class _Differ:
                     break
         pairs: list[tuple[ir.Condition, ir.Condition]] = []
         for c in list(old):  # same strength and code: the clause changed
-            d = next(
+            same_code = next(
                 (d for d in new if d.strength == c.strength and c.code and d.code == c.code), None
             )
-            if d is not None:
-                pairs.append((c, d))
+            if same_code is not None:
+                pairs.append((c, same_code))
                 old.remove(c)
-                new.remove(d)
+                new.remove(same_code)
         for c in list(old):  # same condition, other code: the code was renamed
-            d = next((d for d in new if d.strength == c.strength and d.cond == c.cond), None)
-            if d is not None:
-                pairs.append((c, d))
+            same_cond = next(
+                (d for d in new if d.strength == c.strength and d.cond == c.cond), None
+            )
+            if same_cond is not None:
+                pairs.append((c, same_cond))
                 old.remove(c)
-                new.remove(d)
+                new.remove(same_cond)
         for c, d in pairs:
             self.condition_changed(o.name, c, d)
         for c in old:
@@ -592,7 +593,7 @@ class _Differ:
             return None
 
         def disagrees(a: Observation, b: Observation) -> bool:
-            return a["verdict"] == b["verdict"] == "ok" and a["changes"] != b["changes"]
+            return bool(a["verdict"] == b["verdict"] == "ok" and a["changes"] != b["changes"])
 
         return self.search.find(tool, disagrees)
 
@@ -719,7 +720,7 @@ class _Differ:
                     f"initial value of `{name}` {_init(v.init)} → {_init(w.init)}",
                     "plans start from a different world; verdicts that depend on it change",
                 )
-        for name, w in new.items():
+        for name in new:
             if name not in old:
                 self.add(
                     "additive",
@@ -806,9 +807,7 @@ class _Differ:
         new_t = {key(t): t for t in k.transitions}
         for kk, t in old_t.items():
             u = new_t.get(kk)
-            label = f"{t.source} -> {t.target} on {t.tool}" + (
-                f":{t.outcome}" if t.outcome else ""
-            )
+            label = f"{t.source} -> {t.target} on {t.tool}" + (f":{t.outcome}" if t.outcome else "")
             if u is None:
                 self.add(
                     "breaking",

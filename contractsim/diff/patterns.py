@@ -13,6 +13,7 @@ members, so ``\\d`` is (correctly) wider than ``[0-9]``.
 
 from __future__ import annotations
 
+import re
 import re._constants as C  # type: ignore[import-not-found]
 import re._parser as P  # type: ignore[import-not-found]
 from collections import deque
@@ -207,9 +208,6 @@ def _compile(pattern: str) -> _Automaton:
     return _Automaton(nfa, start, final)
 
 
-import re  # noqa: E402  (flags only)
-
-
 def _closure(nfa: _NFA, states: frozenset[int], at_start: bool, at_end: bool) -> frozenset[int]:
     seen = set(states)
     stack = list(states)
@@ -288,8 +286,7 @@ def compare_patterns(old: str, new: str) -> PatternVerdict:
         a = _compile(old)
         b = _compile(new)
     except Unsupported as exc:
-        lost = _sampled_witness(old, new)
-        return PatternVerdict("unknown", lost, None, str(exc))
+        return PatternVerdict("unknown", _sampled_witness(old, new), None, str(exc))
     reps = _alphabet(a.nfa, b.nfa)
     lost: str | None = None
     gained: str | None = None

@@ -47,7 +47,9 @@ def _version_line(report: DiffReport) -> str | None:
     problem = report.version_problem
     if problem is None:
         return None
-    level = "error" if report.required_bump == "major" or report.actual_bump == "lower" else "warning"
+    level = (
+        "error" if report.required_bump == "major" or report.actual_bump == "lower" else "warning"
+    )
     return f"{level}: {problem}"
 
 
@@ -99,8 +101,10 @@ def render_markdown(report: DiffReport) -> str:
         lines.append(f"### {_TITLES[kind]}")
         lines.append("")
         for c in changes:
-            where = f"`{c.tool}`" + (f" ({c.field})" if c.field != "tool" else "") if c.tool else (
-                f"{c.field}"
+            where = (
+                f"`{c.tool}`" + (f" ({c.field})" if c.field != "tool" else "")
+                if c.tool
+                else (f"{c.field}")
             )
             lines.append(f"- **{where}**: {_md(c.description)}  ")
             lines.append(f"  *Impact on agents:* {_md(c.impact_on_agent)}")

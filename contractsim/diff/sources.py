@@ -55,7 +55,9 @@ def read_git(spec: str, cwd: str | None = None) -> str:
     rev, path = parse_git_spec(spec)
     git = shutil.which("git")
     if git is None:
-        raise _bad(f"cannot read `{spec}`: git is not installed", spec, "install git, or pass a file")
+        raise _bad(
+            f"cannot read `{spec}`: git is not installed", spec, "install git, or pass a file"
+        )
     try:
         done = subprocess.run(  # noqa: S603 - fixed argv, validated rev and path, no shell
             [git, "show", "--no-textconv", f"{rev}:{path}"],

@@ -191,13 +191,9 @@ def _compare_pattern_sets(old: list[str], new: list[str], where: str) -> list[Ty
 
 
 def _refused_sample(old: list[str], pattern: str) -> str | None:
-    from .patterns import samples
+    from .patterns import refused_sample
 
-    candidates = samples(old[0]) if old else ["", "a", "0", "A", "-", " "]
-    for text in candidates:
-        if all(regex_search(o, text) for o in old) and not regex_search(pattern, text):
-            return text
-    return None
+    return refused_sample(old, pattern)
 
 
 def compare_types(
@@ -228,7 +224,9 @@ class _Comparer:
         self.new = new
         self.active: set[tuple[str, str]] = set()
 
-    def compare(self, old: ir.TypeExpr, new: ir.TypeExpr, where: str, depth: int) -> list[TypeChange]:
+    def compare(
+        self, old: ir.TypeExpr, new: ir.TypeExpr, where: str, depth: int
+    ) -> list[TypeChange]:
         if depth > _MAX_DEPTH:
             return []
         ot, oc, oname = self.old.resolve(old)
@@ -275,9 +273,7 @@ class _Comparer:
         if isinstance(ot, ir.GenericType) and isinstance(nt, ir.GenericType):
             out: list[TypeChange] = []
             if len(ot.args) != len(nt.args):
-                return [
-                    TypeChange("changed", where, f"type {type_label(ot)} → {type_label(nt)}")
-                ]
+                return [TypeChange("changed", where, f"type {type_label(ot)} → {type_label(nt)}")]
             for i, (a, b) in enumerate(zip(ot.args, nt.args, strict=True)):
                 part = "[]" if ot.name in ("list", "set") else ("{key}" if i == 0 else "{value}")
                 if ot.name == "tuple":

@@ -184,8 +184,8 @@ class _Values:
         cands.extend((0, 1, 2, -1, 10, 100))
         cands.extend(self.numbers)
         out: list[int | float] = []
-        for c in cands:
-            v: int | float = int(c) if kind == "int" and float(c).is_integer() else c
+        for cand in cands:
+            v: int | float = int(cand) if kind == "int" and float(cand).is_integer() else cand
             if kind == "int" and not isinstance(v, int):
                 continue
             if kind == "float":
@@ -272,9 +272,7 @@ class WitnessSearch:
                 choices[name] = [_NO_VALUE]
         out: list[dict[str, Any]] = []
         names = list(choices)
-        for combo in itertools.islice(
-            itertools.product(*(choices[n] for n in names)), MAX_COMBOS
-        ):
+        for combo in itertools.islice(itertools.product(*(choices[n] for n in names)), MAX_COMBOS):
             out.append({n: v for n, v in zip(names, combo, strict=True) if v is not _NO_VALUE})
         # one-at-a-time variation, so every value of every parameter is tried
         base = out[0] if out else {}
@@ -371,8 +369,11 @@ class WitnessSearch:
                     return None
         return None
 
-    def find_args(self, tool: str, args_list: list[dict[str, Any]], disagrees: Disagrees) -> Witness | None:
+    def find_args(
+        self, tool: str, args_list: list[dict[str, Any]], disagrees: Disagrees
+    ) -> Witness | None:
         """Like :meth:`find`, for given argument sets (a value one side refuses)."""
+
         def clean(a: Observation, b: Observation) -> bool:
             return a["verdict"] == "ok" and disagrees(a, b)
 
