@@ -593,3 +593,83 @@ def test_tool_filter_keeps_the_protocol_changes_of_that_tool() -> None:
     report = diff_texts(new, tool="reopen")
     assert {c.tool for c in report.changes} == {"reopen"}
     assert [c.field for c in report.changes] == ["machine store", "machine store"]
+
+
+def _param_contract(param_type: str) -> str:
+    return f'contract t version "1.0.0"\ntool f(x: {param_type}) {{\n  effect {{}}\n}}\n'
+
+
+def _narrow_pairs() -> st.SearchStrategy[tuple[str, str]]:
+    """(wider, narrower) parameter types, one constraint kind at a time."""
+    n = st.integers(0, 30)
+    return st.one_of(
+        st.tuples(n, n, st.integers(1, 10)).map(
+            lambda t: (
+                f"int min {t[0]} max {t[0] + t[1] + t[2]}",
+                f"int min {t[0]} max {t[0] + t[1]}",
+            )
+        ),
+        st.tuples(n, st.integers(1, 10)).map(
+            lambda t: (f"int min {t[0]}", f"int min {t[0] + t[1]}")
+        ),
+        st.tuples(n, st.integers(1, 10)).map(
+            lambda t: (f"str max_length {t[0] + t[1]}", f"str max_length {t[0]}")
+        ),
+        st.tuples(n, st.integers(1, 10)).map(
+            lambda t: (f"list[int] min_items {t[0]}", f"list[int] min_items {t[0] + t[1]}")
+        ),
+        st.tuples(n, st.integers(1, 10)).map(
+            lambda t: (f"list[str] max_items {t[0] + t[1]}", f"list[str] max_items {t[0]}")
+        ),
+        st.sampled_from(
+            [
+                ("float", "int"),
+                ("str | null", "str"),
+                ("str", 'str format "email"'),
+                ('str format "uuid"', 'str format "uuid4"'),
+                ("str", 'str pattern r"^[a-z]+$"'),
+                ('str pattern r"^[a-z0-9]+$"', 'str pattern r"^[a-z]+$"'),
+                ('str pattern r"^(ab|cd)$"', 'str pattern r"^ab$"'),
+                ('str pattern r"^\\d{2,4}$"', 'str pattern r"^\\d{3}$"'),
+                ("enum { a, b, c }", "enum { a, b }"),
+                ("record { a: int, b: int? }", "record { a: int, b: int }"),
+                ("record { a: int }", "record { a: int, c: str }"),
+                ("list[int | str]", "list[int]"),
+                ("map[str, float]", "map[str, int]"),
+            ]
+        ),
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(_narrow_pairs())
+def test_any_widening_is_never_breaking_and_any_narrowing_always_is(pair: tuple[str, str]) -> None:
+    wider, narrower = (load(_param_contract(t), f"{i}.contract") for i, t in enumerate(pair))
+    widened = diff_contracts(narrower, wider, witnesses=False)
+    narrowed = diff_contracts(wider, narrower, witnesses=False)
+    assert widened.changes and all(c.type == "additive" for c in widened.changes), pair
+    assert narrowed.changes and all(c.type == "breaking" for c in narrowed.changes), pair
+
+
+_EDITS = [
+    ("require sku in stock", "require sku in stock and quantity < 9"),
+    ("require stock[sku] >= quantity", "require stock[sku] > quantity"),
+    ("    orders += 1\n", ""),
+    ("effect open = false", "effect open = true"),
+    ("quantity: int min 1 max 10", "quantity: int min 2 max 10"),
+    ('"ABC-123": 5', '"ABC-123": 1'),
+    ('hint "buy fewer"', 'hint "buy less"'),
+    ("    else UNKNOWN_SKU", "    else NO_SUCH_SKU"),
+]
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sets(st.integers(0, len(_EDITS) - 1), min_size=1, max_size=3))
+def test_every_witness_of_random_edits_reproduces(chosen: set[int]) -> None:
+    new = edit(*(_EDITS[i] for i in sorted(chosen)))
+    report = diff_texts(new)
+    assert report.changes
+    for change in report.changes:
+        if change.witness is not None:
+            assert change.witness.old != change.witness.new
+            _assert_reproduces(BASE, new, change.witness)
