@@ -145,7 +145,7 @@ def _compare_pattern_sets(old: list[str], new: list[str], where: str) -> list[Ty
     added = [p for p in new if p not in old]
     if len(removed) == 1 and len(added) == 1:
         verdict = compare_patterns(removed[0], added[0])
-        label = f"pattern r{removed[0]!r} → r{added[0]!r}"
+        label = f'pattern r"{removed[0]}" → r"{added[0]}"'
         if verdict.relation == "equal":
             return []
         if verdict.relation == "wider":
@@ -181,11 +181,11 @@ def _compare_pattern_sets(old: list[str], new: list[str], where: str) -> list[Ty
         ]
     out: list[TypeChange] = []
     for p in removed:
-        out.append(TypeChange("widened", where, f"pattern r{p!r} removed"))
+        out.append(TypeChange("widened", where, f'pattern r"{p}" removed'))
     for p in added:
         witness = _refused_sample(old, p)
         out.append(
-            TypeChange("narrowed", where, f"pattern r{p!r} added", witness, witness is not None)
+            TypeChange("narrowed", where, f'pattern r"{p}" added', witness, witness is not None)
         )
     return out
 
@@ -322,30 +322,39 @@ class _Comparer:
         old_opts = self._options(ot, self.old)
         new_opts = self._options(nt, self.new)
         out: list[TypeChange] = []
+        paired: set[int] = set()
         for o in old_opts:
-            candidates = [self.compare(o, n, where, depth + 1) for n in new_opts]
-            if any(all(c.direction == "widened" for c in found) for found in candidates):
+            found = [self.compare(o, n, where, depth + 1) for n in new_opts]
+            if any(all(c.direction == "widened" for c in f) for f in found):
                 continue  # some option of NEW takes every value of this option
-            best = min(candidates, key=len) if candidates else []
-            if len(new_opts) == 1 and len(old_opts) == 1:
-                out.extend(best)
-            else:
-                out.append(
-                    TypeChange(
-                        "narrowed",
-                        where,
-                        f"option {type_label(o)} removed (not covered by "
-                        f"{' | '.join(type_label(n) for n in new_opts)})",
-                        None if not isinstance(o, ir.NullType) else None,
-                        isinstance(o, ir.NullType),
-                    )
+            o_kind = _kind(self.old.resolve(o)[0])
+            same = [
+                i
+                for i, n in enumerate(new_opts)
+                if _kind(self.new.resolve(n)[0]) == o_kind and i not in paired
+            ]
+            if same:  # the same kind of option, changed: say how
+                paired.add(same[0])
+                out.extend(found[same[0]])
+                continue
+            out.append(
+                TypeChange(
+                    "narrowed",
+                    where,
+                    f"option {type_label(o)} removed (not covered by "
+                    f"{' | '.join(type_label(n) for n in new_opts)})",
+                    None,
+                    isinstance(o, ir.NullType),
                 )
-        for n in new_opts:
+            )
+        for i, n in enumerate(new_opts):
+            if i in paired:
+                continue
             covered = any(
                 all(c.direction == "widened" for c in self.compare(n, o, where, depth + 1))
                 for o in old_opts
             )
-            if not covered and not (len(new_opts) == 1 and len(old_opts) == 1):
+            if not covered:
                 out.append(TypeChange("widened", where, f"option {type_label(n)} added"))
         return out
 
