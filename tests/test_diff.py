@@ -684,3 +684,24 @@ def test_every_witness_of_random_edits_reproduces(chosen: set[int]) -> None:
         if change.witness is not None:
             assert change.witness.old != change.witness.new
             _assert_reproduces(BASE, new, change.witness)
+
+
+def test_moved_or_reformatted_clauses_are_not_changes() -> None:
+    first = '  require sku in stock\n    else UNKNOWN_SKU "no such item: {sku}"\n'
+    moved = edit((first, ""), ('    hint "buy fewer"\n', '    hint "buy fewer"\n' + first))
+    assert diff_texts(moved).changes == []
+    spaced = BASE.replace("stock[sku] >= quantity", "stock[ sku ]  >=  quantity")
+    assert diff_texts(spaced).changes == []
+
+
+def test_a_clause_reading_a_changed_predicate_is_compared() -> None:
+    with_pred = edit(
+        ("machine store {", "predicate enough(s: Sku, q: int) = stock[s] >= q\n\nmachine store {"),
+        ("require stock[sku] >= quantity", "require enough(sku, quantity)"),
+    )
+    stricter = with_pred.replace("stock[s] >= q", "stock[s] > q")
+    report = diff_texts(stricter, old_text=with_pred)
+    (change,) = report.changes
+    assert (change.type, change.field) == ("breaking", "require OUT_OF_STOCK")
+    assert change.witness is not None
+    _assert_reproduces(with_pred, stricter, change.witness)

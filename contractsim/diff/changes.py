@@ -163,11 +163,9 @@ class DiffReport:
         return [c for c in self.changes if SEVERITY[c.type] >= floor]
 
     def fails(self, fail_on: str) -> bool:
-        """Whether ``--fail-on fail_on`` fails: a change at or above it, or — at ``breaking`` and
-        below — a breaking change without the major bump it requires."""
-        if self.at_or_above(fail_on):
-            return True
-        return False
+        """Whether ``--fail-on fail_on`` fails: some change is at or above it. (A breaking change
+        fails every level; the version check is reported beside it.)"""
+        return bool(self.at_or_above(fail_on))
 
     def to_json(self) -> dict[str, Any]:
         return {
