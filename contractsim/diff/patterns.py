@@ -14,13 +14,20 @@ members, so ``\\d`` is (correctly) wider than ``[0-9]``.
 from __future__ import annotations
 
 import re
-import re._constants as C  # type: ignore[import-not-found]
-import re._parser as P  # type: ignore[import-not-found]
 from collections import deque
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..compiler.validators import regex_search
+
+try:  # Python 3.11+
+    import re._constants as C  # type: ignore[import-not-found]
+    import re._parser as P  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_constants as C
+    import sre_parse as P
+
+_POSSESSIVE = getattr(C, "POSSESSIVE_REPEAT", None)
 
 MAX_CHAR = 0x10FFFF
 MAX_NFA_STATES = 4000
@@ -128,7 +135,7 @@ class _NFA:
                 e = self.build(alt, s)
                 self.eps[e].append(("", end))
             return end
-        if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT) or (_POSSESSIVE is not None and op is _POSSESSIVE):
             lo, hi, sub = arg
             if lo > 100 or (hi is not C.MAXREPEAT and hi > 100):
                 raise Unsupported("a repetition count above 100")
