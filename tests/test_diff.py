@@ -705,3 +705,27 @@ def test_a_clause_reading_a_changed_predicate_is_compared() -> None:
     assert (change.type, change.field) == ("breaking", "require OUT_OF_STOCK")
     assert change.witness is not None
     _assert_reproduces(with_pred, stricter, change.witness)
+
+
+def test_a_lower_version_fails_at_every_level(tmp_path: Path) -> None:
+    old, new = _write(tmp_path, edit(('version "1.0.0"', 'version "0.9.0"'), ("max 10", "max 11")))
+    result = CliRunner().invoke(main, ["diff", old, new, "--fail-on", "breaking"])
+    assert result.exit_code == 1
+    assert "error: version 0.9.0 is lower than the previous 1.0.0" in result.output
+
+
+def test_git_missing_or_not_a_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "shop.contract").write_text(BASE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    runner = CliRunner()
+    result = runner.invoke(main, ["diff", "git:HEAD:shop.contract", "shop.contract"])
+    assert result.exit_code == 2
+    assert "not a git repository" in result.output
+    assert "run contractsim diff inside the repository" in result.output
+    import shutil
+
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    result = runner.invoke(main, ["diff", "git:HEAD:shop.contract", "shop.contract"])
+    assert result.exit_code == 2
+    assert "git is not installed" in result.output

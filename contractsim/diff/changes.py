@@ -163,9 +163,10 @@ class DiffReport:
         return [c for c in self.changes if SEVERITY[c.type] >= floor]
 
     def fails(self, fail_on: str) -> bool:
-        """Whether ``--fail-on fail_on`` fails: some change is at or above it. (A breaking change
-        fails every level; the version check is reported beside it.)"""
-        return bool(self.at_or_above(fail_on))
+        """Whether ``--fail-on fail_on`` fails: some change is at or above it, or NEW's version is
+        lower than OLD's. (A breaking change fails every level; whether it came with the major
+        bump it requires is reported beside it.)"""
+        return bool(self.at_or_above(fail_on)) or self.actual_bump == "lower"
 
     def to_json(self) -> dict[str, Any]:
         return {
