@@ -526,8 +526,9 @@ def diff_cmd(
     precondition and effect changes come with a witness plan that `simulate` reproduces on both
     files. The report also checks NEW's version against the bump the changes require.
 
-    Exit 0 when no change reaches --fail-on, 1 when one does, 2 on bad input (unreadable file,
-    contract errors, git or the revision missing, unknown --tool).
+    Exit 0 when no change reaches --fail-on, 1 when one does (or NEW's version is lower
+    than OLD's), 2 on bad input (unreadable file, contract errors, git or the revision
+    missing, unknown --tool).
     """
     from .api import load_operand
     from .diff import diff_contracts
