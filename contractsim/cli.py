@@ -555,7 +555,10 @@ def diff_cmd(
     except ContractError as exc:
         _fail_input(exc, json_errors)
         return
-    report = diff_contracts(a, b, tool, witnesses=not no_witnesses)
+    from .diff.sources import example_values
+
+    extra = example_values(old, new) if not no_witnesses else []
+    report = diff_contracts(a, b, tool, witnesses=not no_witnesses, example_args=extra)
     render = {"json": render_json, "markdown": render_markdown}.get(fmt, render_text)
     click.echo(render(report), nl=False)
     if report.fails(fail_on):

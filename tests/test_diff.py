@@ -729,3 +729,10 @@ def test_git_missing_or_not_a_repository(tmp_path: Path, monkeypatch: pytest.Mon
     result = runner.invoke(main, ["diff", "git:HEAD:shop.contract", "shop.contract"])
     assert result.exit_code == 2
     assert "git is not installed" in result.output
+
+
+def test_example_plans_beside_a_file_suggest_witness_values() -> None:
+    from contractsim.diff.sources import example_values
+
+    values = example_values(str(ROOT / "examples/file_system/file_system.contract"), "git:HEAD:x")
+    assert "/home/projects/plan.md" in values

@@ -85,3 +85,34 @@ def read_side(spec: str) -> tuple[str, str]:
     if spec.startswith(GIT_PREFIX):
         return read_git(spec), spec
     return read_source(spec), spec
+
+
+MAX_PLAN_FILES = 50
+
+
+def example_values(*specs: str) -> list[object]:
+    """Argument values from the example plans beside file operands (``DIR/plans/*.yaml``,
+    ``*.yml``, ``*.json``; at most 50 files), for the witness search. Unreadable plans are
+    skipped: they only suggest candidates."""
+    from pathlib import Path
+
+    import yaml
+
+    from .witness import iter_plan_args
+
+    plans: list[object] = []
+    seen: set[Path] = set()
+    for spec in specs:
+        if spec.startswith(GIT_PREFIX):
+            continue
+        folder = Path(spec).parent / "plans"
+        if folder in seen or not folder.is_dir():
+            continue
+        seen.add(folder)
+        files = sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml", ".json"))
+        for path in files[:MAX_PLAN_FILES]:
+            try:
+                plans.append(yaml.safe_load(read_source(path)))
+            except Exception:  # noqa: BLE001 - a plan that cannot be read suggests nothing
+                continue
+    return list(iter_plan_args(plans))
