@@ -14,7 +14,7 @@ layer (``tests/test_layers.py``).
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .api import Contract, check, check_text, from_pddl, load, loads
+    from .api import Contract, check, check_text, diff, from_pddl, load, loads
     from .compiler.values import UNKNOWN
     from .dsl.diagnostics import ContractError, Diagnostic, Span
     from .runtime.guard import CallResult, ContractViolation, Guard, GuardError
@@ -26,6 +26,7 @@ _LAZY = {
     "Contract": "api",
     "check": "api",
     "check_text": "api",
+    "diff": "api",
     "from_pddl": "api",
     "load": "api",
     "loads": "api",
@@ -72,6 +73,7 @@ __all__ = [
     "__version__",
     "check",
     "check_text",
+    "diff",
     "from_pddl",
     "load",
     "loads",

@@ -24,6 +24,7 @@ from .sources import read_source as read_source
 
 if TYPE_CHECKING:
     from .compiler.compile import CompiledContract
+    from .diff import DiffReport
     from .runtime.guard import Guard
     from .simulator.engine import Simulator
     from .simulator.explore import PlanReport
@@ -275,6 +276,37 @@ def from_pddl(
         return loads(text, name)
     except ContractError as exc:
         raise pddl.importer_bug(exc, str(domain), domain_text) from None
+
+
+def diff(
+    old: Contract | str | os.PathLike[str],
+    new: Contract | str | os.PathLike[str],
+    tool: str | None = None,
+    witnesses: bool = True,
+) -> DiffReport:
+    """What changed from ``old`` to ``new`` (docs/diff.md): a :class:`~contractsim.diff.DiffReport`
+    whose ``changes`` are classified breaking / additive / behavioural, each with an
+    ``impact_on_agent`` and, for precondition and effect changes, a witness plan. ``old`` and
+    ``new`` are loaded contracts, paths, or ``git:REV:PATH``; ``tool`` limits the report to one
+    tool; ``witnesses=False`` skips the witness search."""
+    from .diff import diff_contracts
+
+    _expect_name(tool, "tool", "a tool name")
+    if not isinstance(witnesses, bool):
+        raise TypeError(f"witnesses must be a bool, not {type(witnesses).__name__}")
+    return diff_contracts(load_operand(old, "old"), load_operand(new, "new"), tool, witnesses)
+
+
+def load_operand(value: Contract | str | os.PathLike[str], what: str) -> Contract:
+    """A diff operand as a :class:`Contract`: itself, a path, or ``git:REV:PATH``."""
+    if isinstance(value, Contract):
+        return value
+    if isinstance(value, str) and value.startswith("git:"):
+        from .diff.sources import read_git
+
+        return loads(read_git(value), filename=value)
+    _expect_path(value, what)
+    return load(value)
 
 
 def _expect_text(text: Any, filename: Any) -> None:

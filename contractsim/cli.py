@@ -503,3 +503,79 @@ def import_pddl(domain: str, problem: str, output: str | None, fmt: str) -> None
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+
+@main.command(name="diff")
+@click.argument("old")
+@click.argument("new")
+@click.option("--tool", help="Report only the changes of this tool.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+    help="text for a terminal or CI log; markdown for a changelog section; json for agents and "
+    "tools (docs/diff.schema.json).",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["breaking", "behavioural", "any"]),
+    default="breaking",
+    show_default=True,
+    help="Exit 1 when a change of this class or a more severe one is found "
+    "(breaking > behavioural > additive; any: every change).",
+)
+@click.option(
+    "--no-witnesses",
+    is_flag=True,
+    help="Skip the search for calls on which OLD and NEW disagree (faster).",
+)
+def diff_cmd(
+    old: str, new: str, tool: str | None, fmt: str, fail_on: str, no_witnesses: bool
+) -> None:
+    """Compare two versions of a contract and classify every change.
+
+    OLD and NEW are contract files or git:REV:PATH (read with `git show REV:PATH` in the current
+    repository), e.g. `contractsim diff git:origin/main:api.contract api.contract`. Each change is
+    breaking, additive or behavioural, says what an agent that relied on OLD now experiences, and
+    precondition and effect changes come with a witness plan that `simulate` reproduces on both
+    files. The report also checks NEW's version against the bump the changes require.
+
+    Exit 0 when no change reaches --fail-on, 1 when one does (or NEW's version is lower
+    than OLD's), 2 on bad input (unreadable file, contract errors, git or the revision
+    missing, unknown --tool).
+    """
+    from .api import load_operand
+    from .diff import diff_contracts
+    from .diff.render import render_json, render_markdown, render_text
+
+    json_errors = "json" if fmt == "json" else "text"
+    try:
+        a = load_operand(old, "old")
+        b = load_operand(new, "new")
+        if tool is not None and a.ir.tool(tool) is None and b.ir.tool(tool) is None:
+            from .dsl.diagnostics import error, suggestion_hint
+
+            names = sorted(set(a.tools) | set(b.tools))
+            raise ContractError(
+                [
+                    error(
+                        "E0100",
+                        f"neither version declares a tool `{tool}`",
+                        Span(file=new),
+                        hint=suggestion_hint(tool, names, "tool"),
+                    )
+                ]
+            )
+    except ContractError as exc:
+        _fail_input(exc, json_errors)
+        return
+    from .diff.sources import example_values
+
+    extra = example_values(old, new) if not no_witnesses else []
+    report = diff_contracts(a, b, tool, witnesses=not no_witnesses, example_args=extra)
+    render = {"json": render_json, "markdown": render_markdown}.get(fmt, render_text)
+    click.echo(render(report), nl=False)
+    if report.fails(fail_on):
+        sys.exit(EXIT_FAIL)
