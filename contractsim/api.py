@@ -24,7 +24,7 @@ from .sources import read_source as read_source
 
 if TYPE_CHECKING:
     from .compiler.compile import CompiledContract
-    from .diff import DiffReport
+    from .diffing import DiffReport
     from .runtime.guard import Guard
     from .simulator.engine import Simulator
     from .simulator.explore import PlanReport
@@ -284,12 +284,13 @@ def diff(
     tool: str | None = None,
     witnesses: bool = True,
 ) -> DiffReport:
-    """What changed from ``old`` to ``new`` (docs/diff.md): a :class:`~contractsim.diff.DiffReport`
+    """What changed from ``old`` to ``new`` (docs/diff.md): a
+    :class:`~contractsim.diffing.DiffReport`
     whose ``changes`` are classified breaking / additive / behavioural, each with an
     ``impact_on_agent`` and, for precondition and effect changes, a witness plan. ``old`` and
     ``new`` are loaded contracts, paths, or ``git:REV:PATH``; ``tool`` limits the report to one
     tool; ``witnesses=False`` skips the witness search."""
-    from .diff import diff_contracts
+    from .diffing import diff_contracts
 
     _expect_name(tool, "tool", "a tool name")
     if not isinstance(witnesses, bool):
@@ -302,7 +303,7 @@ def load_operand(value: Contract | str | os.PathLike[str], what: str) -> Contrac
     if isinstance(value, Contract):
         return value
     if isinstance(value, str) and value.startswith("git:"):
-        from .diff.sources import read_git
+        from .diffing.sources import read_git
 
         return loads(read_git(value), filename=value)
     _expect_path(value, what)

@@ -547,8 +547,9 @@ def diff_cmd(
     missing, unknown --tool).
     """
     from .api import load_operand
-    from .diff import diff_contracts
-    from .diff.render import render_json, render_markdown, render_text
+    from .diffing import diff_contracts
+    from .diffing.render import render_json, render_markdown, render_text
+    from .dsl.diagnostics import ContractError, Span
 
     json_errors = "json" if fmt == "json" else "text"
     try:
@@ -571,7 +572,7 @@ def diff_cmd(
     except ContractError as exc:
         _fail_input(exc, json_errors)
         return
-    from .diff.sources import example_values
+    from .diffing.sources import example_values
 
     extra = example_values(old, new) if not no_witnesses else []
     report = diff_contracts(a, b, tool, witnesses=not no_witnesses, example_args=extra)

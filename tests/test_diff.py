@@ -16,11 +16,11 @@ from test_docs import BLOCKS
 import contractsim
 from contractsim.api import load_operand
 from contractsim.cli import main
-from contractsim.diff import diff_contracts
-from contractsim.diff.changes import actual_bump
-from contractsim.diff.patterns import compare_patterns
-from contractsim.diff.render import render_json, render_markdown, render_text
-from contractsim.diff.witness import NOW, observe
+from contractsim.diffing import diff_contracts
+from contractsim.diffing.changes import actual_bump
+from contractsim.diffing.patterns import compare_patterns
+from contractsim.diffing.render import render_json, render_markdown, render_text
+from contractsim.diffing.witness import NOW, observe
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden" / "diff"
@@ -75,7 +75,7 @@ def load(text: str, name: str) -> contractsim.Contract:
     return contractsim.loads(text, filename=name)
 
 
-def diff_texts(new_text: str, old_text: str = BASE, **kw: object) -> contractsim.diff.DiffReport:
+def diff_texts(new_text: str, old_text: str = BASE, **kw: object) -> contractsim.diffing.DiffReport:
     return diff_contracts(load(old_text, "old.contract"), load(new_text, "new.contract"), **kw)  # type: ignore[arg-type]
 
 
@@ -86,7 +86,7 @@ def edit(*pairs: tuple[str, str], text: str = BASE) -> str:
     return text
 
 
-def kinds(report: contractsim.diff.DiffReport) -> list[tuple[str, str | None, str]]:
+def kinds(report: contractsim.diffing.DiffReport) -> list[tuple[str, str | None, str]]:
     return [(c.type, c.tool, c.field) for c in report.changes]
 
 
@@ -114,16 +114,6 @@ def test_diff_of_a_contract_with_itself_is_empty(path: Path) -> None:
 def test_diff_of_a_docs_block_with_itself_is_empty(source: str) -> None:
     a = contractsim.loads(source, "a")
     assert contractsim.diff(a, contractsim.loads(source, "b")).changes == []
-
-
-def test_diff_is_callable_as_the_package_and_as_a_function() -> None:
-    import contractsim.diff as package
-
-    report = package(
-        str(ROOT / "examples/email/email.contract"), str(ROOT / "examples/email/email.contract")
-    )
-    assert report.changes == []
-    assert callable(contractsim.diff)
 
 
 # ------------------------------------------------------------------------- classification by kind
@@ -364,7 +354,7 @@ def test_enum_members_decide_the_class(old: set[str], new: set[str]) -> None:
 # --------------------------------------------------------------------------------- witnesses
 
 
-def _assert_reproduces(old_text: str, new_text: str, witness: contractsim.diff.Witness) -> None:
+def _assert_reproduces(old_text: str, new_text: str, witness: contractsim.diffing.Witness) -> None:
     """Running the witness plan as `simulate` does gives the claimed observations."""
     for text, claimed in ((old_text, witness.old), (new_text, witness.new)):
         c = load(text, "x.contract")
@@ -732,7 +722,7 @@ def test_git_missing_or_not_a_repository(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_example_plans_beside_a_file_suggest_witness_values() -> None:
-    from contractsim.diff.sources import example_values
+    from contractsim.diffing.sources import example_values
 
     values = example_values(str(ROOT / "examples/file_system/file_system.contract"), "git:HEAD:x")
     assert "/home/projects/plan.md" in values

@@ -38,7 +38,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "contractsim.pddl",
         "contractsim.learn",
         "contractsim.planning",
-        "contractsim.diff",
+        "contractsim.diffing",
         "contractsim.importers",
     ),
     ("contractsim.api", "contractsim"),  # the top package's __init__ is the façade's lazy alias

@@ -12,8 +12,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..compiler.validators import regex_search
 from ..dsl import ir
+from ..dsl.patterns import regex_search
 from ..dsl.types import type_label
 from .patterns import compare_patterns
 

@@ -18,7 +18,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..compiler.validators import regex_search
+from ..dsl.patterns import regex_search
 
 try:  # Python 3.11+
     import re._constants as C  # type: ignore[import-not-found]
