@@ -466,3 +466,56 @@ def test_conditions_templates_and_effects_agree_with_interpreter(
     expected = outcome(run_interp)
     for flavour in ("safe", "fast") if known else ("safe",):
         assert outcome(run_compiled, flavour) == expected, (flavour, text, before)
+
+
+# ------------------------------------------------------- check_plan (the fast path) against step
+
+
+@st.composite
+def plan_contracts(draw: Any) -> str:
+    state = "\n".join(f"  {n}: {t} = {v}" for n, (t, v) in VARS.items())
+    tools = "\n".join(
+        f"""tool t{i}(x: int, k: str) {{
+  require {expr(draw, "bool", 2, "require")}
+  effect {{
+    {block(draw, 1)}
+  }}
+}}"""
+        for i in range(3)
+    )
+    return f"""contract plans version "1.0.0"
+type Rec = record {{ a: int, b: str, c?: float }}
+const LIMIT = 3
+state {{
+{state}
+}}
+{tools}
+"""
+
+
+@pytest.mark.slow
+@SETTINGS
+@given(
+    text=plan_contracts(),
+    plan=st.lists(st.tuples(st.integers(0, 2), SMALL_INT, SMALL_STR), max_size=6),
+)
+def test_check_plan_agrees_with_step_by_step_simulation(
+    text: str, plan: list[tuple[int, int, str]]
+) -> None:
+    sim = load_cached(text).simulator(now=NOW)
+    calls = [(f"t{i}", {"x": x, "k": k}) for i, x, k in plan]
+    fast = sim.check_plan([sim.bind(tool, args) for tool, args in calls])
+
+    state = sim.initial_state()
+    verdict, failed_at = "ok", None
+    for n, (tool, args) in enumerate(calls, 1):
+        branches = sim.step(state, tool, args).branches
+        assert len(branches) == 1  # the tools have no outcomes: one way to end
+        if branches[0].failed:
+            verdict, failed_at = "fails", n
+            break
+        state = branches[0].state
+    assert (fast.verdict, fast.failed_at) == (verdict, failed_at), (text, calls)
+    if verdict == "ok":
+        assert fast.state is not None
+        assert {n: tagged(fast.state[n]) for n in VARS} == {n: tagged(state[n]) for n in VARS}
