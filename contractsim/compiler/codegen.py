@@ -21,6 +21,7 @@ from typing import Any, Literal
 from ..dsl import ir
 from ..dsl.diagnostics import Span
 from ..dsl.pretty import expr_text
+from ..dsl.visitor import NodeVisitor
 from ..dsl.walk import assigned_roots, lvalue_path, stmt_exprs, used_names, walk_stmts
 from .empty import empty_of
 
@@ -63,7 +64,7 @@ class Source:
         return "\n".join(self.lines) + "\n"
 
 
-class CodeGen:
+class CodeGen(NodeVisitor):
     """Generates the Python source of one contract's predicates, conditions and effects."""
 
     def __init__(self, contract: ir.Contract, slots: dict[str, int], flavour: Flavour) -> None:
@@ -93,10 +94,9 @@ class CodeGen:
     def expr(self, e: ir.Expr, ctx: Ctx) -> str:
         if self._depth >= HOIST_DEPTH:
             return self._hoist(e, ctx)
-        method = getattr(self, "_e_" + e.kind)
         self._depth += 1
         try:
-            return method(e, ctx)  # type: ignore[no-any-return]
+            return self.visit(e, ctx)  # type: ignore[no-any-return]
         finally:
             self._depth -= 1
 
@@ -120,13 +120,13 @@ class CodeGen:
             src.emit(line, 0)
         self._hoisted = []
 
-    def _e_literal(self, e: ir.Literal_, ctx: Ctx) -> str:
+    def visit_Literal_(self, e: ir.Literal_, ctx: Ctx) -> str:
         value = e.value
         if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
             return f"K_float({str(value)!r})"
         return repr(value)
 
-    def _e_name(self, e: ir.Name, ctx: Ctx) -> str:
+    def visit_Name(self, e: ir.Name, ctx: Ctx) -> str:
         if e.name in ctx.locals:
             return ctx.locals[e.name]
         if e.name in self.slots:
@@ -135,20 +135,20 @@ class CodeGen:
             return f"K_{e.name}"
         raise AssertionError(f"unresolved name {e.name!r} reached code generation")
 
-    def _e_attr(self, e: ir.Attr, ctx: Ctx) -> str:
+    def visit_Attr(self, e: ir.Attr, ctx: Ctx) -> str:
         if isinstance(e.obj, ir.Name) and e.obj.name in self.enums and e.obj.name not in ctx.locals:
             return repr(e.name)
         obj = self.expr(e.obj, ctx)
         return f"H_attr({obj}, {e.name!r})"
 
-    def _e_index(self, e: ir.Index, ctx: Ctx) -> str:
+    def visit_Index(self, e: ir.Index, ctx: Ctx) -> str:
         obj = self.expr(e.obj, ctx)
         key = self.expr(e.key, ctx)
         if self.safe:
             return f"H_index({obj}, {key})"
         return f"{obj}[{key}]"
 
-    def _e_call(self, e: ir.Call, ctx: Ctx) -> str:
+    def visit_Call(self, e: ir.Call, ctx: Ctx) -> str:
         args = [self.expr(a, ctx) for a in e.args]
         if e.func in self.predicates:
             # the context goes along: a predicate may read today() or now()
@@ -184,7 +184,7 @@ class CodeGen:
                 items.append(f"{f.name!r}: None")
         return "FMap({" + ", ".join(items) + "})"
 
-    def _e_quantifier(self, e: ir.Quantifier, ctx: Ctx) -> str:
+    def visit_Quantifier(self, e: ir.Quantifier, ctx: Ctx) -> str:
         var = self.tmp("q")
         inner = Ctx({**ctx.locals, e.var: var}, ctx.state)
         coll = self.expr(e.coll, ctx)
@@ -200,13 +200,13 @@ class CodeGen:
             return f"_sum(1 for {var} in {it} if H_truth({body}))"
         return f"H_sum({body} for {var} in {it})"
 
-    def _e_unary(self, e: ir.Unary, ctx: Ctx) -> str:
+    def visit_Unary(self, e: ir.Unary, ctx: Ctx) -> str:
         operand = self.expr(e.operand, ctx)
         if e.op == "not":
             return f"H_not({operand})" if self.safe else f"(not {_truthy(e.operand, operand)})"
         return f"H_neg({operand})"
 
-    def _e_binary(self, e: ir.Binary, ctx: Ctx) -> str:
+    def visit_Binary(self, e: ir.Binary, ctx: Ctx) -> str:
         left = self.expr(e.left, ctx)
         right = self.expr(e.right, ctx)
         op = e.op
@@ -235,7 +235,7 @@ class CodeGen:
             return f"H_times({left}, {right})"
         return f"H_arith({op!r}, {left}, {right})"
 
-    def _e_collection(self, e: ir.Collection, ctx: Ctx) -> str:
+    def visit_Collection(self, e: ir.Collection, ctx: Ctx) -> str:
         items = [self.expr(i, ctx) for i in e.items]
         if e.type == "set":
             return "frozenset((" + "".join(f"{i}, " for i in items) + "))"
@@ -243,7 +243,7 @@ class CodeGen:
             return "H_EMPTY"
         return "(" + "".join(f"{i}, " for i in items) + ")"
 
-    def _e_map(self, e: ir.MapLit, ctx: Ctx) -> str:
+    def visit_MapLit(self, e: ir.MapLit, ctx: Ctx) -> str:
         pairs = [f"({self.expr(x.key, ctx)}, {self.expr(x.value, ctx)})" for x in e.entries]
         return "FMap((" + "".join(f"{p}, " for p in pairs) + "))"
 
@@ -321,122 +321,130 @@ class CodeGen:
             self.stmt(src, s, ctx, indent)
 
     def stmt(self, src: Source, s: ir.Stmt, ctx: Ctx, indent: int) -> None:
-        if isinstance(s, ir.Assign):
-            value = self.expr(s.value, ctx)
-            if isinstance(s.value, ir.Collection) and s.value.type == "empty":
-                value = self._declared_empty(s.target) or (
-                    f"H_empty_like({self.expr(s.target, ctx)})"
-                )
-            if s.op == "+=":
-                value = (
-                    f"H_plus({self.expr(s.target, ctx)}, {value})"
-                    if not self.safe
-                    else (f"H_arith('+', {self.expr(s.target, ctx)}, {value})")
-                )
-            elif s.op == "-=":
-                value = f"H_arith('-', {self.expr(s.target, ctx)}, {value})"
-            self.update(src, s.target, lambda current: value, ctx, indent, s.span)
-        elif isinstance(s, ir.MethodCall):
-            args = "".join(", " + self.expr(a, ctx) for a in s.args)
-            root = s.target.name if isinstance(s.target, ir.Name) else None
-            if (
-                not self.safe
-                and root is not None
-                and self._loop_depth == 0
-                and self.collection_kind.get(root) == "set"
-                and s.method in ("add", "remove", "discard")
-            ):
-                # one element per statement outside loops: growth is bounded by the plan length
-                slot = f"S[{self.slots[root]}]"
-                op = "|" if s.method == "add" else "-"
-                src.emit(f"{slot} = {slot} {op} {{{args[2:]}}}", indent, s.span)
-                return
-            self.update(
-                src,
-                s.target,
-                lambda current: f"H_method_{s.method}({current}{args})",
-                ctx,
-                indent,
-                s.span,
+        self.visit(s, src, ctx, indent)
+
+    def generic_visit(self, node: ir.Node, *args: Any) -> Any:
+        raise TypeError(f"the code generator has no rule for {type(node).__name__}")
+
+    def visit_Assign(self, s: ir.Assign, src: Source, ctx: Ctx, indent: int) -> None:
+        value = self.expr(s.value, ctx)
+        if isinstance(s.value, ir.Collection) and s.value.type == "empty":
+            value = self._declared_empty(s.target) or (f"H_empty_like({self.expr(s.target, ctx)})")
+        if s.op == "+=":
+            value = (
+                f"H_plus({self.expr(s.target, ctx)}, {value})"
+                if not self.safe
+                else (f"H_arith('+', {self.expr(s.target, ctx)}, {value})")
             )
-        elif isinstance(s, ir.If):
-            # `else if` chains become `elif`s: a chain of 200 must not nest 200 levels deep
-            branch: ir.If | None = s
-            keyword = "if"
-            while branch is not None:
-                cond = self.expr(branch.cond, ctx)
-                if self.safe:
-                    c = self.tmp("c")
-                    if keyword == "if":
-                        src.emit(f"{c} = {cond}", indent, branch.span)
-                        src.emit(f"if {c} is U:", indent)
-                    else:
-                        src.emit(f"elif ({c} := {cond}) is U:", indent, branch.span)
-                    for root in sorted(assigned_roots([branch])):
-                        src.emit(f"S[{self.slots[root]}] = U", indent + 1)
-                    src.emit("C.havoc = True", indent + 1)
-                    src.emit(f"elif H_truth({c}):", indent)
-                else:
-                    src.emit(f"{keyword} H_truth({cond}):", indent, branch.span)
-                self.stmts(src, branch.then, ctx, indent + 1)
-                src.emit("pass", indent + 1)
-                keyword = "elif"
-                orelse = branch.orelse
-                if len(orelse) == 1 and isinstance(orelse[0], ir.If):
-                    branch = orelse[0]
-                    continue
-                branch = None
-                if orelse:
-                    src.emit("else:", indent)
-                    self.stmts(src, orelse, ctx, indent + 1)
-                    src.emit("pass", indent + 1)
-        elif isinstance(s, ir.For):
-            var = self.tmp("v")
-            coll = self.expr(s.coll, ctx)
-            c = self.tmp("c")
-            src.emit(f"{c} = {coll}", indent, s.span)
+        elif s.op == "-=":
+            value = f"H_arith('-', {self.expr(s.target, ctx)}, {value})"
+        self.update(src, s.target, lambda current: value, ctx, indent, s.span)
+
+    def visit_MethodCall(self, s: ir.MethodCall, src: Source, ctx: Ctx, indent: int) -> None:
+        args = "".join(", " + self.expr(a, ctx) for a in s.args)
+        root = s.target.name if isinstance(s.target, ir.Name) else None
+        if (
+            not self.safe
+            and root is not None
+            and self._loop_depth == 0
+            and self.collection_kind.get(root) == "set"
+            and s.method in ("add", "remove", "discard")
+        ):
+            # one element per statement outside loops: growth is bounded by the plan length
+            slot = f"S[{self.slots[root]}]"
+            op = "|" if s.method == "add" else "-"
+            src.emit(f"{slot} = {slot} {op} {{{args[2:]}}}", indent, s.span)
+            return
+        self.update(
+            src,
+            s.target,
+            lambda current: f"H_method_{s.method}({current}{args})",
+            ctx,
+            indent,
+            s.span,
+        )
+
+    def visit_If(self, s: ir.If, src: Source, ctx: Ctx, indent: int) -> None:
+        # `else if` chains become `elif`s: a chain of 200 must not nest 200 levels deep
+        branch: ir.If | None = s
+        keyword = "if"
+        while branch is not None:
+            cond = self.expr(branch.cond, ctx)
             if self.safe:
-                src.emit(f"if H_unobserved({c}):", indent)
-                for root in sorted(assigned_roots(s.body)):
+                c = self.tmp("c")
+                if keyword == "if":
+                    src.emit(f"{c} = {cond}", indent, branch.span)
+                    src.emit(f"if {c} is U:", indent)
+                else:
+                    src.emit(f"elif ({c} := {cond}) is U:", indent, branch.span)
+                for root in sorted(assigned_roots([branch])):
                     src.emit(f"S[{self.slots[root]}] = U", indent + 1)
                 src.emit("C.havoc = True", indent + 1)
-                src.emit(f"{c} = ()", indent + 1)
-            inner = Ctx({**ctx.locals, s.var: var}, ctx.state)
-            self._loop_depth += 1
-            if self._blocks >= MAX_STATIC_LOOPS:
-                # Python allows 20 statically nested blocks per function: deeper loops run
-                # their body in a nested function (it reads the enclosing names as closures
-                # and writes only through S and C)
-                body_fn = self.tmp("b")
-                src.emit(f"def {body_fn}({var}):", indent)
-                saved, self._blocks = self._blocks, 0
-                self.stmts(src, s.body, inner, indent + 1)
-                self._blocks = saved
-                src.emit("pass", indent + 1)
-                src.emit(f"for {var} in H_iter({c}):", indent)
-                src.emit(f"{body_fn}({var})", indent + 1)
+                src.emit(f"elif H_truth({c}):", indent)
             else:
-                src.emit(f"for {var} in H_iter({c}):", indent)
-                self._blocks += 1
-                self.stmts(src, s.body, inner, indent + 1)
-                self._blocks -= 1
+                src.emit(f"{keyword} H_truth({cond}):", indent, branch.span)
+            self.stmts(src, branch.then, ctx, indent + 1)
+            src.emit("pass", indent + 1)
+            keyword = "elif"
+            orelse = branch.orelse
+            if len(orelse) == 1 and isinstance(orelse[0], ir.If):
+                branch = orelse[0]
+                continue
+            branch = None
+            if orelse:
+                src.emit("else:", indent)
+                self.stmts(src, orelse, ctx, indent + 1)
                 src.emit("pass", indent + 1)
-            self._loop_depth -= 1
-        elif isinstance(s, ir.Let):
-            var = self.tmp("l")
-            src.emit(f"{var} = {self.expr(s.value, ctx)}", indent, s.span)
-            ctx.locals[s.name] = var
-        elif isinstance(s, ir.Warn):
-            values = ""
-            if s.message is not None:
-                values = "".join(
-                    self.expr(p.expr, ctx) + ", " for p in s.message.parts if p.expr is not None
-                )
-            src.emit(f"C.warn({s.code!r}, {_template_key(s)!r}, ({values}))", indent, s.span)
+
+    def visit_For(self, s: ir.For, src: Source, ctx: Ctx, indent: int) -> None:
+        var = self.tmp("v")
+        coll = self.expr(s.coll, ctx)
+        c = self.tmp("c")
+        src.emit(f"{c} = {coll}", indent, s.span)
+        if self.safe:
+            src.emit(f"if H_unobserved({c}):", indent)
+            for root in sorted(assigned_roots(s.body)):
+                src.emit(f"S[{self.slots[root]}] = U", indent + 1)
+            src.emit("C.havoc = True", indent + 1)
+            src.emit(f"{c} = ()", indent + 1)
+        inner = Ctx({**ctx.locals, s.var: var}, ctx.state)
+        self._loop_depth += 1
+        if self._blocks >= MAX_STATIC_LOOPS:
+            # Python allows 20 statically nested blocks per function: deeper loops run
+            # their body in a nested function (it reads the enclosing names as closures
+            # and writes only through S and C)
+            body_fn = self.tmp("b")
+            src.emit(f"def {body_fn}({var}):", indent)
+            saved, self._blocks = self._blocks, 0
+            self.stmts(src, s.body, inner, indent + 1)
+            self._blocks = saved
+            src.emit("pass", indent + 1)
+            src.emit(f"for {var} in H_iter({c}):", indent)
+            src.emit(f"{body_fn}({var})", indent + 1)
         else:
-            assert isinstance(s, ir.Report)
-            for f in s.fields:
-                src.emit(f"C.report({f.name!r}, {self.expr(f.value, ctx)})", indent, f.span)
+            src.emit(f"for {var} in H_iter({c}):", indent)
+            self._blocks += 1
+            self.stmts(src, s.body, inner, indent + 1)
+            self._blocks -= 1
+            src.emit("pass", indent + 1)
+        self._loop_depth -= 1
+
+    def visit_Let(self, s: ir.Let, src: Source, ctx: Ctx, indent: int) -> None:
+        var = self.tmp("l")
+        src.emit(f"{var} = {self.expr(s.value, ctx)}", indent, s.span)
+        ctx.locals[s.name] = var
+
+    def visit_Warn(self, s: ir.Warn, src: Source, ctx: Ctx, indent: int) -> None:
+        values = ""
+        if s.message is not None:
+            values = "".join(
+                self.expr(p.expr, ctx) + ", " for p in s.message.parts if p.expr is not None
+            )
+        src.emit(f"C.warn({s.code!r}, {_template_key(s)!r}, ({values}))", indent, s.span)
+
+    def visit_Report(self, s: ir.Report, src: Source, ctx: Ctx, indent: int) -> None:
+        for f in s.fields:
+            src.emit(f"C.report({f.name!r}, {self.expr(f.value, ctx)})", indent, f.span)
 
     def _declared_empty(self, target: ir.Expr) -> str | None:
         """``x = {}`` on a state variable: the empty value of its declared type (known even when

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..dsl import ir
 from ..dsl.pretty import expr_text
+from ..dsl.visitor import NodeVisitor
 from ..dsl.walk import lvalue_path
 from . import lib
 from .empty import empty_of
@@ -44,7 +45,7 @@ class Env:
         return new
 
 
-class Interpreter:
+class Interpreter(NodeVisitor):
     def __init__(self, contract: ir.Contract) -> None:
         self.contract = contract
         self.predicates = {p.name: p for p in contract.predicates}
@@ -53,13 +54,15 @@ class Interpreter:
 
     # ------------------------------------------------------------------ expressions
     def eval(self, e: ir.Expr, env: Env) -> Any:
-        method: Callable[[Any, Env], Any] = getattr(self, "_" + e.kind)
-        return method(e, env)
+        return self.visit(e, env)
 
-    def _literal(self, e: ir.Literal_, env: Env) -> Any:
+    def generic_visit(self, node: ir.Node, *args: Any) -> Any:
+        raise TypeError(f"the interpreter has no rule for {type(node).__name__}")
+
+    def visit_Literal_(self, e: ir.Literal_, env: Env) -> Any:
         return e.value
 
-    def _name(self, e: ir.Name, env: Env) -> Any:
+    def visit_Name(self, e: ir.Name, env: Env) -> Any:
         if e.name in env.locals:
             return env.locals[e.name]
         if e.name in env.args:
@@ -72,15 +75,15 @@ class Interpreter:
             return env.consts[e.name]
         raise lib.EvalError(f"unknown name {e.name}")
 
-    def _attr(self, e: ir.Attr, env: Env) -> Any:
+    def visit_Attr(self, e: ir.Attr, env: Env) -> Any:
         if isinstance(e.obj, ir.Name) and e.obj.name in self.enums and e.obj.name not in env.locals:
             return e.name
         return lib.attr(self.eval(e.obj, env), e.name)
 
-    def _index(self, e: ir.Index, env: Env) -> Any:
+    def visit_Index(self, e: ir.Index, env: Env) -> Any:
         return lib.index(self.eval(e.obj, env), self.eval(e.key, env))
 
-    def _call(self, e: ir.Call, env: Env) -> Any:
+    def visit_Call(self, e: ir.Call, env: Env) -> Any:
         if e.func == "old":
             if env.old is None:
                 raise lib.EvalError("old() outside a postcondition")
@@ -113,19 +116,19 @@ class Interpreter:
         funcs = lib.SAFE_FUNCS if env.safe else lib.BUILTIN_FUNCS
         return funcs[e.func](*args)
 
-    def _quantifier(self, e: ir.Quantifier, env: Env) -> Any:
+    def visit_Quantifier(self, e: ir.Quantifier, env: Env) -> Any:
         coll = self.eval(e.coll, env)
         return quantify(
             e.op, coll, lambda item: self.eval(e.body, env.with_locals(**{e.var: item}))
         )
 
-    def _unary(self, e: ir.Unary, env: Env) -> Any:
+    def visit_Unary(self, e: ir.Unary, env: Env) -> Any:
         value = self.eval(e.operand, env)
         if e.op == "not":
             return U if value is U else not lib.truth(value, "the operand of `not`")
         return lib.neg(value)
 
-    def _binary(self, e: ir.Binary, env: Env) -> Any:
+    def visit_Binary(self, e: ir.Binary, env: Env) -> Any:
         op = e.op
         if op in ("and", "or"):
             left = self.eval(e.left, env)
@@ -162,7 +165,7 @@ class Interpreter:
             return lib.safe_compare(op, left, right)
         return lib.safe_arith(op, left, right)
 
-    def _collection(self, e: ir.Collection, env: Env) -> Any:
+    def visit_Collection(self, e: ir.Collection, env: Env) -> Any:
         items = [self.eval(i, env) for i in e.items]
         if e.type == "set":
             return frozenset(items)
@@ -170,7 +173,7 @@ class Interpreter:
             return frozenset()
         return tuple(items)
 
-    def _map(self, e: ir.MapLit, env: Env) -> Any:
+    def visit_MapLit(self, e: ir.MapLit, env: Env) -> Any:
         return FMap((self.eval(x.key, env), self.eval(x.value, env)) for x in e.entries)
 
     # ------------------------------------------------------------------ statements
@@ -184,61 +187,63 @@ class Interpreter:
 
     def _stmt(self, s: ir.Stmt, env: Env) -> None:
         try:
-            self._run_stmt(s, env)
+            self.visit(s, env)
         except lib.EvalError as exc:
             if exc.span is None:
                 exc.span = s.span  # the innermost statement that failed
             raise
 
-    def _run_stmt(self, s: ir.Stmt, env: Env) -> None:
-        if isinstance(s, ir.Assign):
-            value = self.eval(s.value, env)
-            if isinstance(s.value, ir.Collection) and s.value.type == "empty":
-                value = self._empty_for(s.target, env)
-            if s.op != "=":
-                value = lib.safe_arith(s.op[0], self.eval(s.target, env), value)
-            # the old value is not read: `m[k] = v` may add a new key
-            self._update(s.target, lambda _current: value, env, read_current=False)
-        elif isinstance(s, ir.MethodCall):
-            args = [self.eval(a, env) for a in s.args]
-            method = lib.METHODS[s.method]
-            self._update(s.target, lambda current: method(current, *args), env)
-        elif isinstance(s, ir.If):
-            cond = self.eval(s.cond, env)
-            if cond is U:
-                from ..dsl.walk import assigned_roots
+    def visit_Assign(self, s: ir.Assign, env: Env) -> None:
+        value = self.eval(s.value, env)
+        if isinstance(s.value, ir.Collection) and s.value.type == "empty":
+            value = self._empty_for(s.target, env)
+        if s.op != "=":
+            value = lib.safe_arith(s.op[0], self.eval(s.target, env), value)
+        # the old value is not read: `m[k] = v` may add a new key
+        self._update(s.target, lambda _current: value, env, read_current=False)
 
-                for root in assigned_roots([s]):
-                    env.state[root] = U
-                env.havoc = True
-            elif lib.truth(cond, "an `if` condition"):
-                self._block(s.then, env)
-            else:
-                self._block(s.orelse, env)
-        elif isinstance(s, ir.For):
-            coll = self.eval(s.coll, env)
-            if lib.unobserved(coll):
-                from ..dsl.walk import assigned_roots
+    def visit_MethodCall(self, s: ir.MethodCall, env: Env) -> None:
+        args = [self.eval(a, env) for a in s.args]
+        method = lib.METHODS[s.method]
+        self._update(s.target, lambda current: method(current, *args), env)
 
-                for root in assigned_roots(s.body):
-                    env.state[root] = U
-                env.havoc = True
-                return
-            for item in lib.iterate(coll):
-                self._block(s.body, env, **{s.var: item})
-        elif isinstance(s, ir.Let):
-            env.locals[s.name] = self.eval(s.value, env)
-        elif isinstance(s, ir.Warn):
-            values: tuple[Any, ...] = ()
-            if s.message is not None:
-                values = tuple(
-                    self.eval(p.expr, env) for p in s.message.parts if p.expr is not None
-                )
-            env.warnings.append((s.code, f"{s.span.line}:{s.span.col}", values))
+    def visit_If(self, s: ir.If, env: Env) -> None:
+        cond = self.eval(s.cond, env)
+        if cond is U:
+            from ..dsl.walk import assigned_roots
+
+            for root in assigned_roots([s]):
+                env.state[root] = U
+            env.havoc = True
+        elif lib.truth(cond, "an `if` condition"):
+            self._block(s.then, env)
         else:
-            assert isinstance(s, ir.Report)
-            for f in s.fields:
-                env.reports[f.name] = self.eval(f.value, env)
+            self._block(s.orelse, env)
+
+    def visit_For(self, s: ir.For, env: Env) -> None:
+        coll = self.eval(s.coll, env)
+        if lib.unobserved(coll):
+            from ..dsl.walk import assigned_roots
+
+            for root in assigned_roots(s.body):
+                env.state[root] = U
+            env.havoc = True
+            return
+        for item in lib.iterate(coll):
+            self._block(s.body, env, **{s.var: item})
+
+    def visit_Let(self, s: ir.Let, env: Env) -> None:
+        env.locals[s.name] = self.eval(s.value, env)
+
+    def visit_Warn(self, s: ir.Warn, env: Env) -> None:
+        values: tuple[Any, ...] = ()
+        if s.message is not None:
+            values = tuple(self.eval(p.expr, env) for p in s.message.parts if p.expr is not None)
+        env.warnings.append((s.code, f"{s.span.line}:{s.span.col}", values))
+
+    def visit_Report(self, s: ir.Report, env: Env) -> None:
+        for f in s.fields:
+            env.reports[f.name] = self.eval(f.value, env)
 
     def _empty_for(self, target: ir.Expr, env: Env) -> Any:
         """``x = {}``: a state variable gets the empty value of its declared type; anything else

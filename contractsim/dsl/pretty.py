@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import ir
 from .diagnostics import control_escape
+from .visitor import NodeVisitor
 
 _PRECEDENCE = {
     "or": 1,
@@ -53,36 +54,57 @@ def literal_text(value: object, raw: bool = False) -> str:
 
 def expr_text(e: ir.Expr, parent: int = 0) -> str:
     """Render an expression with the fewest parentheses that keep its meaning."""
-    if isinstance(e, ir.Literal_):
+    return _PRINTER.visit(e, parent)  # type: ignore[no-any-return]
+
+
+class Printer(NodeVisitor):
+    """``visit(e, parent)``: the text of ``e`` inside an operator of precedence ``parent``."""
+
+    def generic_visit(self, node: ir.Node, *args: object) -> str:
+        raise TypeError(f"no text for {type(node).__name__}")
+
+    def visit_Literal_(self, e: ir.Literal_, parent: int) -> str:
         return literal_text(e.value, e.raw)
-    if isinstance(e, ir.Name):
+
+    def visit_Name(self, e: ir.Name, parent: int) -> str:
         return e.name
-    if isinstance(e, ir.Attr):
+
+    def visit_Attr(self, e: ir.Attr, parent: int) -> str:
         return f"{expr_text(e.obj, 9)}.{e.name}"
-    if isinstance(e, ir.Index):
+
+    def visit_Index(self, e: ir.Index, parent: int) -> str:
         return f"{expr_text(e.obj, 9)}[{expr_text(e.key)}]"
-    if isinstance(e, ir.Call):
+
+    def visit_Call(self, e: ir.Call, parent: int) -> str:
         args = [expr_text(a) for a in e.args] + [f"{k.name}={expr_text(k.value)}" for k in e.kwargs]
         return f"{e.func}({', '.join(args)})"
-    if isinstance(e, ir.Quantifier):
+
+    def visit_Quantifier(self, e: ir.Quantifier, parent: int) -> str:
         return f"{e.op}({expr_text(e.body)} for {e.var} in {expr_text(e.coll)})"
-    if isinstance(e, ir.Unary):
+
+    def visit_Unary(self, e: ir.Unary, parent: int) -> str:
         if e.op == "not":
             text = f"not {expr_text(e.operand, 3)}"
             return f"({text})" if parent > 3 else text
         return f"-{expr_text(e.operand, 8)}"
-    if isinstance(e, ir.Binary):
+
+    def visit_Binary(self, e: ir.Binary, parent: int) -> str:
         prec = _PRECEDENCE[e.op]
         left = expr_text(e.left, prec)
         right = expr_text(e.right, prec + 1)
         text = f"{left} {e.op} {right}"
         return f"({text})" if prec < parent else text
-    if isinstance(e, ir.Collection):
+
+    def visit_Collection(self, e: ir.Collection, parent: int) -> str:
         items = ", ".join(expr_text(i) for i in e.items)
         if e.type == "list":
             return f"[{items}]"
         if e.type == "tuple":
             return f"({items}{',' if len(e.items) == 1 else ''})"
         return "{" + items + "}"
-    assert isinstance(e, ir.MapLit)
-    return "{" + ", ".join(f"{expr_text(x.key)}: {expr_text(x.value)}" for x in e.entries) + "}"
+
+    def visit_MapLit(self, e: ir.MapLit, parent: int) -> str:
+        return "{" + ", ".join(f"{expr_text(x.key)}: {expr_text(x.value)}" for x in e.entries) + "}"
+
+
+_PRINTER = Printer()

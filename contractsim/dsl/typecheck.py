@@ -14,6 +14,7 @@ from . import ir
 from . import types as T
 from .builtins import BUILTINS, _numeric_join
 from .diagnostics import Diagnostic, Span, error, suggestion_hint, warning
+from .visitor import NodeVisitor
 from .walk import template_exprs
 
 SEMVER = re.compile(
@@ -83,7 +84,7 @@ def _non_null_facts(cond: ir.Expr, positive: bool) -> frozenset[str]:
     return frozenset()
 
 
-class Checker:
+class Checker(NodeVisitor):
     def __init__(self, contract: ir.Contract) -> None:
         self.c = contract
         self.diags: list[Diagnostic] = []
@@ -307,98 +308,112 @@ class Checker:
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e: ir.Expr, scope: Scope) -> T.Ty:
-        if isinstance(e, ir.Literal_):
-            v = e.value
-            if v is None:
-                return T.NULL
-            if isinstance(v, bool):
-                return T.BOOL
-            if isinstance(v, int):
-                return T.INT
-            if isinstance(v, float):
-                return T.FLOAT
-            return T.STR
-        if isinstance(e, ir.Name):
-            ty = self.name_type(e, scope)
-            return T.strip_null(ty) if scope.non_null and e.name in scope.non_null else ty
-        if isinstance(e, ir.Attr):
-            ty = self.attr_type(e, scope)
-            if scope.non_null:
-                from .pretty import expr_text
+        return self.visit(e, scope)  # type: ignore[no-any-return]
 
-                if expr_text(e) in scope.non_null:
-                    return T.strip_null(ty)
-            return ty
-        if isinstance(e, ir.Index):
-            obj = T.strip_null(self.expr(e.obj, scope))
-            key = self.expr(e.key, scope)
-            if isinstance(obj, T.MapT):
-                self.expect(key, obj.key, e.key.span, "a key")
-                return obj.value
-            if isinstance(obj, T.ListT):
-                self.expect(key, T.INT, e.key.span, "a list index")
-                return obj.elem
-            if isinstance(obj, T.TupleT):
-                if isinstance(e.key, ir.Literal_) and isinstance(e.key.value, int):
-                    if 0 <= e.key.value < len(obj.items):
-                        return obj.items[e.key.value]
-                    self.err("E0301", f"tuple index {e.key.value} is out of range", e.key.span)
-                    return T.ANY
-                self.err("E0301", "a tuple is indexed by a literal number", e.key.span)
+    def generic_visit(self, node: ir.Node, *args: Any) -> Any:
+        raise TypeError(f"the type checker has no rule for {type(node).__name__}")
+
+    def visit_Literal_(self, e: ir.Literal_, scope: Scope) -> T.Ty:
+        v = e.value
+        if v is None:
+            return T.NULL
+        if isinstance(v, bool):
+            return T.BOOL
+        if isinstance(v, int):
+            return T.INT
+        if isinstance(v, float):
+            return T.FLOAT
+        return T.STR
+
+    def visit_Name(self, e: ir.Name, scope: Scope) -> T.Ty:
+        ty = self.name_type(e, scope)
+        return T.strip_null(ty) if scope.non_null and e.name in scope.non_null else ty
+
+    def visit_Attr(self, e: ir.Attr, scope: Scope) -> T.Ty:
+        ty = self.attr_type(e, scope)
+        if scope.non_null:
+            from .pretty import expr_text
+
+            if expr_text(e) in scope.non_null:
+                return T.strip_null(ty)
+        return ty
+
+    def visit_Index(self, e: ir.Index, scope: Scope) -> T.Ty:
+        obj = T.strip_null(self.expr(e.obj, scope))
+        key = self.expr(e.key, scope)
+        if isinstance(obj, T.MapT):
+            self.expect(key, obj.key, e.key.span, "a key")
+            return obj.value
+        if isinstance(obj, T.ListT):
+            self.expect(key, T.INT, e.key.span, "a list index")
+            return obj.elem
+        if isinstance(obj, T.TupleT):
+            if isinstance(e.key, ir.Literal_) and isinstance(e.key.value, int):
+                if 0 <= e.key.value < len(obj.items):
+                    return obj.items[e.key.value]
+                self.err("E0301", f"tuple index {e.key.value} is out of range", e.key.span)
                 return T.ANY
-            if obj == T.STR:
-                self.expect(key, T.INT, e.key.span, "a string index")
-                return T.STR
-            if obj != T.ANY:
-                self.err(
-                    "E0306",
-                    f"{obj.show()} cannot be indexed",
-                    e.span,
-                    hint="only maps, lists, tuples and strings take `[…]`",
-                )
+            self.err("E0301", "a tuple is indexed by a literal number", e.key.span)
             return T.ANY
-        if isinstance(e, ir.Call):
-            return self.call_type(e, scope)
-        if isinstance(e, ir.Quantifier):
-            coll = self.expr(e.coll, scope)
-            elem = T.elem_type(T.strip_null(coll))
-            if elem is None:
-                self.err(
-                    "E0306",
-                    f"`{e.op}` needs a collection to range over, got {coll.show()}",
-                    e.coll.span,
-                )
-                elem = T.ANY
-            inner = scope.child(**{e.var: Symbol(elem, "local", e.span)})
-            body = self.expr(e.body, inner)
-            if e.op == "sum":
-                if not T.is_numeric(body):
-                    self.err("E0301", f"`sum` adds numbers, got {body.show()}", e.body.span)
-                return body if T.is_numeric(body) else T.INT
-            self.expect(body, T.BOOL, e.body.span, f"the condition of `{e.op}`")
-            return T.INT if e.op == "count" else T.BOOL
-        if isinstance(e, ir.Unary):
-            operand = self.expr(e.operand, scope)
-            if e.op == "not":
-                self.expect(operand, T.BOOL, e.operand.span, "the operand of `not`")
-                return T.BOOL
-            if not T.is_numeric(operand):
-                self.err("E0301", f"`-` needs a number, got {operand.show()}", e.operand.span)
-                return T.ANY
-            return operand
-        if isinstance(e, ir.Binary):
-            return self.binary_type(e, scope)
-        if isinstance(e, ir.Collection):
-            items = [self.expr(i, scope) for i in e.items]
-            if e.type == "tuple":
-                return T.TupleT(tuple(items))
-            if e.type == "empty":
-                return T.EmptyT(self.empty_literal(e))
-            joined: T.Ty = items[0] if items else T.ANY
-            for it in items[1:]:
-                joined = T.join(joined, it)
-            return T.ListT(joined) if e.type == "list" else T.SetT(joined)
-        assert isinstance(e, ir.MapLit)
+        if obj == T.STR:
+            self.expect(key, T.INT, e.key.span, "a string index")
+            return T.STR
+        if obj != T.ANY:
+            self.err(
+                "E0306",
+                f"{obj.show()} cannot be indexed",
+                e.span,
+                hint="only maps, lists, tuples and strings take `[…]`",
+            )
+        return T.ANY
+
+    def visit_Call(self, e: ir.Call, scope: Scope) -> T.Ty:
+        return self.call_type(e, scope)
+
+    def visit_Quantifier(self, e: ir.Quantifier, scope: Scope) -> T.Ty:
+        coll = self.expr(e.coll, scope)
+        elem = T.elem_type(T.strip_null(coll))
+        if elem is None:
+            self.err(
+                "E0306",
+                f"`{e.op}` needs a collection to range over, got {coll.show()}",
+                e.coll.span,
+            )
+            elem = T.ANY
+        inner = scope.child(**{e.var: Symbol(elem, "local", e.span)})
+        body = self.expr(e.body, inner)
+        if e.op == "sum":
+            if not T.is_numeric(body):
+                self.err("E0301", f"`sum` adds numbers, got {body.show()}", e.body.span)
+            return body if T.is_numeric(body) else T.INT
+        self.expect(body, T.BOOL, e.body.span, f"the condition of `{e.op}`")
+        return T.INT if e.op == "count" else T.BOOL
+
+    def visit_Unary(self, e: ir.Unary, scope: Scope) -> T.Ty:
+        operand = self.expr(e.operand, scope)
+        if e.op == "not":
+            self.expect(operand, T.BOOL, e.operand.span, "the operand of `not`")
+            return T.BOOL
+        if not T.is_numeric(operand):
+            self.err("E0301", f"`-` needs a number, got {operand.show()}", e.operand.span)
+            return T.ANY
+        return operand
+
+    def visit_Binary(self, e: ir.Binary, scope: Scope) -> T.Ty:
+        return self.binary_type(e, scope)
+
+    def visit_Collection(self, e: ir.Collection, scope: Scope) -> T.Ty:
+        items = [self.expr(i, scope) for i in e.items]
+        if e.type == "tuple":
+            return T.TupleT(tuple(items))
+        if e.type == "empty":
+            return T.EmptyT(self.empty_literal(e))
+        joined: T.Ty = items[0] if items else T.ANY
+        for it in items[1:]:
+            joined = T.join(joined, it)
+        return T.ListT(joined) if e.type == "list" else T.SetT(joined)
+
+    def visit_MapLit(self, e: ir.MapLit, scope: Scope) -> T.Ty:
         key_t: T.Ty | None = None
         val_t: T.Ty | None = None
         for entry in e.entries:
@@ -746,105 +761,111 @@ class Checker:
             self.stmt(s, scope, reports)
 
     def stmt(self, s: ir.Stmt, scope: Scope, reports: dict[str, T.Ty]) -> None:
-        if isinstance(s, ir.Assign):
-            target = self.lvalue(s.target, scope)
-            value = self.expr(s.value, scope)
-            if s.op == "=":
-                self.enum_literal(target, s.value)
-                if not T.assignable(value, target):
-                    self.err(
-                        "E0301",
-                        f"cannot assign {value.show()} to `{_lv_text(s.target)}` "
-                        f"of type {target.show()}",
-                        s.value.span,
-                    )
-            elif not (T.is_numeric(target) and T.is_numeric(value)) and not (
-                s.op == "+=" and T.is_stringy(target) and T.is_stringy(value)
-            ):
+        self.visit(s, scope, reports)
+
+    def visit_Assign(self, s: ir.Assign, scope: Scope, reports: dict[str, T.Ty]) -> None:
+        target = self.lvalue(s.target, scope)
+        value = self.expr(s.value, scope)
+        if s.op == "=":
+            self.enum_literal(target, s.value)
+            if not T.assignable(value, target):
                 self.err(
                     "E0301",
-                    f"`{s.op}` needs numbers, got {target.show()} and {value.show()}",
-                    s.span,
+                    f"cannot assign {value.show()} to `{_lv_text(s.target)}` "
+                    f"of type {target.show()}",
+                    s.value.span,
                 )
-        elif isinstance(s, ir.MethodCall):
-            target = T.strip_null(self.lvalue(s.target, scope))
-            args = [self.expr(a, scope) for a in s.args]
-            kind = (
-                "set"
-                if isinstance(target, T.SetT)
-                else "map"
-                if isinstance(target, T.MapT)
-                else "list"
-                if isinstance(target, T.ListT)
-                else None
+        elif not (T.is_numeric(target) and T.is_numeric(value)) and not (
+            s.op == "+=" and T.is_stringy(target) and T.is_stringy(value)
+        ):
+            self.err(
+                "E0301",
+                f"`{s.op}` needs numbers, got {target.show()} and {value.show()}",
+                s.span,
             )
-            if kind is None:
-                if target != T.ANY:
-                    self.err(
-                        "E0310",
-                        f"`{_lv_text(s.target)}` is {target.show()}, which has no method "
-                        f"`{s.method}`",
-                        s.method_span,
-                        hint="collection updates work on sets, maps and lists",
-                    )
-                return
-            methods = COLLECTION_METHODS[kind]
-            if s.method not in methods:
+
+    def visit_MethodCall(self, s: ir.MethodCall, scope: Scope, reports: dict[str, T.Ty]) -> None:
+        target = T.strip_null(self.lvalue(s.target, scope))
+        args = [self.expr(a, scope) for a in s.args]
+        kind = (
+            "set"
+            if isinstance(target, T.SetT)
+            else "map"
+            if isinstance(target, T.MapT)
+            else "list"
+            if isinstance(target, T.ListT)
+            else None
+        )
+        if kind is None:
+            if target != T.ANY:
                 self.err(
                     "E0310",
-                    f"a {kind} has no method `{s.method}`",
+                    f"`{_lv_text(s.target)}` is {target.show()}, which has no method `{s.method}`",
                     s.method_span,
-                    hint=suggestion_hint(s.method, methods, "method")
-                    or f"{kind} methods: " + ", ".join(methods),
+                    hint="collection updates work on sets, maps and lists",
                 )
-                return
-            if len(args) != methods[s.method]:
+            return
+        methods = COLLECTION_METHODS[kind]
+        if s.method not in methods:
+            self.err(
+                "E0310",
+                f"a {kind} has no method `{s.method}`",
+                s.method_span,
+                hint=suggestion_hint(s.method, methods, "method")
+                or f"{kind} methods: " + ", ".join(methods),
+            )
+            return
+        if len(args) != methods[s.method]:
+            self.err(
+                "E0305",
+                f"`{s.method}` takes {methods[s.method]} argument(s), got {len(args)}",
+                s.span,
+            )
+            return
+        if args:
+            want = (
+                target.key
+                if isinstance(target, T.MapT)
+                else target.elem
+                if isinstance(target, (T.SetT, T.ListT))
+                else T.ANY
+            )
+            self.enum_literal(want, s.args[0])
+            self.expect(args[0], want, s.args[0].span, f"the argument of `{s.method}`")
+
+    def visit_If(self, s: ir.If, scope: Scope, reports: dict[str, T.Ty]) -> None:
+        self.expect(self.expr(s.cond, scope), T.BOOL, s.cond.span, "an `if` condition")
+        self.stmts(s.then, scope.narrowed(s.cond), reports)
+        self.stmts(s.orelse, scope.narrowed(s.cond, positive=False), reports)
+
+    def visit_For(self, s: ir.For, scope: Scope, reports: dict[str, T.Ty]) -> None:
+        coll = self.expr(s.coll, scope)
+        elem = T.elem_type(T.strip_null(coll))
+        if elem is None:
+            self.err("E0306", f"cannot loop over {coll.show()}", s.coll.span)
+            elem = T.ANY
+        self.stmts(s.body, scope.child(**{s.var: Symbol(elem, "local", s.span)}), reports)
+
+    def visit_Let(self, s: ir.Let, scope: Scope, reports: dict[str, T.Ty]) -> None:
+        scope.names[s.name] = Symbol(self.expr(s.value, scope), "local", s.span)
+
+    def visit_Warn(self, s: ir.Warn, scope: Scope, reports: dict[str, T.Ty]) -> None:
+        self.error_code(s.code, s.code_span if s.code_span.file else s.span)
+        for part in template_exprs(s.message):
+            self.expr(part, scope)
+
+    def visit_Report(self, s: ir.Report, scope: Scope, reports: dict[str, T.Ty]) -> None:
+        for f in s.fields:
+            value = self.expr(f.value, scope)
+            if reports and f.name not in reports:
                 self.err(
-                    "E0305",
-                    f"`{s.method}` takes {methods[s.method]} argument(s), got {len(args)}",
-                    s.span,
+                    "E0209",
+                    f"the report has no field `{f.name}`",
+                    f.span,
+                    hint=suggestion_hint(f.name, reports, "report field"),
                 )
-                return
-            if args:
-                want = (
-                    target.key
-                    if isinstance(target, T.MapT)
-                    else target.elem
-                    if isinstance(target, (T.SetT, T.ListT))
-                    else T.ANY
-                )
-                self.enum_literal(want, s.args[0])
-                self.expect(args[0], want, s.args[0].span, f"the argument of `{s.method}`")
-        elif isinstance(s, ir.If):
-            self.expect(self.expr(s.cond, scope), T.BOOL, s.cond.span, "an `if` condition")
-            self.stmts(s.then, scope.narrowed(s.cond), reports)
-            self.stmts(s.orelse, scope.narrowed(s.cond, positive=False), reports)
-        elif isinstance(s, ir.For):
-            coll = self.expr(s.coll, scope)
-            elem = T.elem_type(T.strip_null(coll))
-            if elem is None:
-                self.err("E0306", f"cannot loop over {coll.show()}", s.coll.span)
-                elem = T.ANY
-            self.stmts(s.body, scope.child(**{s.var: Symbol(elem, "local", s.span)}), reports)
-        elif isinstance(s, ir.Let):
-            scope.names[s.name] = Symbol(self.expr(s.value, scope), "local", s.span)
-        elif isinstance(s, ir.Warn):
-            self.error_code(s.code, s.code_span if s.code_span.file else s.span)
-            for part in template_exprs(s.message):
-                self.expr(part, scope)
-        else:
-            assert isinstance(s, ir.Report)
-            for f in s.fields:
-                value = self.expr(f.value, scope)
-                if reports and f.name not in reports:
-                    self.err(
-                        "E0209",
-                        f"the report has no field `{f.name}`",
-                        f.span,
-                        hint=suggestion_hint(f.name, reports, "report field"),
-                    )
-                elif f.name in reports:
-                    self.expect(value, reports[f.name], f.value.span, f"report field `{f.name}`")
+            elif f.name in reports:
+                self.expect(value, reports[f.name], f.value.span, f"report field `{f.name}`")
 
     def lvalue(self, e: ir.Expr, scope: Scope) -> T.Ty:
         root = e

@@ -9,63 +9,29 @@ from pydantic import BaseModel
 
 from . import ir
 from .diagnostics import Span
+from .visitor import child_exprs, child_stmts
 
 
 def walk_expr(e: ir.Expr) -> Iterator[ir.Expr]:
-    """``e`` and all its sub-expressions."""
+    """``e`` and all its sub-expressions (pre-order; children found by the visitor's
+    ``child_exprs``, so a new expression kind needs no change here)."""
     stack: list[ir.Expr] = [e]
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(node, ir.Attr):
-            stack.append(node.obj)
-        elif isinstance(node, ir.Index):
-            stack.extend((node.obj, node.key))
-        elif isinstance(node, ir.Call):
-            stack.extend(node.args)
-            stack.extend(k.value for k in node.kwargs)
-        elif isinstance(node, ir.Quantifier):
-            stack.extend((node.coll, node.body))
-        elif isinstance(node, ir.Unary):
-            stack.append(node.operand)
-        elif isinstance(node, ir.Binary):
-            stack.extend((node.left, node.right))
-        elif isinstance(node, ir.Collection):
-            stack.extend(node.items)
-        elif isinstance(node, ir.MapLit):
-            for entry in node.entries:
-                stack.extend((entry.key, entry.value))
+        stack.extend(child_exprs(node))
 
 
 def walk_stmts(stmts: Iterable[ir.Stmt]) -> Iterator[ir.Stmt]:
+    """Every statement of a block, nested ones included, in source order."""
     for s in stmts:
         yield s
-        if isinstance(s, ir.If):
-            yield from walk_stmts(s.then)
-            yield from walk_stmts(s.orelse)
-        elif isinstance(s, ir.For):
-            yield from walk_stmts(s.body)
+        yield from walk_stmts(child_stmts(s))
 
 
 def stmt_exprs(s: ir.Stmt) -> Iterator[ir.Expr]:
-    if isinstance(s, ir.Assign):
-        yield s.target
-        yield s.value
-    elif isinstance(s, ir.MethodCall):
-        yield s.target
-        yield from s.args
-    elif isinstance(s, ir.If):
-        yield s.cond
-    elif isinstance(s, ir.For):
-        yield s.coll
-    elif isinstance(s, ir.Let):
-        yield s.value
-    elif isinstance(s, ir.Warn):
-        if s.message:
-            yield from template_exprs(s.message)
-    elif isinstance(s, ir.Report):
-        for f in s.fields:
-            yield f.value
+    """The expressions written in a statement itself (not those of the statements nested in it)."""
+    return child_exprs(s)
 
 
 def lvalue_path(target: ir.Expr) -> tuple[ir.Name, list[ir.Attr | ir.Index]]:

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..dsl import ir
+from ..dsl.visitor import NodeVisitor
 from ..dsl.walk import walk_stmts
 
 Effect = Literal["enables", "disables"]
@@ -215,64 +216,89 @@ def _atoms(
     e: ir.Expr, positive: bool, bound: set[str], ctx: _Context, depth: int
 ) -> Iterator[Atom]:
     if depth > 32:
-        return
-    if isinstance(e, ir.Unary) and e.op == "not":
-        yield from _atoms(e.operand, not positive, bound, ctx, depth + 1)
-        return
-    if isinstance(e, ir.Binary) and e.op in ("and", "or"):
-        yield from _atoms(e.left, positive, bound, ctx, depth + 1)
-        yield from _atoms(e.right, positive, bound, ctx, depth + 1)
-        return
-    if isinstance(e, ir.Quantifier):
+        return iter(())
+    return _ATOMS.visit(e, positive, bound, ctx, depth)  # type: ignore[no-any-return]
+
+
+class _AtomFinder(NodeVisitor):
+    """``visit(e, positive, bound, ctx, depth)``: the atoms of condition ``e``; the kinds without
+    a method (literals, fields, keys, collections) say nothing the view understands."""
+
+    def generic_visit(self, node: ir.Node, *args: Any) -> Iterator[Atom]:
+        return iter(())
+
+    def visit_Unary(
+        self, e: ir.Unary, positive: bool, bound: set[str], ctx: _Context, depth: int
+    ) -> Iterator[Atom]:
+        if e.op == "not":
+            yield from _atoms(e.operand, not positive, bound, ctx, depth + 1)
+
+    def visit_Quantifier(
+        self, e: ir.Quantifier, positive: bool, bound: set[str], ctx: _Context, depth: int
+    ) -> Iterator[Atom]:
         if e.op in ("all", "any"):
             yield from _atoms(e.body, positive, bound | {e.var}, ctx, depth + 1)
-        return
-    if isinstance(e, ir.Call) and e.func in ctx.predicates and not e.kwargs:
-        pred = ctx.predicates[e.func]
-        inner = {p.name for p in pred.params}
-        yield from _atoms(pred.body, positive, inner, ctx, depth + 1)
-        return
-    var = _state_var(e, bound, ctx)
-    if var is not None:
-        yield Atom(var, "compare", "==" if positive else "!=", True)
-        return
-    if not isinstance(e, ir.Binary):
-        return
-    if e.op in ("in", "not in"):
-        coll = e.right
-        if isinstance(coll, ir.Call) and coll.func == "keys" and len(coll.args) == 1:
-            coll = coll.args[0]
-        var = _state_var(coll, bound, ctx)
+
+    def visit_Call(
+        self, e: ir.Call, positive: bool, bound: set[str], ctx: _Context, depth: int
+    ) -> Iterator[Atom]:
+        if e.func in ctx.predicates and not e.kwargs:
+            pred = ctx.predicates[e.func]
+            inner = {p.name for p in pred.params}
+            yield from _atoms(pred.body, positive, inner, ctx, depth + 1)
+
+    def visit_Name(
+        self, e: ir.Name, positive: bool, bound: set[str], ctx: _Context, depth: int
+    ) -> Iterator[Atom]:
+        var = _state_var(e, bound, ctx)
         if var is not None:
-            member = (e.op == "in") == positive
-            yield Atom(var, "member" if member else "nonmember")
-        return
-    if e.op not in _OPS:
-        return
-    op = e.op if positive else _FLIP[e.op]
-    for subject, other, this_op in ((e.left, e.right, op), (e.right, e.left, _MIRROR[op])):
-        value = ctx.literal(other)
-        if value is _NOT_LITERAL:
-            continue
-        var = _state_var(subject, bound, ctx)
-        if var is not None:
-            yield Atom(var, "compare", this_op, value)
+            yield Atom(var, "compare", "==" if positive else "!=", True)
+
+    def visit_Binary(
+        self, e: ir.Binary, positive: bool, bound: set[str], ctx: _Context, depth: int
+    ) -> Iterator[Atom]:
+        if e.op in ("and", "or"):
+            yield from _atoms(e.left, positive, bound, ctx, depth + 1)
+            yield from _atoms(e.right, positive, bound, ctx, depth + 1)
             return
-        if (
-            isinstance(subject, ir.Call)
-            and subject.func == "len"
-            and len(subject.args) == 1
-            and isinstance(value, (int, float))
-            and not isinstance(value, bool)
-        ):
-            var = _state_var(subject.args[0], bound, ctx)
-            if var is None:
+        if e.op in ("in", "not in"):
+            coll = e.right
+            if isinstance(coll, ir.Call) and coll.func == "keys" and len(coll.args) == 1:
+                coll = coll.args[0]
+            var = _state_var(coll, bound, ctx)
+            if var is not None:
+                member = (e.op == "in") == positive
+                yield Atom(var, "member" if member else "nonmember")
+            return
+        if e.op not in _OPS:
+            return
+        op = e.op if positive else _FLIP[e.op]
+        for subject, other, this_op in ((e.left, e.right, op), (e.right, e.left, _MIRROR[op])):
+            value = ctx.literal(other)
+            if value is _NOT_LITERAL:
+                continue
+            var = _state_var(subject, bound, ctx)
+            if var is not None:
+                yield Atom(var, "compare", this_op, value)
                 return
-            if this_op in (">", ">=") or (this_op == "!=" and value == 0):
-                yield Atom(var, "member")
-            elif this_op in ("<", "<=") or (this_op == "==" and value == 0):
-                yield Atom(var, "nonmember")
-            return
+            if (
+                isinstance(subject, ir.Call)
+                and subject.func == "len"
+                and len(subject.args) == 1
+                and isinstance(value, (int, float))
+                and not isinstance(value, bool)
+            ):
+                var = _state_var(subject.args[0], bound, ctx)
+                if var is None:
+                    return
+                if this_op in (">", ">=") or (this_op == "!=" and value == 0):
+                    yield Atom(var, "member")
+                elif this_op in ("<", "<=") or (this_op == "==" and value == 0):
+                    yield Atom(var, "nonmember")
+                return
+
+
+_ATOMS = _AtomFinder()
 
 
 # ------------------------------------------------------------------------------------------ verdict

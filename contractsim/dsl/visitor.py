@@ -1,0 +1,108 @@
+"""One visitor over the IR (jinja's ``visitor.py``): ``visit`` dispatches to ``visit_<ClassName>``
+and falls back to ``generic_visit``, which visits the child nodes found from the model's fields.
+
+Children are never listed by hand: ``iter_child_nodes`` reads every field of a node and yields the
+IR nodes in it (a field may hold a node, a tuple of nodes or ``None``), in field order. Spans are
+not nodes. ``tests/test_visitor.py`` checks, per pass, that every expression and statement kind of
+``ir.py`` has a ``visit_`` method or is listed as deliberately handled generically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from . import ir
+
+
+def _node_field_names(cls: type[ir.Node]) -> tuple[str, ...]:
+    # every field but the two every node has and that never hold a child
+    return tuple(name for name in cls.model_fields if name not in ("span", "kind"))
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def iter_child_nodes(node: ir.Node) -> Iterator[ir.Node]:
+    """The IR nodes directly inside ``node``, in field order (spans are not nodes)."""
+    cls = type(node)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = _node_field_names(cls)
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, ir.Node):
+            yield value
+        elif isinstance(value, tuple):
+            for item in value:
+                if isinstance(item, ir.Node):
+                    yield item
+
+
+def _kinds(union: object) -> tuple[type[ir.Node], ...]:
+    from typing import get_args
+
+    return tuple(get_args(get_args(union)[0]))
+
+
+EXPR_KINDS: tuple[type[ir.Node], ...] = _kinds(ir.Expr)
+"""Every expression class of the IR (the members of ``ir.Expr``)."""
+STMT_KINDS: tuple[type[ir.Node], ...] = _kinds(ir.Stmt)
+"""Every statement class of the IR (the members of ``ir.Stmt``)."""
+_EXPR_OR_STMT = EXPR_KINDS + STMT_KINDS
+
+
+def child_exprs(node: ir.Node) -> Iterator[ir.Expr]:
+    """The expressions directly below ``node``: its expression children, and the expressions in
+    the helper nodes between (keyword arguments, map entries, templates, report fields …).
+    Statements below are not entered."""
+    for child in iter_child_nodes(node):
+        if isinstance(child, EXPR_KINDS):
+            yield child  # type: ignore[misc]
+        elif not isinstance(child, STMT_KINDS):
+            yield from child_exprs(child)
+
+
+def child_stmts(node: ir.Node) -> Iterator[ir.Stmt]:
+    """The statements directly inside ``node`` (the branches of an ``if``, a loop's body)."""
+    for child in iter_child_nodes(node):
+        if isinstance(child, STMT_KINDS):
+            yield child  # type: ignore[misc]
+
+
+class NodeVisitor:
+    """Walks the IR: ``visit(node, *args)`` calls ``visit_<ClassName>(node, *args)`` when the
+    subclass defines it, else ``generic_visit`` (which visits the children and returns ``None``).
+    Extra arguments (a scope, an environment, a precedence) are passed on unchanged."""
+
+    _methods: dict[type, Callable[..., Any] | None] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._methods = {}
+
+    def get_visitor(self, node: ir.Node) -> Callable[..., Any] | None:
+        """The unbound ``visit_<ClassName>`` method for ``node``, or ``None``."""
+        cls = type(node)
+        try:
+            return self._methods[cls]
+        except KeyError:
+            method = getattr(type(self), "visit_" + cls.__name__, None)
+            self._methods[cls] = method
+            return method
+
+    def visit(self, node: ir.Node, *args: Any) -> Any:
+        method = self.get_visitor(node)
+        if method is not None:
+            return method(self, node, *args)
+        return self.generic_visit(node, *args)
+
+    def generic_visit(self, node: ir.Node, *args: Any) -> Any:
+        for child in iter_child_nodes(node):
+            self.visit(child, *args)
+        return None
+
+
+def handled_kinds(visitor: type[NodeVisitor]) -> set[str]:
+    """The IR class names ``visitor`` has a ``visit_`` method for."""
+    return {name[len("visit_") :] for name in dir(visitor) if name.startswith("visit_")}

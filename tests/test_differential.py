@@ -1,0 +1,521 @@
+"""Generated code against the reference interpreter, on generated contracts that use every kind of
+value and every built-in: records, lists, tuples, floats, `* / // %`, `old()`, `fresh()`,
+`today()`/`now()`, message templates.
+
+``test_every_builtin_is_generated`` fails when ``dsl/builtins.py`` gains a built-in that the
+generator below never writes: add it to ``BUILTIN_CALLS``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import contractsim
+from contractsim import UNKNOWN
+from contractsim.compiler import lib
+from contractsim.compiler.compile import make_context
+from contractsim.compiler.interp import Env, Interpreter
+from contractsim.compiler.values import FMap, Fresh
+from contractsim.dsl.builtins import BUILTINS
+
+SETTINGS = settings(
+    deadline=None,
+    max_examples=40,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+ERRORS = lib.EVAL_FAILURES  # what the engine reports as EVAL_ERROR, in either flavour
+TODAY, NOW = "2024-02-28", "2024-02-28T12:00:00.000Z"
+
+VARS = {
+    "i1": ("int", "0"),
+    "f1": ("float", "0.5"),
+    "b1": ("bool", "false"),
+    "s1": ("str", '""'),
+    "xs": ("set[int]", "{}"),
+    "ss": ("set[str]", "{}"),
+    "m": ("map[str, int]", "{}"),
+    "l": ("list[int]", "[]"),
+    "tp": ("tuple[int, str]", '(0, "")'),
+    "r": ("Rec", 'Rec(a=0, b="")'),
+}
+
+
+def contract_text(goal: str, ensure: str, template: str, effect: str) -> str:
+    state = "\n".join(f"  {n}: {t} = {v}" for n, (t, v) in VARS.items())
+    return f"""contract gen2 version "1.0.0"
+type Rec = record {{ a: int, b: str, c?: float }}
+const LIMIT = 3
+state {{
+{state}
+}}
+goal g = {goal}
+tool t(x: int, k: str) {{
+  ensure {ensure} else BROKE "got {{{template}}}"
+  effect {{
+    {effect}
+  }}
+}}
+"""
+
+
+# --------------------------------------------------------------------------- typed generators
+
+STRS = ["", "a", "ab", "a/b", "2024-02-29", "2024-03-01T10:00:00Z", "12", "1.5"]
+Gen = Callable[[Any, int, str], str]  # (draw, depth, where) → text; where: goal, ensure, effect
+
+
+def _lit_int(n: int) -> str:
+    return f"({n})" if n < 0 else str(n)
+
+
+def leaf(draw: Any, ty: str, where: str = "effect") -> str:
+    options = {
+        "int": [_lit_int(draw(st.integers(-4, 4))), "i1", "x", "LIMIT", "r.a", "tp[0]"],
+        "float": [draw(st.sampled_from(["0.5", "2.0", "(-1.5)"])), "f1"],
+        "str": [json.dumps(draw(st.sampled_from(STRS))), "s1", "k", "r.b", "tp[1]"],
+        "bool": ["true", "false", "b1"],
+        "set[int]": ["xs", "{}", "{1, 2}"],
+        "set[str]": ["ss", '{"a"}'],
+        "list[int]": ["l", "[1, 2, 3]", "[]"],
+        "map[str, int]": ["m", '{"a": 1}'],
+        "tuple[int, str]": ["tp", '(2, "a")'],
+        "Rec": ["r"],
+    }[ty]
+    if where == "goal":  # a goal sees no parameters
+        options = [o for o in options if o not in ("x", "k")]
+    return str(draw(st.sampled_from(options)))
+
+
+def expr(draw: Any, ty: str, depth: int, where: str) -> str:
+    """An expression of type ``ty``."""
+    if depth <= 0 or draw(st.integers(0, 3)) == 0:
+        return leaf(draw, ty, where)
+    d = depth - 1
+    makers = [m for m in MAKERS.get(ty, []) if m[1] in ("any", where)]
+    if not makers:
+        return leaf(draw, ty, where)
+    _, _, make = draw(st.sampled_from(makers))
+    return str(make(draw, d, where))
+
+
+def E(ty: str) -> Callable[[Any, int, str], str]:
+    return lambda draw, d, w: expr(draw, ty, d, w)
+
+
+def _num(draw: Any, d: int, w: str) -> str:
+    return expr(draw, draw(st.sampled_from(["int", "float"])), d, w)
+
+
+def _call(name: str, *args: Gen) -> Gen:
+    return lambda draw, d, w: f"{name}({', '.join(a(draw, d, w) for a in args)})"
+
+
+def _is_null(name: str, *args: Gen) -> Gen:
+    """A built-in whose result may be null, compared with null."""
+    op = " == "
+    return lambda draw, d, w: f"({_call(name, *args)(draw, d, w)}{op}null)"
+
+
+def _const(text: str) -> Gen:
+    return lambda draw, d, w: text
+
+
+_DATE: Gen = _const('"2024-02-29"')
+
+
+def _PATTERN(draw: Any, d: int, w: str) -> str:
+    return json.dumps(draw(st.sampled_from(["^a", "b$", "[0-9]+"])))
+
+
+def _SMALL(draw: Any, d: int, w: str) -> str:
+    return _lit_int(draw(st.integers(-1, 4)))
+
+
+def _of(*types: str) -> Gen:
+    """An expression of one of ``types``."""
+    return lambda dr, d, w: expr(dr, dr(st.sampled_from(types)), d, w)
+
+
+# built-in name → (result type, where it may be written, the call)
+BUILTIN_CALLS: dict[str, tuple[str, str, Gen]] = {
+    "len": (
+        "int",
+        "any",
+        lambda dr, d, w: f"len({_of('str', 'list[int]', 'set[int]', 'map[str, int]')(dr, d, w)})",
+    ),
+    "parent": ("str", "any", _call("parent", E("str"))),
+    "basename": ("str", "any", _call("basename", E("str"))),
+    "join_path": ("str", "any", _call("join_path", E("str"), E("str"))),
+    "startswith": ("bool", "any", _call("startswith", E("str"), E("str"))),
+    "endswith": ("bool", "any", _call("endswith", E("str"), E("str"))),
+    "lower": ("str", "any", _call("lower", E("str"))),
+    "upper": ("str", "any", _call("upper", E("str"))),
+    "strip": ("str", "any", _call("strip", E("str"))),
+    "split": ("list[str]", "any", _call("split", E("str"), _const('"/"'))),
+    "join": ("str", "any", lambda dr, d, w: f'join(split({expr(dr, "str", d, w)}, "a"), "-")'),
+    "replace": ("str", "any", _call("replace", E("str"), E("str"), E("str"))),
+    "zfill": ("str", "any", _call("zfill", E("int"), _SMALL)),
+    "matches": ("bool", "any", _call("matches", E("str"), _PATTERN)),
+    "str": (
+        "str",
+        "any",
+        lambda dr, d, w: f"str({_of('int', 'float', 'bool', 'str', 'list[int]')(dr, d, w)})",
+    ),
+    "int": ("bool", "any", _is_null("int", E("str"))),
+    "float": ("bool", "any", _is_null("float", E("str"))),
+    "abs": ("int", "any", _call("abs", E("int"))),
+    "round": ("float", "any", _call("round", E("float"), _const("1"))),
+    "min": ("int", "any", _call("min", E("int"), E("int"), E("int"))),
+    "max": ("float", "any", _call("max", E("float"), _num)),
+    "keys": ("set[str]", "any", _call("keys", E("map[str, int]"))),
+    "take": ("list[int]", "any", _call("take", E("list[int]"), _SMALL)),
+    "drop": ("list[int]", "any", _call("drop", E("list[int]"), _SMALL)),
+    "range": ("list[int]", "any", _call("range", _SMALL)),
+    "values": ("list[int]", "any", _call("values", E("map[str, int]"))),
+    "get": ("int", "any", _call("get", E("map[str, int]"), E("str"), E("int"))),
+    "union": ("set[int]", "any", _call("union", E("set[int]"), E("set[int]"))),
+    "intersection": ("set[int]", "any", _call("intersection", E("set[int]"), E("set[int]"))),
+    "difference": ("set[str]", "any", _call("difference", E("set[str]"), E("set[str]"))),
+    "is_date": ("bool", "any", _call("is_date", E("str"))),
+    "is_datetime": ("bool", "any", _call("is_datetime", E("str"))),
+    "date": ("bool", "any", _is_null("date", E("str"))),
+    "today": ("str", "any", _const("today()")),
+    "now": ("str", "any", _const("now()")),
+    "days_between": ("int", "any", _call("days_between", _DATE, _const("today()"))),
+    "add_days": ("str", "any", _call("add_days", _const("today()"), _SMALL)),
+    "fresh": ("str", "effect", lambda dr, d, w: dr(st.sampled_from(["fresh()", 'fresh("u")']))),
+    "old": ("int", "ensure", lambda dr, d, w: f"old({expr(dr, 'int', d, 'goal')})"),
+}
+
+
+def _bin(ty: str, ops: list[str], left: str, right: str) -> Gen:
+    return lambda dr, d, w: (
+        f"({expr(dr, left, d, w)} {dr(st.sampled_from(ops))} {expr(dr, right, d, w)})"
+    )
+
+
+MAKERS: dict[str, list[tuple[str, str, Gen]]] = {}
+for _name, (_ty, _where, _gen) in BUILTIN_CALLS.items():
+    MAKERS.setdefault(_ty, []).append((_name, _where, _gen))
+for _ty, _op in [
+    ("int", _bin("int", ["+", "-", "*", "//", "%"], "int", "int")),
+    ("int", lambda dr, d, w: f"(-{expr(dr, 'int', d, w)})"),
+    ("int", lambda dr, d, w: f"sum(q * 2 for q in {expr(dr, 'list[int]', d, w)})"),
+    ("int", lambda dr, d, w: f"count(q > 1 for q in {expr(dr, 'set[int]', d, w)})"),
+    ("int", lambda dr, d, w: f"{expr(dr, 'list[int]', d, w)}[{_SMALL(dr, d, w)}]"),
+    ("int", lambda dr, d, w: f'Rec(a={expr(dr, "int", d, w)}, b="z").a'),
+    ("float", _bin("float", ["+", "-", "*", "/"], "float", "float")),
+    ("float", _bin("float", ["*", "/", "%"], "int", "float")),
+    ("str", _bin("str", ["+"], "str", "str")),
+    ("bool", _bin("bool", ["and", "or", "==", "!="], "bool", "bool")),
+    ("bool", lambda dr, d, w: f"(not {expr(dr, 'bool', d, w)})"),
+    ("bool", _bin("bool", ["<", "<=", ">", ">=", "==", "!="], "int", "float")),
+    ("bool", _bin("bool", ["<", "=="], "str", "str")),
+    ("bool", _bin("bool", ["in", "not in"], "int", "list[int]")),
+    ("bool", _bin("bool", ["in", "not in"], "str", "map[str, int]")),
+    ("bool", _bin("bool", ["==", "!="], "tuple[int, str]", "tuple[int, str]")),
+    ("bool", _bin("bool", ["==", "!="], "Rec", "Rec")),
+    ("bool", lambda dr, d, w: f"(r.c == null or r.c > {expr(dr, 'float', d, w)})"),
+    ("bool", lambda dr, d, w: f"all(q >= 0 for q in {expr(dr, 'list[int]', d, w)})"),
+    ("bool", lambda dr, d, w: f'any(startswith(q, "a") for q in {expr(dr, "set[str]", d, w)})'),
+    ("list[int]", _bin("list[int]", ["+"], "list[int]", "list[int]")),
+    ("list[int]", lambda dr, d, w: f"[{expr(dr, 'int', d, w)}, {expr(dr, 'int', d, w)}]"),
+    ("set[int]", lambda dr, d, w: f"{{{expr(dr, 'int', d, w)}, 3}}"),
+    ("tuple[int, str]", lambda dr, d, w: f"({expr(dr, 'int', d, w)}, {expr(dr, 'str', d, w)})"),
+    ("map[str, int]", lambda dr, d, w: f"{{{expr(dr, 'str', d, w)}: {expr(dr, 'int', d, w)}}}"),
+    (
+        "Rec",
+        lambda dr, d, w: (
+            f"Rec(a={expr(dr, 'int', d, w)}, b={expr(dr, 'str', d, w)}"
+            + (f", c={expr(dr, 'float', d, w)})" if dr(st.booleans()) else ")")
+        ),
+    ),
+]:
+    MAKERS.setdefault(_ty, []).append(("", "any", _op))
+
+
+def hole(draw: Any, ty: str, depth: int, where: str) -> str:
+    """An expression for a ``{…}`` hole of a message: no string literals (a message is one)."""
+    text = expr(draw, ty, depth, where)
+    if '"' in text:
+        text = draw(
+            st.sampled_from(
+                {"str": ["s1", "k"], "list[int]": ["l"], "Rec": ["r"]}.get(ty, ["i1", "x"])
+            )
+        )
+    return text
+
+
+def stmt(draw: Any, depth: int) -> str:
+    w = "effect"
+    target, ty = draw(
+        st.sampled_from(
+            [
+                ("i1", "int"),
+                ("f1", "float"),
+                ("b1", "bool"),
+                ("s1", "str"),
+                ("l", "list[int]"),
+                ("tp", "tuple[int, str]"),
+                ("r", "Rec"),
+                ("r.a", "int"),
+                ("m[k]", "int"),
+            ]
+        )
+    )
+    choice = draw(st.integers(0, 9 if depth > 0 else 7))
+    if choice <= 2:
+        return f"{target} = {expr(draw, ty, 2, w)}"
+    if choice == 3:
+        return f"i1 += {expr(draw, 'int', 2, w)}"
+    if choice == 4:
+        return f"ss.add({expr(draw, 'str', 2, w)}); xs.discard({expr(draw, 'int', 1, w)})"
+    if choice == 5:
+        return f"l.append({expr(draw, 'int', 2, w)})"
+    if choice == 6:
+        return f'warn W{draw(st.integers(0, 2))} "at {{{hole(draw, ty, 2, w)}}} on {{today()}}"'
+    if choice == 7:
+        return f"let v = {expr(draw, 'int', 2, w)}; i1 = v * 2"
+    if choice == 8:
+        return f"for q in {expr(draw, 'list[int]', 1, w)} {{ {block(draw, depth - 1)} }}"
+    cond = expr(draw, "bool", 2, w)
+    return f"if {cond} {{ {block(draw, depth - 1)} }} else {{ {block(draw, depth - 1)} }}"
+
+
+def block(draw: Any, depth: int) -> str:
+    n = draw(st.integers(1, 3))
+    return "; ".join(stmt(draw, depth) for _ in range(n))
+
+
+@st.composite
+def contracts(draw: Any) -> str:
+    return contract_text(
+        goal=expr(draw, "bool", 3, "goal"),
+        ensure=expr(draw, "bool", 3, "ensure"),
+        template=hole(draw, draw(st.sampled_from(["int", "str", "list[int]", "Rec"])), 2, "goal"),
+        effect=block(draw, 1),
+    )
+
+
+SMALL_INT = st.integers(-3, 3)
+SMALL_STR = st.sampled_from(STRS)
+VALUE_OF: dict[str, Any] = {
+    "int": SMALL_INT,
+    "float": st.sampled_from([0.0, 0.5, -2.5, 3.0]),
+    "bool": st.booleans(),
+    "str": SMALL_STR,
+    "set[int]": st.frozensets(SMALL_INT, max_size=3),
+    "set[str]": st.frozensets(SMALL_STR, max_size=3),
+    "map[str, int]": st.dictionaries(SMALL_STR, SMALL_INT, max_size=3).map(FMap),
+    "list[int]": st.lists(SMALL_INT, max_size=3).map(tuple),
+    "tuple[int, str]": st.tuples(SMALL_INT, SMALL_STR),
+    "Rec": st.builds(
+        lambda a, b, c: FMap({"a": a, "b": b, "c": c}),
+        SMALL_INT,
+        SMALL_STR,
+        st.none() | st.sampled_from([0.5, 4.0]),
+    ),
+}
+
+
+@st.composite
+def states(draw: Any, unknown: bool) -> dict[str, Any]:
+    return {
+        n: UNKNOWN if unknown and draw(st.integers(0, 4)) == 0 else draw(VALUE_OF[t])
+        for n, (t, _) in VARS.items()
+    }
+
+
+def tagged(v: Any) -> Any:
+    """A value with its type, so that True and 1 differ."""
+    if isinstance(v, frozenset):
+        return ("set", frozenset(tagged(x) for x in v))
+    if isinstance(v, dict):
+        return ("map", frozenset((tagged(k), tagged(x)) for k, x in v.items()))
+    if isinstance(v, tuple):
+        return ("tuple", tuple(tagged(x) for x in v))
+    if isinstance(v, Fresh):
+        return ("fresh", str(v))
+    if isinstance(v, float) and v != v:
+        return ("nan",)
+    return (type(v).__name__, v)
+
+
+def attempt(fn: Any, *args: Any) -> Any:
+    try:
+        return ("value", tagged(fn(*args)))
+    except ERRORS:
+        return ("error",)
+
+
+_CACHE: dict[str, contractsim.Contract] = {}
+
+
+def load_cached(text: str) -> contractsim.Contract:
+    if text not in _CACHE:
+        if len(_CACHE) > 200:
+            _CACHE.clear()
+        _CACHE[text] = contractsim.loads(text)
+    return _CACHE[text]
+
+
+# ------------------------------------------------------------------------------------- the tests
+
+
+def test_every_builtin_is_generated() -> None:
+    assert sorted(set(BUILTINS) - set(BUILTIN_CALLS)) == []
+    assert sorted(set(BUILTIN_CALLS) - set(BUILTINS)) == []
+
+
+@pytest.mark.slow
+@SETTINGS
+@given(
+    text=contracts(),
+    before=st.booleans().flatmap(states),
+    after=st.booleans().flatmap(states),
+    x=SMALL_INT,
+    k=SMALL_STR,
+)
+def test_conditions_templates_and_effects_agree_with_interpreter(
+    text: str, before: dict[str, Any], after: dict[str, Any], x: int, k: str
+) -> None:
+    c = load_cached(text)
+    cc = c.compiled
+    interp = Interpreter(c.ir)
+    tool = cc.tools["t"]
+    args = {"x": x, "k": k}
+
+    def S(values: dict[str, Any], fresh: int = 0) -> tuple[Any, ...]:
+        out = list(cc.initial)
+        for name, v in values.items():
+            out[cc.slots[name]] = v
+        out[cc.fresh_slot] = fresh
+        return tuple(out)
+
+    known = not any(v is UNKNOWN for v in (*before.values(), *after.values()))
+    ensure = tool.ensures[0]
+    message = ensure.message
+    assert message is not None and message.values is not None
+    for fn in (cc.goals["g"], ensure.test, message.values):
+
+        def interp_eval(fn: Any = fn) -> Any:
+            env = Env(
+                c.ir,
+                state=dict(after),
+                args=dict(args),
+                consts=dict(cc.consts),
+                old=dict(before),
+                today=TODAY,
+                now=NOW,
+                safe=True,
+            )
+            if fn is message.values:
+                return tuple(interp.eval(p.expr, env) for p in message.template.parts if p.expr)
+            return interp.eval(fn.ir, env)
+
+        expected = attempt(interp_eval)
+        flavours = ("safe", "fast") if known else ("safe",)
+        for flavour in flavours:
+            ctx = make_context(TODAY, NOW)
+            got = attempt(getattr(fn, flavour), S(after), args, None, S(before), ctx)
+            assert got == expected, (flavour, text, before, after)
+
+    # effects: the state after, the warnings (template values) and the fresh counter
+    effects = tool.effects
+    assert effects is not None
+
+    def run_interp() -> Any:
+        env = Env(
+            c.ir,
+            state=dict(before),
+            args=dict(args),
+            consts=dict(cc.consts),
+            today=TODAY,
+            now=NOW,
+            safe=True,
+            fresh_counter=[5],
+        )
+        interp.exec(effects.ir, env)
+        return env.state, env.havoc, env.warnings, env.fresh_counter[0]
+
+    def run_compiled(flavour: str) -> Any:
+        work = list(S(before, fresh=5))
+        ctx = make_context(TODAY, NOW)
+        getattr(effects, flavour)(work, args, None, S(before, fresh=5), ctx)
+        state = {n: work[cc.slots[n]] for n in VARS}
+        return state, ctx.havoc, ctx.warnings, work[cc.fresh_slot]
+
+    def outcome(run: Any, *a: Any) -> Any:
+        try:
+            state, havoc, warnings, fresh = run(*a)
+        except ERRORS:
+            return "error"
+        return (
+            {n: tagged(v) for n, v in state.items()},
+            havoc,
+            [(code, tuple(tagged(v) for v in values)) for code, _, values in warnings],
+            fresh,
+        )
+
+    expected = outcome(run_interp)
+    for flavour in ("safe", "fast") if known else ("safe",):
+        assert outcome(run_compiled, flavour) == expected, (flavour, text, before)
+
+
+# ------------------------------------------------------- check_plan (the fast path) against step
+
+
+@st.composite
+def plan_contracts(draw: Any) -> str:
+    state = "\n".join(f"  {n}: {t} = {v}" for n, (t, v) in VARS.items())
+    tools = "\n".join(
+        f"""tool t{i}(x: int, k: str) {{
+  require {expr(draw, "bool", 2, "require")}
+  effect {{
+    {block(draw, 1)}
+  }}
+}}"""
+        for i in range(3)
+    )
+    return f"""contract plans version "1.0.0"
+type Rec = record {{ a: int, b: str, c?: float }}
+const LIMIT = 3
+state {{
+{state}
+}}
+{tools}
+"""
+
+
+@pytest.mark.slow
+@SETTINGS
+@given(
+    text=plan_contracts(),
+    plan=st.lists(st.tuples(st.integers(0, 2), SMALL_INT, SMALL_STR), max_size=6),
+)
+def test_check_plan_agrees_with_step_by_step_simulation(
+    text: str, plan: list[tuple[int, int, str]]
+) -> None:
+    sim = load_cached(text).simulator(now=NOW)
+    calls = [(f"t{i}", {"x": x, "k": k}) for i, x, k in plan]
+    fast = sim.check_plan([sim.bind(tool, args) for tool, args in calls])
+
+    state = sim.initial_state()
+    verdict, failed_at = "ok", None
+    for n, (tool, args) in enumerate(calls, 1):
+        branches = sim.step(state, tool, args).branches
+        assert len(branches) == 1  # the tools have no outcomes: one way to end
+        if branches[0].failed:
+            verdict, failed_at = "fails", n
+            break
+        state = branches[0].state
+    assert (fast.verdict, fast.failed_at) == (verdict, failed_at), (text, calls)
+    if verdict == "ok":
+        assert fast.state is not None
+        assert {n: tagged(fast.state[n]) for n in VARS} == {n: tagged(state[n]) for n in VARS}
