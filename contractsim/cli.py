@@ -487,3 +487,266 @@ def import_pddl(domain: str, problem: str, output: str | None, fmt: str) -> None
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+
+def _parse_values(items: tuple[str, ...], c: Contract) -> dict[str, list[Any]]:
+    """``--values TOOL.PARAM=V,V2`` options as {"tool.param": [values]} (JSON values, else text)."""
+    from .dsl.diagnostics import error, suggestion_hint
+
+    out: dict[str, list[Any]] = {}
+    problems: list[Diagnostic] = []
+    where = Span(file="<command line: --values>", line=1, col=1, end_line=1, end_col=2)
+    for item in items:
+        name, sep, raw = item.partition("=")
+        tool, dot, param = name.strip().partition(".")
+        if not sep or not dot or not tool or not param:
+            problems.append(
+                error(
+                    "E0707",
+                    f"`{item}` is not TOOL.PARAM=VALUE[,VALUE…]",
+                    where,
+                    hint="write e.g. --values write_file.content='hello'",
+                )
+            )
+            continue
+        t = c.ir.tool(tool)
+        if t is None:
+            problems.append(
+                error(
+                    "E0707",
+                    f"--values: the contract declares no tool `{tool}`",
+                    where,
+                    hint=suggestion_hint(tool, c.tools, "tool"),
+                )
+            )
+            continue
+        params = [p.name for p in t.params]
+        if param not in params:
+            problems.append(
+                error(
+                    "E0707",
+                    f"--values: `{tool}` has no parameter `{param}`",
+                    where,
+                    hint=suggestion_hint(param, params, "parameter"),
+                )
+            )
+            continue
+        values: list[Any] = []
+        for text in raw.split(","):
+            try:
+                values.append(json.loads(text))
+            except ValueError:
+                values.append(text)
+        out.setdefault(f"{tool}.{param}", []).extend(values)
+    if problems:
+        raise ContractError(problems)
+    return out
+
+
+def _goal_contract(c: Contract, goal: str, path: str) -> tuple[Contract, str]:
+    """The contract and goal name for --goal: a declared goal, or an expression (added to the
+    contract as goal `plan_goal`)."""
+    from .api import loads
+    from .dsl.diagnostics import error, suggestion_hint
+
+    if goal in c.compiled.goals:
+        return c, goal
+    if goal.isidentifier():
+        raise ContractError(
+            [
+                error(
+                    "E0703",
+                    f"the contract declares no goal `{goal}`",
+                    Span(file=path),
+                    hint=suggestion_hint(goal, c.compiled.goals, "goal")
+                    or "give a declared goal's name or a condition such as \"x in done\"",
+                )
+            ]
+        )
+    name = "plan_goal"
+    while name in c.compiled.goals:
+        name += "_"
+    text = c.source.rstrip("\n") + f"\n\ngoal {name} = {goal}\n"
+    return loads(text, path), name
+
+
+def _call_text(tool: str, args: dict[str, Any]) -> str:
+    shown = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
+    return f"{tool}({shown})"
+
+
+
+
+@main.command(name="plan")
+@click.argument("contract", type=click.Path(dir_okay=True))
+@click.option("--goal", required=True, help='A declared goal, or a condition ("x in done").')
+@click.option(
+    "--state",
+    "state_file",
+    type=click.Path(dir_okay=True),
+    help="JSON or YAML overrides of the initial state ($unknown marks a value unknown).",
+)
+@click.option("--now", help="The simulation's time (RFC 3339). Default: the wall clock.")
+@click.option(
+    "--values",
+    "values",
+    multiple=True,
+    metavar="TOOL.PARAM=V[,V…]",
+    help="Extra argument values to try for a parameter (JSON values, else text); repeatable.",
+)
+@click.option("--max-depth", type=click.IntRange(0), help="Plans of at most this many steps.")
+@click.option(
+    "--max-states",
+    type=click.IntRange(1),
+    default=100_000,
+    show_default=True,
+    help="Stop after expanding this many states.",
+)
+@click.option(
+    "--max-seconds",
+    type=click.FloatRange(min=0, min_open=True),
+    callback=lambda _ctx, param, value: _finite(param, value),
+    default=60.0,
+    show_default=True,
+    help="Stop searching after this much wall-clock time.",
+)
+@click.option(
+    "--allow-may-fail",
+    is_flag=True,
+    help="Allow calls that may fail; the plan's success probability and the unknowns it "
+    "relies on are reported.",
+)
+@click.option(
+    "--fast",
+    is_flag=True,
+    help="Greedy best-first search with h_FF: usually much faster, no optimality claim.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "plan"]),
+    default="text",
+    show_default=True,
+    help="plan: a plan file that `contractsim simulate` runs unchanged.",
+)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here, not stdout.")
+def plan_cmd(
+    contract: str,
+    goal: str,
+    state_file: str | None,
+    now: str | None,
+    values: tuple[str, ...],
+    max_depth: int | None,
+    max_states: int,
+    max_seconds: float,
+    allow_may_fail: bool,
+    fast: bool,
+    fmt: str,
+    output: str | None,
+) -> None:
+    """Find the cheapest calls that take CONTRACT from its state to --goal (docs/planning.md).
+
+    Every call is certain to succeed (`ok`; with --allow-may-fail, `may_fail` too); cost is each
+    tool's `cost` (default 1). A* with h_max when the contract's relaxation is readable (imported
+    PDDL), uniform-cost search otherwise; --fast: greedy, not optimal.
+
+    Exit 0 when a plan is found, 1 when no plan exists with the grounded calls (every reachable
+    state was expanded), 3 when a bound (--max-depth, --max-states, --max-seconds) stopped the
+    search first, 2 on bad input (unknown goal, unreadable state file, bad --values).
+    """
+    from .simulator.inputs import parse_now, parse_state, read_text, validate_state_overrides
+
+    jfmt = "json" if fmt == "json" else "text"
+    c = _load(contract, jfmt)
+    raw_state: dict[str, Any] = {}
+    try:
+        c, goal_name = _goal_contract(c, goal, contract)
+        extra = _parse_values(values, c)
+        when = parse_now(now, "<command line: --now>") if now is not None else None
+        overrides: dict[str, Any] = {}
+        if state_file is not None:
+            text = read_text(state_file, "state")
+            raw_state = parse_state(text, state_file)
+            overrides = validate_state_overrides(c.compiled, raw_state, state_file, text)
+    except ContractError as exc:
+        _fail_input(exc, jfmt)
+        return
+    sim = c.simulator(now=when)
+    state = sim.state_with(overrides)
+    result = sim.plan(
+        state,
+        goal_name,
+        values=extra,
+        max_depth=max_depth,
+        max_states=max_states,
+        max_seconds=max_seconds,
+        allow_may_fail=allow_may_fail,
+        fast=fast,
+    )
+    if fmt == "plan" and result.found:
+        doc: dict[str, Any] = {}
+        if now is not None:
+            doc["now"] = now
+        if raw_state:
+            doc["state"] = raw_state
+        if goal_name == goal:
+            doc["goal"] = goal
+        doc["steps"] = [{"tool": t, "args": a} for t, a in result.steps]
+        out = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    elif fmt == "json":
+        out = json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n"
+    else:
+        out = _plan_text(result, goal)
+    if output is not None:
+        try:
+            with open(output, "w", encoding="utf-8") as fh:
+                fh.write(out)
+        except OSError as exc:
+            click.echo(f"error: cannot write {output}: {exc.strerror}", err=True)
+            sys.exit(EXIT_INPUT)
+    elif fmt == "plan" and not result.found:
+        click.echo(_plan_text(result, goal), err=True, nl=False)
+    else:
+        click.echo(out, nl=False)
+    if not result.found:
+        sys.exit(EXIT_FAIL if result.stopped_by == "exhausted" else EXIT_MAY_FAIL)
+
+
+_METHODS = {
+    "astar-hmax": "A* with h_max: optimal",
+    "uniform-cost": "uniform-cost search: optimal",
+    "greedy-hff": "greedy best-first with h_FF: not necessarily optimal",
+    "greedy-blind": "greedy best-first without a heuristic: not necessarily optimal",
+}
+_STOPS = {
+    "exhausted": "no plan exists with the grounded calls (every reachable state was expanded)",
+    "max_depth": "stopped by --max-depth: no plan of at most that many steps",
+    "max_states": "stopped by --max-states before a plan was found",
+    "max_seconds": "stopped by --max-seconds before a plan was found",
+}
+
+
+def _plan_text(result: Any, goal: str) -> str:
+    lines: list[str] = []
+    if result.found:
+        cost = f"{result.cost:g}"
+        lines.append(
+            f"plan for goal `{goal}`: {len(result.steps)} step(s), cost {cost} "
+            f"({_METHODS[result.method]})"
+        )
+        for i, (tool, args) in enumerate(result.steps, 1):
+            lines.append(f"  {i}. {_call_text(tool, args)}")
+        if result.probability != 1.0:
+            p = "unknown" if result.probability is None else f"{result.probability:.0%}"
+            lines.append(f"success probability: {p}")
+        for a in result.assumptions:
+            lines.append(f"  relies on: {a}")
+    else:
+        lines.append(f"no plan for goal `{goal}`: {_STOPS[result.stopped_by]}")
+    for note in result.notes:
+        lines.append(f"note: {note}")
+    lines.append(
+        f"{result.expanded} state(s) expanded, {result.generated} generated, "
+        f"{result.seconds:.2f} s CPU"
+    )
+    return "\n".join(lines) + "\n"

@@ -166,6 +166,31 @@ class Relaxation:
         c = sim._cost(ctool, init, dict(call.values), False)
         return float(c) if c is not None and c >= 0 else 0.0
 
+    def prune(self, state: State) -> list[int]:
+        """Indices of the calls that can ever apply from ``state``: a call needing a fact that
+        no call adds and that is false now never can (PDDL's static predicates: ``(truck ?t)``).
+        All calls when the relaxation is not usable."""
+        if not self.usable:
+            return list(range(len(self.pre)))
+        facts = self.state_facts(state)
+        if facts is None:
+            return list(range(len(self.pre)))
+        added = {f for a in self.add for f in a}
+        true = set(facts)
+        never = {f for f in range(len(self.index)) if f not in added and f not in true}
+        return [a for a, pre in enumerate(self.pre) if not never.intersection(pre)]
+
+    def restrict(self, keep: list[int]) -> None:
+        """Keep only the calls ``keep`` (in that order)."""
+        self.pre = [self.pre[a] for a in keep]
+        self.add = [self.add[a] for a in keep]
+        self.cost = [self.cost[a] for a in keep]
+        self.by_pre = [[] for _ in self.index]
+        for a, pre_ids in enumerate(self.pre):
+            for f in pre_ids:
+                self.by_pre[f].append(a)
+        self.free = [a for a, p in enumerate(self.pre) if not p]
+
     # -------------------------------------------------------------- heuristics
     def state_facts(self, state: State) -> list[int] | None:
         """The fact ids true in a state (None when a fact variable is unknown)."""

@@ -176,6 +176,10 @@ def plan(
     calls = [c for c in grounding.calls if c.tool not in excluded]
     notes = grounding.notes()
     relax = Relaxation(sim, calls, goal)
+    keep = relax.prune(state)
+    if len(keep) < len(calls):
+        calls = [calls[i] for i in keep]
+        relax.restrict(keep)
     if fast:
         method = "greedy-hff" if relax.usable else "greedy-blind"
     else:
