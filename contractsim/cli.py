@@ -750,3 +750,84 @@ def _plan_text(result: Any, goal: str) -> str:
         f"{result.seconds:.2f} s CPU"
     )
     return "\n".join(lines) + "\n"
+
+
+@main.command(name="select")
+@click.argument("contract", type=click.Path(dir_okay=True))
+@click.option("--need", "needs", multiple=True, help="A capability tag to cover; repeatable.")
+@click.option("--exclude", multiple=True, help="A tool that must not be chosen; repeatable.")
+@click.option(
+    "--goal",
+    help="Causal selection: the tools of the cheapest plan to this goal, each shown necessary.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def select_cmd(
+    contract: str, needs: tuple[str, ...], exclude: tuple[str, ...], goal: str | None, fmt: str
+) -> None:
+    """The cheapest set of CONTRACT's tools whose tags cover every --need (docs/planning.md).
+
+    A need `data` is covered by a tag `data` or `data.*`. Exact (branch and bound) for up to 40
+    tools, greedy weighted set cover beyond (within H(n) of the optimum). With --goal, the tools
+    of the cheapest plan to the goal, each necessary (no plan without it within the bounds).
+
+    Exit 0 when a set is found, 1 when no set covers the needs (or no plan reaches --goal), 2
+    on bad input (unknown need or tool, with a did-you-mean).
+    """
+    from .dsl.diagnostics import error, suggestion_hint
+
+    c = _load(contract, fmt)
+    where = Span(file=contract)
+    tags = sorted({tag.name for t in c.ir.tools for tag in t.tags})
+    prefixes = sorted({".".join(t.split(".")[:i]) for t in tags for i in range(1, t.count(".") + 2)})
+    problems: list[Diagnostic] = []
+    for need in needs:
+        if need not in prefixes:
+            problems.append(
+                error(
+                    "E0708",
+                    f"no tool has a tag `{need}` or `{need}.*`",
+                    where,
+                    hint=suggestion_hint(need, prefixes, "tag")
+                    or ("tags: " + ", ".join(tags) if tags else "the contract's tools have no tags"),
+                )
+            )
+    for name in exclude:
+        if name not in c.tools:
+            problems.append(
+                error(
+                    "E0708",
+                    f"--exclude: the contract declares no tool `{name}`",
+                    where,
+                    hint=suggestion_hint(name, c.tools, "tool"),
+                )
+            )
+    if not needs and goal is None:
+        problems.append(error("E0708", "nothing to select for", where, hint="give --need TAG or --goal NAME"))
+    if problems:
+        _fail_input(ContractError(problems), fmt)
+    try:
+        result = c.select(list(needs), exclude=list(exclude), goal=goal)
+    except ValueError as exc:
+        _fail_input(ContractError([error("E0703", str(exc), where)]), fmt)
+        return
+    if fmt == "json":
+        click.echo(json.dumps(None if result is None else result.to_json(), indent=2))
+    elif result is None:
+        click.echo("no set of tools covers the needs" + (" and reaches the goal" if goal else ""))
+    else:
+        if result.method == "greedy":
+            how = f"greedy weighted set cover: within {result.bound:.3f} × the optimum (H(n))"
+        elif result.method == "causal":
+            how = f"causal: the tools of the cheapest plan to `{goal}`"
+        else:
+            how = "exact (branch and bound)"
+        click.echo(f"{len(result.tools)} tool(s), cost {result.cost:g} — {how}")
+        for t in result.tools:
+            why = result.necessary.get(t)
+            click.echo(f"  {t}" + (f"  ({why})" if why else ""))
+        for need, by in result.covers.items():
+            click.echo(f"  need {need}: " + ", ".join(by))
+    if result is None:
+        sys.exit(EXIT_FAIL)

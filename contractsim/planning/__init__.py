@@ -24,3 +24,7 @@ __all__ = [
     "repair",
 
 ]
+
+from .select import Selection, select  # noqa: E402
+
+__all__ += ["Selection", "select"]
