@@ -78,7 +78,7 @@ def repair(
     insert = Successors(sim, grounding.calls, False)
     own_succ = Successors(sim, own, False)
     n = len(own)
-    Node = tuple[State, int]
+    Node = tuple[Any, int]  # (state, plan steps done)
     start: Node = (state, 0)
     best: dict[Node, float] = {start: 0.0}
     parent: dict[Node, tuple[Node | None, int, bool, int]] = {start: (None, -1, False, 0)}

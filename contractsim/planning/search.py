@@ -180,12 +180,13 @@ def plan(
     if len(keep) < len(calls):
         calls = [calls[i] for i in keep]
         relax.restrict(keep)
+    informed = relax.usable and bool(relax.goal)
     if fast:
-        method = "greedy-hff" if relax.usable else "greedy-blind"
+        method = "greedy-hff" if informed else "greedy-blind"
     else:
-        method = "astar-hmax" if relax.usable else "uniform-cost"
+        method = "astar-hmax" if informed else "uniform-cost"
     if not relax.usable:
-        notes.append(f"no admissible heuristic: {relax.reason} (the relaxation cannot read it)")
+        notes.append(f"no heuristic: the relaxation cannot read {relax.reason}")
     succ = Successors(sim, calls, allow_may_fail)
 
     def h(s: State) -> float:
