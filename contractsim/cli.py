@@ -154,6 +154,12 @@ def check(files: tuple[str, ...], fmt: str, strict: bool, max_errors: int) -> No
 @click.option(
     "--color/--no-color", default=None, help="Colour the text report (default: only on a terminal)."
 )
+@click.option(
+    "--repair",
+    is_flag=True,
+    help="When the plan fails (or misses --goal), add the cheapest calls to insert so that "
+    "every step succeeds, as a diff of the plan (docs/planning.md).",
+)
 def simulate(
     contract: str,
     plan: str,
@@ -167,6 +173,7 @@ def simulate(
     stop_at_first: bool,
     max_seconds: float,
     color: bool | None,
+    repair: bool,
 ) -> None:
     """Dry-run PLAN against CONTRACT and predict, per step, ok / fails / may fail.
 
@@ -210,12 +217,20 @@ def simulate(
         goal=goal,
         max_seconds=max_seconds,
     )
+    goal_missed = goal is not None and not report.goal_results.get("reached")
+    fixed = None
+    if repair and (report.verdict != "ok" or goal_missed):
+        fixed = sim.repair(calls, state, goal=goal, max_states=max_states, max_seconds=max_seconds)
     if fmt == "json":
-        click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False, sort_keys=False))
+        data = report.to_json()
+        if repair:
+            data["repair"] = None if fixed is None else fixed.to_json()
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False))
     else:
         use_colour = sys.stdout.isatty() if color is None else color
         click.echo(render_text(report, colour=use_colour), nl=False)
-    goal_missed = goal is not None and not report.goal_results.get("reached")
+        if fixed is not None:
+            click.echo(_repair_text(fixed, calls), nl=False)
     if report.verdict == "fails" or goal_missed:
         sys.exit(EXIT_FAIL)
     if report.verdict == "may_fail":
@@ -559,7 +574,7 @@ def _goal_contract(c: Contract, goal: str, path: str) -> tuple[Contract, str]:
                     f"the contract declares no goal `{goal}`",
                     Span(file=path),
                     hint=suggestion_hint(goal, c.compiled.goals, "goal")
-                    or "give a declared goal's name or a condition such as \"x in done\"",
+                    or 'give a declared goal\'s name or a condition such as "x in done"',
                 )
             ]
         )
@@ -573,8 +588,6 @@ def _goal_contract(c: Contract, goal: str, path: str) -> tuple[Contract, str]:
 def _call_text(tool: str, args: dict[str, Any]) -> str:
     shown = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
     return f"{tool}({shown})"
-
-
 
 
 @main.command(name="plan")
@@ -780,7 +793,9 @@ def select_cmd(
     c = _load(contract, fmt)
     where = Span(file=contract)
     tags = sorted({tag.name for t in c.ir.tools for tag in t.tags})
-    prefixes = sorted({".".join(t.split(".")[:i]) for t in tags for i in range(1, t.count(".") + 2)})
+    prefixes = sorted(
+        {".".join(t.split(".")[:i]) for t in tags for i in range(1, t.count(".") + 2)}
+    )
     problems: list[Diagnostic] = []
     for need in needs:
         if need not in prefixes:
@@ -790,7 +805,9 @@ def select_cmd(
                     f"no tool has a tag `{need}` or `{need}.*`",
                     where,
                     hint=suggestion_hint(need, prefixes, "tag")
-                    or ("tags: " + ", ".join(tags) if tags else "the contract's tools have no tags"),
+                    or (
+                        "tags: " + ", ".join(tags) if tags else "the contract's tools have no tags"
+                    ),
                 )
             )
     for name in exclude:
@@ -804,7 +821,9 @@ def select_cmd(
                 )
             )
     if not needs and goal is None:
-        problems.append(error("E0708", "nothing to select for", where, hint="give --need TAG or --goal NAME"))
+        problems.append(
+            error("E0708", "nothing to select for", where, hint="give --need TAG or --goal NAME")
+        )
     if problems:
         _fail_input(ContractError(problems), fmt)
     try:
@@ -831,3 +850,22 @@ def select_cmd(
             click.echo(f"  need {need}: " + ", ".join(by))
     if result is None:
         sys.exit(EXIT_FAIL)
+
+
+def _repair_text(fixed: Any, calls: list[tuple[str, dict[str, Any]]]) -> str:
+    """The repaired plan as a diff of the plan: `+` inserted calls, the plan's own steps."""
+    if not fixed.found:
+        why = {"exhausted": "no repair exists with the grounded calls"}.get(
+            fixed.stopped_by, f"no repair within the bounds ({fixed.stopped_by} stopped it)"
+        )
+        return f"repair: {why}\n"
+    lines = [f"repair: insert {len(fixed.inserted)} call(s), cost {fixed.cost:g}"]
+    inserted_at = {i["at"] for i in fixed.inserted}
+    own = 0
+    for at, (tool, args) in enumerate(fixed.plan, 1):
+        if at in inserted_at:
+            lines.append(f"  + {_call_text(tool, args)}")
+        else:
+            own += 1
+            lines.append(f"    {own}. {_call_text(tool, args)}")
+    return "\n".join(lines) + "\n"

@@ -6,7 +6,6 @@ import importlib
 import itertools
 import json
 import random
-from collections import deque
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,8 @@ contract rooms version "1.0.0"
 
 type Room = enum { a, b, c, d }
 
+const DOORS: set[tuple[Room, Room]] = {("a", "b"), ("b", "c"), ("c", "d"), ("b", "a"), ("d", "a")}
+
 state {
   lit: set[Room] = {}
   at: set[Room] = {"a"}
@@ -34,7 +35,7 @@ state {
 
 tool go(src: Room, dst: Room) {
   require src in at else NOT_THERE "not in {src}"
-  require (src == "a" and dst == "b") or (src == "b" and dst == "c") or (src == "c" and dst == "d") or (src == "b" and dst == "a") or (src == "d" and dst == "a") else NO_DOOR "no door"
+  require (src, dst) in DOORS else NO_DOOR "no door"
   effect { at.remove(src); at.add(dst) }
 }
 
@@ -143,9 +144,7 @@ def test_repair_inserts_the_missing_calls_and_every_step_succeeds() -> None:
     assert sim.run(broken).verdict == "fails"
     fixed = sim.repair(broken)
     assert fixed.found and fixed.cost == 1.0
-    assert fixed.inserted == [
-        {"before": 1, "at": 1, "tool": "pick_up", "args": {"x": "b"}}
-    ]
+    assert fixed.inserted == [{"before": 1, "at": 1, "tool": "pick_up", "args": {"x": "b"}}]
     report = sim.run(fixed.plan)
     assert report.verdict == "ok"
     assert [s.verdict for s in report.steps] == ["ok"] * 4
@@ -229,7 +228,8 @@ def test_cli_plan_format_plan_runs_unchanged_in_simulate(blocks_file: Path, tmp_
     runner = CliRunner()
     plan_file = tmp_path / "plan.json"
     r = runner.invoke(
-        main, ["plan", str(blocks_file), "--goal", "solved", "--format", "plan", "-o", str(plan_file)]
+        main,
+        ["plan", str(blocks_file), "--goal", "solved", "--format", "plan", "-o", str(plan_file)],
     )
     assert r.exit_code == 0, r.output
     assert json.loads(plan_file.read_text())["goal"] == "solved"
@@ -251,7 +251,7 @@ def test_cli_plan_exit_codes(blocks_file: Path) -> None:
     assert "error[E0707]: `pick_up` is not TOOL.PARAM=VALUE[,VALUE…]" in r.output
     r = runner.invoke(main, ["plan", str(blocks_file), "--goal", '"a" in holding'])
     assert r.exit_code == 0, r.output
-    assert "1. pick_up(x=\"a\")" in r.output
+    assert '1. pick_up(x="a")' in r.output
 
 
 def test_cli_select_unknown_need_has_a_did_you_mean() -> None:
@@ -264,3 +264,19 @@ def test_cli_select_unknown_need_has_a_did_you_mean() -> None:
     r = runner.invoke(main, ["select", path, "--need", "data", "--format", "json"])
     assert r.exit_code == 0
     assert json.loads(r.output)["method"] == "exact"
+
+
+def test_cli_simulate_repair_shows_the_diff_and_json(blocks_file: Path, tmp_path: Path) -> None:
+    plan = tmp_path / "broken.txt"
+    plan.write_text("(stack b a)\n(pick-up c)\n(stack c b)\n")
+    runner = CliRunner()
+    r = runner.invoke(main, ["simulate", str(blocks_file), str(plan), "--repair"])
+    assert r.exit_code == 1  # the plan as given still fails
+    assert 'repair: insert 1 call(s), cost 1\n  + pick_up(x="b")\n    1. stack(' in r.output
+    r = runner.invoke(
+        main, ["simulate", str(blocks_file), str(plan), "--repair", "--format", "json"]
+    )
+    fixed = json.loads(r.output)["repair"]
+    assert fixed["cost"] == 1.0
+    assert [s["tool"] for s in fixed["plan"]] == ["pick_up", "stack", "pick_up", "stack"]
+    assert fixed["inserted"] == [{"before": 1, "at": 1, "tool": "pick_up", "args": {"x": "b"}}]

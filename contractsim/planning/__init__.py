@@ -13,16 +13,13 @@ from .grounding import Grounding, ground
 from .repair import RepairResult, repair
 from .search import PlanResult, plan
 
-
 __all__ = [
     "Grounding",
     "PlanResult",
     "RepairResult",
-
     "ground",
     "plan",
     "repair",
-
 ]
 
 from .select import Selection, select  # noqa: E402

@@ -129,8 +129,8 @@ def _greedy(
     chosen: list[str] = []
     while uncovered:
 
-        def ratio(t: str) -> tuple[float, str]:
-            gain = len(cov[t] & uncovered)
+        def ratio(t: str, left: set[str] = uncovered) -> tuple[float, str]:
+            gain = len(cov[t] & left)
             return (cost[t] / gain if gain else float("inf"), t)
 
         t = min(useful, key=ratio)
@@ -180,7 +180,9 @@ def causal_select(
     irtools = {t.name: t for t in sim.compiled.ir.tools}
     chosen = list(used)
     cost_of = {t: tool_cost(irtools[t]) for t in irtools}
-    left = [n for n in needs if not any(covers(tag.name, n) for t in used for tag in irtools[t].tags)]
+    left = [
+        n for n in needs if not any(covers(tag.name, n) for t in used for tag in irtools[t].tags)
+    ]
     if left:
         rest = select(sim.compiled.ir, left, [*excluded, *used])
         if rest is None:
