@@ -2,7 +2,8 @@
 
 A parameter's candidate values (in this order, without repeats):
 
-1. members of an ``enum`` type (PDDL objects are enum members), ``true``/``false`` for ``bool``;
+1. members of an ``enum`` type (PDDL objects are enum members), ``true``/``false`` for ``bool``,
+   the empty list for ``list[…]`` and ``set[…]``;
 2. values of the parameter's primitive type found in the state (set items, map keys and values,
    tuple items, nested), then in the contract's constants and literals;
 3. values given by the caller (``--values TOOL.PARAM=V,…``), for that parameter only.
@@ -91,6 +92,29 @@ def _resolve(
     return [], set()
 
 
+def _candidates(t: ir.TypeExpr, decls: Mapping[str, ir.TypeExpr], pool: list[Any]) -> list[Any]:
+    """A parameter type's candidate values: its finite members, the pool's values of its
+    primitive types; for ``list[T]``/``set[T]`` the empty one and one-item ones."""
+    seen: set[str] = set()
+    while isinstance(t, ir.NamedType) and t.name in decls and t.name not in seen:
+        seen.add(t.name)
+        t = decls[t.name]
+    if isinstance(t, ir.GenericType) and t.name in ("list", "set") and len(t.args) == 1:
+        items = _candidates(t.args[0], decls, pool)
+        return [[], *([v] for v in items)]
+    members, prims = _resolve(t, decls)
+    candidates = list(members)
+    for v in pool:
+        if v in candidates or not any(isinstance(v, _PRIMITIVES[k]) for k in prims):
+            continue
+        if isinstance(v, bool) or (
+            isinstance(v, int) and "int" not in prims and "float" not in prims
+        ):
+            continue
+        candidates.append(v)
+    return candidates
+
+
 def _scalars(value: Any, out: list[Any], depth: int = 0) -> None:
     if depth > 20 or value is UNKNOWN:
         return
@@ -147,17 +171,10 @@ def ground(
             given = extra.get(f"{tool.name}.{p.name}")
             if given is None and (p.default is not None or p.optional):
                 continue
-            members, prims = _resolve(p.type, decls)
-            candidates = list(members)
-            for v in pool:
-                if any(isinstance(v, _PRIMITIVES[k]) for k in prims) and v not in candidates:
-                    if not ("int" in prims and "str" not in prims and isinstance(v, bool)):
-                        candidates.append(v)
+            candidates = _candidates(p.type, decls, pool)
             for v in given or ():
                 if v not in candidates:
                     candidates.append(v)
-            if given is not None and not members and not prims:
-                candidates = list(given)
             if not candidates:
                 missing.append(p.name)
             names.append(p.name)

@@ -3,7 +3,7 @@
 A need ``data`` is covered by a tag ``data`` or ``data.*``. Exact branch and bound for up to
 :data:`EXACT_LIMIT` candidate tools, greedy weighted set cover beyond (within a factor
 H(n) = 1 + 1/2 + … + 1/n of the optimum, n the number of needs). Ties: fewer tools, then names.
-A tool's cost is its ``cost`` when that is a constant, else 1.
+A tool's cost is its base cost (:func:`tool_cost`).
 """
 
 from __future__ import annotations
@@ -48,11 +48,25 @@ def covers(tag: str, need: str) -> bool:
 
 
 def tool_cost(tool: ir.Tool) -> float:
-    """The tool's constant ``cost`` (literal number), else 1."""
+    """A tool's base cost: its ``cost`` when that is a number; for a sum (``5 + len(code) /
+    1000``) the sum of its number terms (the part no argument changes); else 1."""
     c = tool.cost
-    if isinstance(c, ir.Literal_) and isinstance(c.value, (int, float)) and c.value is not True:
-        return float(c.value)
-    return 1.0
+    if c is None:
+        return 1.0
+    base = _number_terms(c)
+    return base if base is not None else 1.0
+
+
+def _number_terms(e: ir.Expr) -> float | None:
+    if isinstance(e, ir.Literal_):
+        v = e.value
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+    if isinstance(e, ir.Binary) and e.op == "+":
+        left, right = _number_terms(e.left), _number_terms(e.right)
+        if left is None and right is None:
+            return None
+        return (left or 0.0) + (right or 0.0)
+    return None
 
 
 def harmonic(n: int) -> float:
