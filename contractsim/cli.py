@@ -547,11 +547,15 @@ def _parse_values(items: tuple[str, ...], c: Contract) -> dict[str, list[Any]]:
             )
             continue
         values: list[Any] = []
-        for text in raw.split(","):
-            try:
-                values.append(json.loads(text))
-            except ValueError:
-                values.append(text)
+        try:  # one JSON value (a list gives several values) ...
+            whole = json.loads(raw)
+            values = whole if isinstance(whole, list) else [whole]
+        except ValueError:  # ... else comma-separated items, each JSON or text
+            for text in raw.split(","):
+                try:
+                    values.append(json.loads(text))
+                except ValueError:
+                    values.append(text)
         out.setdefault(f"{tool}.{param}", []).extend(values)
     if problems:
         raise ContractError(problems)
@@ -605,7 +609,8 @@ def _call_text(tool: str, args: dict[str, Any]) -> str:
     "values",
     multiple=True,
     metavar="TOOL.PARAM=V[,V…]",
-    help="Extra argument values to try for a parameter (JSON values, else text); repeatable.",
+    help="The argument values to try for a parameter, instead of the grounded ones: one JSON "
+    "value, a JSON list, or comma-separated items (each JSON, else text); repeatable.",
 )
 @click.option("--max-depth", type=click.IntRange(0), help="Plans of at most this many steps.")
 @click.option(

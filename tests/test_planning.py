@@ -280,3 +280,22 @@ def test_cli_simulate_repair_shows_the_diff_and_json(blocks_file: Path, tmp_path
     assert fixed["cost"] == 1.0
     assert [s["tool"] for s in fixed["plan"]] == ["pick_up", "stack", "pick_up", "stack"]
     assert fixed["inserted"] == [{"before": 1, "at": 1, "tool": "pick_up", "args": {"x": "b"}}]
+
+
+def test_cli_values_replace_the_grounded_candidates_and_causal_select() -> None:
+    runner = CliRunner()
+    path = str(ROOT / "examples" / "tool_selection" / "tool_selection.contract")
+    sql = "SELECT month, sum(amount) FROM sales GROUP BY 1"
+    r = runner.invoke(
+        main, ["plan", path, "--goal", "revenue_chart", "--values", f'QueryDatabase.sql="{sql}"']
+    )
+    assert r.exit_code == 0, r.output
+    assert f'1. QueryDatabase(sql="{sql}", into="monthly_revenue")' in r.output
+    r = runner.invoke(main, ["select", path, "--goal", "revenue_chart", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.output)
+    assert got["tools"] == ["PlotChart", "QueryDatabase"] and got["method"] == "causal"
+    assert got["necessary"] == {
+        "PlotChart": "necessary: no plan without it",
+        "QueryDatabase": "necessary: no plan without it",
+    }

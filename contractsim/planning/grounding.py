@@ -6,7 +6,8 @@ A parameter's candidate values (in this order, without repeats):
    the empty list for ``list[…]`` and ``set[…]``;
 2. values of the parameter's primitive type found in the state (set items, map keys and values,
    tuple items, nested), then in the contract's constants and literals;
-3. values given by the caller (``--values TOOL.PARAM=V,…``), for that parameter only.
+3. values given by the caller (``--values TOOL.PARAM=V,…``) *replace* the above for that
+   parameter.
 
 A parameter with a default, or an optional one, keeps its default unless values are given for it.
 Each combination is validated once with :meth:`Simulator.bind`; combinations the parameter types
@@ -171,10 +172,10 @@ def ground(
             given = extra.get(f"{tool.name}.{p.name}")
             if given is None and (p.default is not None or p.optional):
                 continue
-            candidates = _candidates(p.type, decls, pool)
-            for v in given or ():
-                if v not in candidates:
-                    candidates.append(v)
+            if given is not None:
+                candidates = list(dict.fromkeys(given))  # the caller's values replace the rest
+            else:
+                candidates = _candidates(p.type, decls, pool)
             if not candidates:
                 missing.append(p.name)
             names.append(p.name)
