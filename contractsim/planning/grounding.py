@@ -10,7 +10,9 @@ A parameter's candidate values (in this order, without repeats):
    parameter.
 
 A parameter with a default, or an optional one, keeps its default unless values are given for it.
-Each combination is validated once with :meth:`Simulator.bind`; combinations the parameter types
+A combination that breaks a ``require X in S`` over a state variable ``S`` no tool changes
+(PDDL's static predicates) is dropped before anything else. Each remaining combination is
+validated once with :meth:`Simulator.bind`; combinations the parameter types
 refuse (a constraint, a pattern) are dropped. A parameter no rule gives a value is *ungrounded*:
 its tool is left out and the report names it.
 """
@@ -25,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..compiler.values import UNKNOWN
 from ..dsl import ir
 from ..dsl.diagnostics import ContractError
-from ..dsl.walk import all_exprs
+from ..dsl.walk import all_exprs, assigned_roots
 
 if TYPE_CHECKING:
     from ..simulator.engine import Simulator
@@ -141,6 +143,66 @@ def contract_literals(contract: ir.Contract) -> list[Any]:
     return out
 
 
+def _static_vars(contract: ir.Contract) -> set[str]:
+    """State variables no tool changes (PDDL's static predicates: ``(truck ?t)``)."""
+    changed: set[str] = set()
+    for tool in contract.tools:
+        bodies = [tool.effects, *(o.body for o in tool.outcomes)]
+        if tool.flow is not None:
+            bodies.extend(step.body for step in tool.flow.steps)
+        for body in bodies:
+            changed |= assigned_roots(body)
+    return {v.name for v in contract.state} - changed
+
+
+def _static_checks(
+    tool: ir.Tool, static: set[str], names: list[str]
+) -> list[tuple[str, list[Any]]]:
+    """The ``require`` conjuncts ``X in STATIC`` of a tool whose X is made of parameters and
+    literals: (variable, X as a template of parameter positions and literals)."""
+    out: list[tuple[str, list[Any]]] = []
+
+    def conjuncts(e: ir.Expr) -> list[ir.Expr]:
+        if isinstance(e, ir.Binary) and e.op == "and":
+            return conjuncts(e.left) + conjuncts(e.right)
+        return [e]
+
+    def template(e: ir.Expr) -> Any:
+        if isinstance(e, ir.Name) and e.name in names:
+            return ("param", names.index(e.name))
+        if isinstance(e, ir.Literal_):
+            return ("literal", e.value)
+        if isinstance(e, ir.Collection) and e.type == "tuple":
+            items = [template(x) for x in e.items]
+            return None if any(i is None for i in items) else ("tuple", items)
+        return None
+
+    for cond in tool.conditions:
+        if cond.strength != "require":
+            continue
+        for c in conjuncts(cond.cond):
+            if (
+                isinstance(c, ir.Binary)
+                and c.op == "in"
+                and isinstance(c.right, ir.Name)
+                and c.right.name in static
+                and c.right.name not in names
+            ):
+                t = template(c.left)
+                if t is not None:
+                    out.append((c.right.name, t))
+    return out
+
+
+def _fill(t: Any, combo: tuple[Any, ...]) -> Any:
+    kind, v = t
+    if kind == "param":
+        return combo[v]
+    if kind == "literal":
+        return v
+    return tuple(_fill(x, combo) for x in v)
+
+
 def ground(
     sim: Simulator,
     state: State,
@@ -160,6 +222,7 @@ def ground(
         _scalars(value, pool)
     pool.extend(v for v in contract_literals(contract) if v not in pool)
     wanted = set(tools) if tools is not None else None
+    static = _static_vars(contract)
     out = Grounding()
     count = 0
     for tool in contract.tools:
@@ -183,7 +246,14 @@ def ground(
         if missing:
             out.ungrounded[tool.name] = missing
             continue
+        checks = [
+            (state[var], t)
+            for var, t in _static_checks(tool, static, names)
+            if isinstance(state[var], (set, frozenset))
+        ]
         for combo in itertools.product(*choices):
+            if checks and any(_fill(t, combo) not in items for items, t in checks):
+                continue  # a static fact it needs is false, and no call makes it true
             if count >= MAX_ACTIONS:
                 out.truncated = True
                 return out
