@@ -99,13 +99,23 @@ def run_pyperplan(
     """In a child process, so that a search over the time limit can be stopped."""
     q: Any = multiprocessing.Queue()
     p = multiprocessing.Process(target=_pyperplan, args=((folder, problem, search, heuristic), q))
+    p.daemon = True
     p.start()
     p.join(max_seconds * 3)  # wall clock: the machine is shared
     if p.is_alive():
         p.terminate()
         p.join()
         return {"solved": False, "cost": None, "expanded": None, "cpu": None, "stopped_by": "time"}
-    return dict(q.get())
+    try:
+        return dict(q.get(timeout=5))
+    except Exception:  # noqa: BLE001 - pyperplan refused the files (e.g. negative preconditions)
+        return {
+            "solved": False,
+            "cost": None,
+            "expanded": None,
+            "cpu": None,
+            "stopped_by": f"pyperplan failed (exit {p.exitcode})",
+        }
 
 
 def main() -> int:
@@ -151,9 +161,10 @@ def main() -> int:
                 ratio = f"×{r['cpu'] / base:.2f}" if base and r.get("cpu") else ""
                 cost = "-" if r["cost"] is None else f"{r['cost']:g}"
                 cpu = "-" if r.get("cpu") is None else f"{r['cpu']:.2f}s"
+                why = r.get("stopped_by") or ""
                 print(
                     f"  {name:24} solved={str(r['solved']):5} cost={cost:>4} "
-                    f"expanded={r['expanded']!s:>7} cpu={cpu:>8} {rate} {ratio}"
+                    f"expanded={r['expanded']!s:>7} cpu={cpu:>8} {rate} {ratio} {why}"
                 )
     if opts.json:
         print(json.dumps(rows, indent=2))
