@@ -73,6 +73,22 @@ class Contract:
 
         return Simulator(self, now=now, step_seconds=step_seconds)
 
+    def select(
+        self,
+        needs: list[str],
+        exclude: list[str] | None = None,
+        goal: str | None = None,
+        **plan_bounds: Any,
+    ) -> Any:
+        """The minimum-cost set of tools whose tags cover every need (``Selection``; None when
+        nothing covers them). With ``goal``: the tools of the cheapest plan to the goal (also
+        covering the needs), each shown necessary. See docs/planning.md."""
+        from .planning.select import causal_select, select
+
+        if goal is not None:
+            return causal_select(self.simulator(), needs, exclude or [], goal, **plan_bounds)
+        return select(self.ir, needs, exclude or [])
+
     def guard(
         self,
         state: Mapping[str, Any] | State | None = None,

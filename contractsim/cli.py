@@ -167,6 +167,12 @@ def check(files: tuple[str, ...], fmt: str, strict: bool, max_errors: int) -> No
 @click.option(
     "--color/--no-color", default=None, help="Colour the text report (default: only on a terminal)."
 )
+@click.option(
+    "--repair",
+    is_flag=True,
+    help="When the plan fails (or misses --goal), add the cheapest calls to insert so that "
+    "every step succeeds, as a diff of the plan (docs/planning.md).",
+)
 def simulate(
     contract: str,
     plan: str,
@@ -180,6 +186,7 @@ def simulate(
     stop_at_first: bool,
     max_seconds: float,
     color: bool | None,
+    repair: bool,
 ) -> None:
     """Dry-run PLAN against CONTRACT and predict, per step, ok / fails / may fail.
 
@@ -224,12 +231,20 @@ def simulate(
         goal=goal,
         max_seconds=max_seconds,
     )
+    goal_missed = goal is not None and not report.goal_results.get("reached")
+    fixed = None
+    if repair and (report.verdict != "ok" or goal_missed):
+        fixed = sim.repair(calls, state, goal=goal, max_states=max_states, max_seconds=max_seconds)
     if fmt == "json":
-        click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False, sort_keys=False))
+        data = report.to_json()
+        if repair:
+            data["repair"] = None if fixed is None else fixed.to_json()
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False))
     else:
         use_colour = sys.stdout.isatty() if color is None else color
         click.echo(render_text(report, colour=use_colour), nl=False)
-    goal_missed = goal is not None and not report.goal_results.get("reached")
+        if fixed is not None:
+            click.echo(_repair_text(fixed, calls), nl=False)
     if report.verdict == "fails" or goal_missed:
         sys.exit(EXIT_FAIL)
     if report.verdict == "may_fail":
@@ -580,3 +595,376 @@ def diff_cmd(
     click.echo(render(report), nl=False)
     if report.fails(fail_on):
         sys.exit(EXIT_FAIL)
+
+
+def _parse_values(items: tuple[str, ...], c: Contract) -> dict[str, list[Any]]:
+    """``--values TOOL.PARAM=V,V2`` options as {"tool.param": [values]} (JSON values, else text)."""
+    from .dsl.diagnostics import ContractError, Diagnostic, Span, error, suggestion_hint
+
+    out: dict[str, list[Any]] = {}
+    problems: list[Diagnostic] = []
+    where = Span(file="<command line: --values>", line=1, col=1, end_line=1, end_col=2)
+    for item in items:
+        name, sep, raw = item.partition("=")
+        tool, dot, param = name.strip().partition(".")
+        if not sep or not dot or not tool or not param:
+            problems.append(
+                error(
+                    "E0707",
+                    f"`{item}` is not TOOL.PARAM=VALUE[,VALUE…]",
+                    where,
+                    hint="write e.g. --values write_file.content='hello'",
+                )
+            )
+            continue
+        t = c.ir.tool(tool)
+        if t is None:
+            problems.append(
+                error(
+                    "E0707",
+                    f"--values: the contract declares no tool `{tool}`",
+                    where,
+                    hint=suggestion_hint(tool, c.tools, "tool"),
+                )
+            )
+            continue
+        params = [p.name for p in t.params]
+        if param not in params:
+            problems.append(
+                error(
+                    "E0707",
+                    f"--values: `{tool}` has no parameter `{param}`",
+                    where,
+                    hint=suggestion_hint(param, params, "parameter"),
+                )
+            )
+            continue
+        values: list[Any] = []
+        try:  # one JSON value (a list gives several values) ...
+            whole = json.loads(raw)
+            values = whole if isinstance(whole, list) else [whole]
+        except ValueError:  # ... else comma-separated items, each JSON or text
+            for text in raw.split(","):
+                try:
+                    values.append(json.loads(text))
+                except ValueError:
+                    values.append(text)
+        out.setdefault(f"{tool}.{param}", []).extend(values)
+    if problems:
+        raise ContractError(problems)
+    return out
+
+
+def _goal_contract(c: Contract, goal: str, path: str) -> tuple[Contract, str]:
+    """The contract and goal name for --goal: a declared goal, or an expression (added to the
+    contract as goal `plan_goal`)."""
+    from .api import loads
+    from .dsl.diagnostics import ContractError, Span, error, suggestion_hint
+
+    if goal in c.compiled.goals:
+        return c, goal
+    if goal.isidentifier():
+        raise ContractError(
+            [
+                error(
+                    "E0703",
+                    f"the contract declares no goal `{goal}`",
+                    Span(file=path),
+                    hint=suggestion_hint(goal, c.compiled.goals, "goal")
+                    or 'give a declared goal\'s name or a condition such as "x in done"',
+                )
+            ]
+        )
+    name = "plan_goal"
+    while name in c.compiled.goals:
+        name += "_"
+    text = c.source.rstrip("\n") + f"\n\ngoal {name} = {goal}\n"
+    return loads(text, path), name
+
+
+def _call_text(tool: str, args: dict[str, Any]) -> str:
+    shown = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
+    return f"{tool}({shown})"
+
+
+@main.command(name="plan")
+@click.argument("contract", type=click.Path(dir_okay=True))
+@click.option("--goal", required=True, help='A declared goal, or a condition ("x in done").')
+@click.option(
+    "--state",
+    "state_file",
+    type=click.Path(dir_okay=True),
+    help="JSON or YAML overrides of the initial state ($unknown marks a value unknown).",
+)
+@click.option("--now", help="The simulation's time (RFC 3339). Default: the wall clock.")
+@click.option(
+    "--values",
+    "values",
+    multiple=True,
+    metavar="TOOL.PARAM=V[,V…]",
+    help="The argument values to try for a parameter, instead of the grounded ones: one JSON "
+    "value, a JSON list, or comma-separated items (each JSON, else text); repeatable.",
+)
+@click.option("--max-depth", type=click.IntRange(0), help="Plans of at most this many steps.")
+@click.option(
+    "--max-states",
+    type=click.IntRange(1),
+    default=100_000,
+    show_default=True,
+    help="Stop after expanding this many states.",
+)
+@click.option(
+    "--max-seconds",
+    type=click.FloatRange(min=0, min_open=True),
+    callback=lambda _ctx, param, value: _finite(param, value),
+    default=60.0,
+    show_default=True,
+    help="Stop searching after this much wall-clock time.",
+)
+@click.option(
+    "--allow-may-fail",
+    is_flag=True,
+    help="Allow calls that may fail; the plan's success probability and the unknowns it "
+    "relies on are reported.",
+)
+@click.option(
+    "--fast",
+    is_flag=True,
+    help="Greedy best-first search with h_FF: usually much faster, no optimality claim.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "plan"]),
+    default="text",
+    show_default=True,
+    help="plan: a plan file that `contractsim simulate` runs unchanged.",
+)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here, not stdout.")
+def plan_cmd(
+    contract: str,
+    goal: str,
+    state_file: str | None,
+    now: str | None,
+    values: tuple[str, ...],
+    max_depth: int | None,
+    max_states: int,
+    max_seconds: float,
+    allow_may_fail: bool,
+    fast: bool,
+    fmt: str,
+    output: str | None,
+) -> None:
+    """Find the cheapest calls that take CONTRACT from its state to --goal (docs/planning.md).
+
+    Every call is certain to succeed (`ok`; with --allow-may-fail, `may_fail` too); cost is each
+    tool's `cost` (default 1). A* with h_max when the contract's relaxation is readable (imported
+    PDDL), uniform-cost search otherwise; --fast: greedy, not optimal.
+
+    Exit 0 when a plan is found, 1 when no plan exists with the grounded calls (every reachable
+    state was expanded), 3 when a bound (--max-depth, --max-states, --max-seconds) stopped the
+    search first, 2 on bad input (unknown goal, unreadable state file, bad --values).
+    """
+    from .dsl.diagnostics import ContractError
+    from .simulator.inputs import parse_now, parse_state, read_text, validate_state_overrides
+
+    jfmt = "json" if fmt == "json" else "text"
+    c = _load(contract, jfmt)
+    raw_state: dict[str, Any] = {}
+    try:
+        c, goal_name = _goal_contract(c, goal, contract)
+        extra = _parse_values(values, c)
+        when = parse_now(now, "<command line: --now>") if now is not None else None
+        overrides: dict[str, Any] = {}
+        if state_file is not None:
+            text = read_text(state_file, "state")
+            raw_state = parse_state(text, state_file)
+            overrides = validate_state_overrides(c.compiled, raw_state, state_file, text)
+    except ContractError as exc:
+        _fail_input(exc, jfmt)
+        return
+    sim = c.simulator(now=when)
+    state = sim.state_with(overrides)
+    result = sim.plan(
+        state,
+        goal_name,
+        values=extra,
+        max_depth=max_depth,
+        max_states=max_states,
+        max_seconds=max_seconds,
+        allow_may_fail=allow_may_fail,
+        fast=fast,
+    )
+    if fmt == "plan" and result.found:
+        doc: dict[str, Any] = {}
+        if now is not None:
+            doc["now"] = now
+        if raw_state:
+            doc["state"] = raw_state
+        if goal_name == goal:
+            doc["goal"] = goal
+        doc["steps"] = [{"tool": t, "args": a} for t, a in result.steps]
+        out = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    elif fmt == "json":
+        out = json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n"
+    else:
+        out = _plan_text(result, goal)
+    if output is not None:
+        try:
+            with open(output, "w", encoding="utf-8") as fh:
+                fh.write(out)
+        except OSError as exc:
+            click.echo(f"error: cannot write {output}: {exc.strerror}", err=True)
+            sys.exit(EXIT_INPUT)
+    elif fmt == "plan" and not result.found:
+        click.echo(_plan_text(result, goal), err=True, nl=False)
+    else:
+        click.echo(out, nl=False)
+    if not result.found:
+        sys.exit(EXIT_FAIL if result.stopped_by == "exhausted" else EXIT_MAY_FAIL)
+
+
+_METHODS = {
+    "astar-hmax": "A* with h_max: optimal",
+    "uniform-cost": "uniform-cost search: optimal",
+    "greedy-hff": "greedy best-first with h_FF: not necessarily optimal",
+    "greedy-blind": "greedy best-first without a heuristic: not necessarily optimal",
+}
+_STOPS = {
+    "exhausted": "no plan exists with the grounded calls (every reachable state was expanded)",
+    "max_depth": "stopped by --max-depth: no plan of at most that many steps",
+    "max_states": "stopped by --max-states before a plan was found",
+    "max_seconds": "stopped by --max-seconds before a plan was found",
+}
+
+
+def _plan_text(result: Any, goal: str) -> str:
+    lines: list[str] = []
+    if result.found:
+        cost = f"{result.cost:g}"
+        lines.append(
+            f"plan for goal `{goal}`: {len(result.steps)} step(s), cost {cost} "
+            f"({_METHODS[result.method]})"
+        )
+        for i, (tool, args) in enumerate(result.steps, 1):
+            lines.append(f"  {i}. {_call_text(tool, args)}")
+        if result.probability != 1.0:
+            p = "unknown" if result.probability is None else f"{result.probability:.0%}"
+            lines.append(f"success probability: {p}")
+        for a in result.assumptions:
+            lines.append(f"  relies on: {a}")
+    else:
+        lines.append(f"no plan for goal `{goal}`: {_STOPS[result.stopped_by]}")
+    for note in result.notes:
+        lines.append(f"note: {note}")
+    lines.append(
+        f"{result.expanded} state(s) expanded, {result.generated} generated, "
+        f"{result.seconds:.2f} s CPU"
+    )
+    return "\n".join(lines) + "\n"
+
+
+@main.command(name="select")
+@click.argument("contract", type=click.Path(dir_okay=True))
+@click.option("--need", "needs", multiple=True, help="A capability tag to cover; repeatable.")
+@click.option("--exclude", multiple=True, help="A tool that must not be chosen; repeatable.")
+@click.option(
+    "--goal",
+    help="Causal selection: the tools of the cheapest plan to this goal, each shown necessary.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def select_cmd(
+    contract: str, needs: tuple[str, ...], exclude: tuple[str, ...], goal: str | None, fmt: str
+) -> None:
+    """The cheapest set of CONTRACT's tools whose tags cover every --need (docs/planning.md).
+
+    A need `data` is covered by a tag `data` or `data.*`. Exact (branch and bound) for up to 40
+    tools, greedy weighted set cover beyond (within H(n) of the optimum). With --goal, the tools
+    of the cheapest plan to the goal, each necessary (no plan without it within the bounds).
+
+    Exit 0 when a set is found, 1 when no set covers the needs (or no plan reaches --goal), 2
+    on bad input (unknown need or tool, with a did-you-mean).
+    """
+    from .dsl.diagnostics import ContractError, Diagnostic, Span, error, suggestion_hint
+
+    c = _load(contract, fmt)
+    where = Span(file=contract)
+    tags = sorted({tag.name for t in c.ir.tools for tag in t.tags})
+    prefixes = sorted(
+        {".".join(t.split(".")[:i]) for t in tags for i in range(1, t.count(".") + 2)}
+    )
+    problems: list[Diagnostic] = []
+    for need in needs:
+        if need not in prefixes:
+            problems.append(
+                error(
+                    "E0708",
+                    f"no tool has a tag `{need}` or `{need}.*`",
+                    where,
+                    hint=suggestion_hint(need, prefixes, "tag")
+                    or (
+                        "tags: " + ", ".join(tags) if tags else "the contract's tools have no tags"
+                    ),
+                )
+            )
+    for name in exclude:
+        if name not in c.tools:
+            problems.append(
+                error(
+                    "E0708",
+                    f"--exclude: the contract declares no tool `{name}`",
+                    where,
+                    hint=suggestion_hint(name, c.tools, "tool"),
+                )
+            )
+    if not needs and goal is None:
+        problems.append(
+            error("E0708", "nothing to select for", where, hint="give --need TAG or --goal NAME")
+        )
+    if problems:
+        _fail_input(ContractError(problems), fmt)
+    try:
+        result = c.select(list(needs), exclude=list(exclude), goal=goal)
+    except ValueError as exc:
+        _fail_input(ContractError([error("E0703", str(exc), where)]), fmt)
+        return
+    if fmt == "json":
+        click.echo(json.dumps(None if result is None else result.to_json(), indent=2))
+    elif result is None:
+        click.echo("no set of tools covers the needs" + (" and reaches the goal" if goal else ""))
+    else:
+        if result.method == "greedy":
+            how = f"greedy weighted set cover: within {result.bound:.3f} × the optimum (H(n))"
+        elif result.method == "causal":
+            how = f"causal: the tools of the cheapest plan to `{goal}`"
+        else:
+            how = "exact (branch and bound)"
+        click.echo(f"{len(result.tools)} tool(s), cost {result.cost:g} — {how}")
+        for t in result.tools:
+            why = result.necessary.get(t)
+            click.echo(f"  {t}" + (f"  ({why})" if why else ""))
+        for need, by in result.covers.items():
+            click.echo(f"  need {need}: " + ", ".join(by))
+    if result is None:
+        sys.exit(EXIT_FAIL)
+
+
+def _repair_text(fixed: Any, calls: list[tuple[str, dict[str, Any]]]) -> str:
+    """The repaired plan as a diff of the plan: `+` inserted calls, the plan's own steps."""
+    if not fixed.found:
+        why = {"exhausted": "no repair exists with the grounded calls"}.get(
+            fixed.stopped_by, f"no repair within the bounds ({fixed.stopped_by} stopped it)"
+        )
+        return f"repair: {why}\n"
+    lines = [f"repair: insert {len(fixed.inserted)} call(s), cost {fixed.cost:g}"]
+    inserted_at = {i["at"] for i in fixed.inserted}
+    own = 0
+    for at, (tool, args) in enumerate(fixed.plan, 1):
+        if at in inserted_at:
+            lines.append(f"  + {_call_text(tool, args)}")
+        else:
+            own += 1
+            lines.append(f"    {own}. {_call_text(tool, args)}")
+    return "\n".join(lines) + "\n"

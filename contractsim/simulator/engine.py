@@ -1185,6 +1185,78 @@ class Simulator:
             self._plan_checker = _fast.plan_checker(self)
         return self._plan_checker(self, calls, state)
 
+    def plan(
+        self,
+        state: State | None,
+        goal: str,
+        *,
+        values: Mapping[str, Any] | None = None,
+        max_depth: int | None = None,
+        max_states: int = 100_000,
+        max_seconds: float = 60.0,
+        allow_may_fail: bool = False,
+        fast: bool = False,
+    ) -> Any:
+        """The cheapest sequence of calls from ``state`` (default: the initial state) to a state
+        where the declared goal ``goal`` certainly holds: a ``PlanResult`` (``steps`` None when
+        no plan exists within the bounds; ``stopped_by`` says which bound stopped the search).
+        ``values`` maps ``"tool.param"`` to extra argument values to try. A* with h_max where
+        the contract's delete relaxation is readable, uniform-cost search otherwise; ``fast``:
+        greedy best-first with h_FF, no optimality claim (see docs/planning.md)."""
+        from ..planning.search import plan
+
+        if state is None:
+            state = self.initial_state()
+        expect_state(self, state, "state")
+        _expect_str(goal, "goal", "a goal name")
+        if max_depth is not None:
+            _expect_count(max_depth, "max_depth", minimum=0)
+        _expect_count(max_states, "max_states")
+        _expect_positive(max_seconds, "max_seconds", "a number of seconds such as 60")
+        return plan(
+            self,
+            state,
+            goal,
+            values=values,
+            max_depth=max_depth,
+            max_states=max_states,
+            max_seconds=max_seconds,
+            allow_may_fail=allow_may_fail,
+            fast=fast,
+        )
+
+    def repair(
+        self,
+        plan: Sequence[Mapping[str, Any]] | Iterable[tuple[str, Mapping[str, Any]]],
+        state: State | None = None,
+        *,
+        goal: str | None = None,
+        values: Mapping[str, Any] | None = None,
+        max_states: int = 100_000,
+        max_seconds: float = 60.0,
+    ) -> Any:
+        """The cheapest calls to insert into ``plan`` (its own steps kept in order) so that
+        every step succeeds (and, with ``goal``, the goal holds at the end): a ``RepairResult``
+        with the whole repaired ``plan``, the ``inserted`` calls and their ``cost`` (``plan``
+        None when no repair exists within the bounds)."""
+        from ..planning.repair import repair
+
+        steps = _expect_plan(plan)
+        if state is None:
+            state = self.initial_state()
+        expect_state(self, state, "state")
+        _expect_count(max_states, "max_states")
+        _expect_positive(max_seconds, "max_seconds", "a number of seconds such as 60")
+        return repair(
+            self,
+            steps,
+            state,
+            goal=goal,
+            values=values,
+            max_states=max_states,
+            max_seconds=max_seconds,
+        )
+
     def goal(self, state: State, name: str) -> Any:
         """The value of a named goal in a state: True, False or UNKNOWN."""
         expect_state(self, state, "state")

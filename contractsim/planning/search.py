@@ -1,0 +1,300 @@
+"""Cheapest plans to a goal: A* with h_max where the contract's delete relaxation is readable
+(:mod:`.relaxed`), uniform-cost search otherwise, and greedy best-first with h_FF (``fast``).
+
+A step is taken only when the simulator says it is ``ok`` and leads to a single state (with
+``allow_may_fail``, ``may_fail`` steps whose non-failing branches lead to a single state are
+taken too, and the plan's success probability and the unknowns it relies on are reported).
+States are hashable, so duplicates are detected with a dict of best costs.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..dsl.walk import used_names
+from .grounding import Grounding, ground
+from .relaxed import INF, Relaxation
+
+if TYPE_CHECKING:
+    from ..simulator.engine import Simulator
+    from ..simulator.fast import BoundCall
+    from ..simulator.state import State
+
+DEFAULT_MAX_STATES = 100_000
+DEFAULT_MAX_SECONDS = 60.0
+
+STOPPED = ("exhausted", "max_depth", "max_states", "max_seconds")
+"""Why a search ended without a plan: every reachable state was expanded (no plan exists with
+the grounded calls), or a bound cut it."""
+
+
+@dataclass
+class PlanResult:
+    """A plan search's answer; ``steps`` is None when no plan was found."""
+
+    goal: str
+    steps: list[tuple[str, dict[str, Any]]] | None
+    cost: float | None
+    method: str  # "astar-hmax", "uniform-cost", "greedy-hff"
+    optimal: bool  # the search guarantees the cheapest plan (within the grounded calls)
+    stopped_by: str | None  # one of STOPPED when no plan was found
+    expanded: int
+    generated: int
+    seconds: float
+    probability: float | None = 1.0  # None: depends on unknowns without a probability
+    assumptions: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def found(self) -> bool:
+        return self.steps is not None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "goal": self.goal,
+            "found": self.found,
+            "steps": None
+            if self.steps is None
+            else [{"tool": t, "args": a} for t, a in self.steps],
+            "cost": self.cost,
+            "method": self.method,
+            "optimal": self.optimal,
+            "stopped_by": self.stopped_by,
+            "expanded": self.expanded,
+            "generated": self.generated,
+            "seconds": round(self.seconds, 4),
+            "probability": self.probability,
+            "assumptions": list(self.assumptions),
+            "notes": list(self.notes),
+        }
+
+
+class Successors:
+    """The single-state successors of a state under the grounded calls, with their costs."""
+
+    def __init__(self, sim: Simulator, calls: list[BoundCall], allow_may_fail: bool) -> None:
+        from ..simulator.fast import plan_checker
+
+        self.sim = sim
+        self.calls = calls
+        self.allow_may_fail = allow_may_fail
+        self.checker = plan_checker(sim)
+        self.nondeterministic = 0
+        state_names = set(sim.layout)
+        self.fixed_cost: list[float | None] = []
+        for call in calls:
+            ctool = sim.compiled.tools[call.tool]
+            if ctool.cost is None:
+                self.fixed_cost.append(1.0)
+            elif used_names([ctool.ir.cost] if ctool.ir.cost is not None else []) & state_names:
+                self.fixed_cost.append(None)
+            else:
+                c = sim._cost(ctool, sim.initial_state(), dict(call.values), False)
+                self.fixed_cost.append(float(c) if c is not None else None)
+
+    def cost(self, i: int, state: State) -> float:
+        c = self.fixed_cost[i]
+        if c is not None:
+            return c
+        call = self.calls[i]
+        ctool = self.sim.compiled.tools[call.tool]
+        v = self.sim._cost(ctool, state, dict(call.values), state.has_unknown)
+        return float(v) if v is not None else 1.0
+
+    def __call__(
+        self, state: State
+    ) -> Iterator[tuple[int, State, float, float | None, tuple[str, ...]]]:
+        """(call index, next state, cost, success probability, assumptions) per usable call."""
+        for i in range(len(self.calls)):
+            out = self.apply(i, state)
+            if out is not None:
+                yield out
+
+    def apply(
+        self, i: int, state: State
+    ) -> tuple[int, State, float, float | None, tuple[str, ...]] | None:
+        """Call ``i`` from ``state``, when it is a usable step (else None)."""
+        sim = self.sim
+        call = self.calls[i]
+        if call.fast is not None and not state.has_unknown:
+            check = self.checker(sim, [call], state)
+            if check.verdict == "ok" and check.state is not None:
+                return i, check.state, self.cost(i, state), 1.0, ()
+            if check.verdict == "fails" or (
+                check.verdict == "may_fail" and not self.allow_may_fail
+            ):
+                return None
+        step = sim.step(state, call.tool, call.args)
+        verdict = step.verdict
+        if verdict == "fails" or (verdict == "may_fail" and not self.allow_may_fail):
+            return None
+        good = [b for b in step.branches if not b.failed]
+        states = {b.state for b in good}
+        if len(states) != 1:
+            self.nondeterministic += 1
+            return None
+        prob: float | None = 1.0
+        assumptions: tuple[str, ...] = ()
+        if verdict == "may_fail":
+            probs = [b.probability for b in good]
+            prob = None if any(p is None for p in probs) else min(1.0, sum(p or 0.0 for p in probs))
+            assumptions = tuple(
+                dict.fromkeys(a for b in step.branches if b.failed for a in b.assumptions)
+            )
+        cost = step.cost if step.cost is not None else self.cost(i, state)
+        return i, next(iter(states)), float(cost), prob, assumptions
+
+
+def plan(
+    sim: Simulator,
+    state: State,
+    goal: str,
+    *,
+    values: Mapping[str, Iterable[Any]] | None = None,
+    max_depth: int | None = None,
+    max_states: int = DEFAULT_MAX_STATES,
+    max_seconds: float = DEFAULT_MAX_SECONDS,
+    allow_may_fail: bool = False,
+    fast: bool = False,
+    grounding: Grounding | None = None,
+    exclude: Iterable[str] = (),
+) -> PlanResult:
+    """The cheapest plan from ``state`` to a state where goal ``goal`` is certainly true.
+
+    See :meth:`contractsim.simulator.engine.Simulator.plan`."""
+    started = time.process_time()
+    wall = time.monotonic()
+    sim.goal(state, goal)  # a ValueError with a did-you-mean for an unknown goal
+    if grounding is None:
+        grounding = ground(sim, state, values)
+    excluded = set(exclude)
+    calls = [c for c in grounding.calls if c.tool not in excluded]
+    notes = grounding.notes()
+    relax = Relaxation(sim, calls, goal)
+    keep = relax.prune(state)
+    if len(keep) < len(calls):
+        calls = [calls[i] for i in keep]
+        relax.restrict(keep)
+    informed = relax.usable and bool(relax.goal)
+    if fast:
+        method = "greedy-hff" if informed else "greedy-blind"
+    else:
+        method = "astar-hmax" if informed else "uniform-cost"
+    if not relax.usable:
+        notes.append(f"no heuristic: the relaxation cannot read {relax.reason}")
+    succ = Successors(sim, calls, allow_may_fail)
+
+    def h(s: State) -> float:
+        if fast:
+            return relax.h_ff(s)
+        return relax.h(s, "max")
+
+    def is_goal(s: State) -> bool:
+        return sim.goal(s, goal) is True
+
+    expanded = generated = 0
+    tie = itertools.count()
+
+    def result(
+        steps: list[tuple[str, dict[str, Any]]] | None,
+        cost: float | None,
+        stopped: str | None,
+        prob: float | None = 1.0,
+        assumptions: list[str] | None = None,
+    ) -> PlanResult:
+        if succ.nondeterministic:
+            notes.append(
+                f"{succ.nondeterministic} call(s) skipped: they lead to several possible states"
+            )
+        return PlanResult(
+            goal,
+            steps,
+            cost,
+            method,
+            not fast,
+            stopped,
+            expanded,
+            generated,
+            time.process_time() - started,
+            prob if steps is not None else None,
+            assumptions or [],
+            notes,
+        )
+
+    if is_goal(state):
+        return result([], 0.0, None)
+    h0 = h(state)
+    if h0 == INF:
+        notes.append("the goal is unreachable even when deletes are ignored")
+        return result(None, None, "exhausted")
+    parent: dict[State, tuple[State | None, int, float | None, tuple[str, ...]]] = {
+        state: (None, -1, 1.0, ())
+    }
+    best: dict[State, float] = {state: 0.0}
+    depth: dict[State, int] = {state: 0}
+    closed: set[State] = set()
+    heap: list[tuple[float, float, int, float, State]] = [(h0, h0, next(tie), 0.0, state)]
+    cut_depth = False
+    stopped: str | None = None
+
+    def reconstruct(end: State) -> tuple[list[tuple[str, dict[str, Any]]], float | None, list[str]]:
+        steps: list[tuple[str, dict[str, Any]]] = []
+        prob: float | None = 1.0
+        assumptions: list[str] = []
+        s: State | None = end
+        while s is not None:
+            prev, i, p, a = parent[s]
+            if prev is None:
+                break
+            call = calls[i]
+            steps.append((call.tool, dict(call.args)))
+            prob = None if prob is None or p is None else prob * p
+            assumptions.extend(x for x in a if x not in assumptions)
+            s = prev
+        steps.reverse()
+        return steps, prob, assumptions
+
+    while heap:
+        _f, _h, _t, g, s = heapq.heappop(heap)
+        if s in closed or g > best[s]:
+            continue
+        if not fast and is_goal(s):
+            steps, prob, assumptions = reconstruct(s)
+            return result(steps, g, None, prob, assumptions)
+        if expanded >= max_states:
+            stopped = "max_states"
+            break
+        if (expanded & 63) == 0 and time.monotonic() - wall > max_seconds:
+            stopped = "max_seconds"
+            break
+        closed.add(s)
+        expanded += 1
+        d = depth[s]
+        if max_depth is not None and d >= max_depth:
+            cut_depth = True
+            continue
+        for i, nxt, cost, p, a in succ(s):
+            generated += 1
+            if nxt in closed:
+                continue
+            ng = g + cost
+            if ng >= best.get(nxt, INF):
+                continue
+            best[nxt] = ng
+            parent[nxt] = (s, i, p, a)
+            depth[nxt] = d + 1
+            if fast and is_goal(nxt):
+                steps, prob, assumptions = reconstruct(nxt)
+                return result(steps, ng, None, prob, assumptions)
+            hn = h(nxt)
+            if hn == INF:
+                continue
+            heapq.heappush(heap, (hn if fast else ng + hn, hn, next(tie), ng, nxt))
+    if stopped is None:
+        stopped = "max_depth" if cut_depth else "exhausted"
+    return result(None, None, stopped)

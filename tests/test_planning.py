@@ -1,0 +1,301 @@
+"""contractsim.planning: plan, repair and select (issue 18)."""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import json
+import random
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import contractsim
+from contractsim.cli import main
+from contractsim.planning.select import harmonic, select_cover
+
+ROOT = Path(__file__).resolve().parents[1]
+PDDL = Path("/work/shared/data/pddl")
+if not PDDL.exists():
+    PDDL = ROOT / "tests" / "data" / "pddl"
+NOW = "2024-05-20T12:00:00Z"
+
+ROOMS = """
+contract rooms version "1.0.0"
+
+type Room = enum { a, b, c, d }
+
+const DOORS: set[tuple[Room, Room]] = {("a", "b"), ("b", "c"), ("c", "d"), ("b", "a"), ("d", "a")}
+
+state {
+  lit: set[Room] = {}
+  at: set[Room] = {"a"}
+}
+
+tool go(src: Room, dst: Room) {
+  require src in at else NOT_THERE "not in {src}"
+  require (src, dst) in DOORS else NO_DOOR "no door"
+  effect { at.remove(src); at.add(dst) }
+}
+
+tool light(r: Room)
+  cost 2
+{
+  require r in at else NOT_THERE "not in {r}"
+  effect lit.add(r)
+}
+"""
+
+
+def blocks4() -> contractsim.Contract:
+    return contractsim.from_pddl(
+        PDDL / "blocks" / "domain.pddl", PDDL / "blocks" / "probBLOCKS-4-0.pddl"
+    )
+
+
+def brute_force_cost(sim: contractsim.simulator.engine.Simulator, goal: str) -> float | None:
+    """Dijkstra over every grounded call, without heuristic or pruning."""
+    import heapq
+
+    from contractsim.planning.grounding import ground
+
+    start = sim.initial_state()
+    calls = ground(sim, start).calls
+    best = {start: 0.0}
+    heap = [(0.0, 0, start)]
+    tie = itertools.count(1)
+    while heap:
+        g, _, s = heapq.heappop(heap)
+        if g > best[s]:
+            continue
+        if sim.goal(s, goal) is True:
+            return g
+        for call in calls:
+            step = sim.step(s, call.tool, call.args)
+            if step.verdict != "ok" or len({b.state for b in step.branches}) != 1:
+                continue
+            nxt = step.branches[0].state
+            ng = g + (step.cost if step.cost is not None else 1.0)
+            if ng < best.get(nxt, float("inf")):
+                best[nxt] = ng
+                heapq.heappush(heap, (ng, next(tie), nxt))
+    return None
+
+
+def test_blocks4_astar_hmax_finds_the_optimal_plan_and_it_simulates_ok() -> None:
+    sim = blocks4().simulator(now=NOW)
+    result = sim.plan(None, "solved")
+    assert result.method == "astar-hmax" and result.optimal
+    assert result.cost == 6.0
+    report = sim.run(result.steps, goal="solved")
+    assert report.verdict == "ok" and report.goal_results["reached"] is True
+
+
+def test_fast_plans_are_valid_but_not_claimed_optimal() -> None:
+    sim = blocks4().simulator(now=NOW)
+    result = sim.plan(None, "solved", fast=True)
+    assert result.method == "greedy-hff" and not result.optimal
+    report = sim.run(result.steps, goal="solved")
+    assert report.verdict == "ok" and report.goal_results["reached"] is True
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_goals_plans_simulate_ok_and_are_optimal(seed: int) -> None:
+    rng = random.Random(seed)
+    atoms = [f'"{r}" in lit' for r in "abcd"] + [f'"{r}" in at' for r in "abcd"]
+    goal = " and ".join(rng.sample(atoms, rng.randint(1, 3)))
+    c = contractsim.loads(ROOMS + f"\ngoal g = {goal}\n")
+    sim = c.simulator(now=NOW)
+    result = sim.plan(None, "g", max_states=5000)
+    expected = brute_force_cost(sim, "g")
+    if expected is None:
+        assert not result.found and result.stopped_by == "exhausted"
+        return
+    assert result.found and result.cost == expected, goal
+    report = sim.run(result.steps, goal="g")
+    assert report.verdict == "ok" and report.goal_results["reached"] is True
+
+
+def test_file_system_example_plan_is_two_steps_from_the_mounted_state() -> None:
+    c = contractsim.load(ROOT / "examples" / "file_system" / "file_system.contract")
+    sim = c.simulator(now=NOW)
+    state = sim.initial_state({"backup_mounted": True})
+    result = sim.plan(state, "notes_archived")
+    assert result.found and len(result.steps) == 2
+    assert result.method == "uniform-cost"
+    report = sim.run(result.steps, state, goal="notes_archived")
+    assert report.verdict == "ok" and report.goal_results["reached"] is True
+
+
+def test_a_bound_that_stops_the_search_is_named() -> None:
+    sim = blocks4().simulator(now=NOW)
+    assert sim.plan(None, "solved", max_depth=3).stopped_by == "max_depth"
+    assert sim.plan(None, "solved", max_states=2).stopped_by == "max_states"
+
+
+def test_repair_inserts_the_missing_calls_and_every_step_succeeds() -> None:
+    sim = blocks4().simulator(now=NOW)
+    broken = [
+        ("stack", {"x": "b", "y": "a"}),  # needs pick_up(b) first
+        ("pick_up", {"x": "c"}),
+        ("stack", {"x": "c", "y": "b"}),
+    ]
+    assert sim.run(broken).verdict == "fails"
+    fixed = sim.repair(broken)
+    assert fixed.found and fixed.cost == 1.0
+    assert fixed.inserted == [{"before": 1, "at": 1, "tool": "pick_up", "args": {"x": "b"}}]
+    report = sim.run(fixed.plan)
+    assert report.verdict == "ok"
+    assert [s.verdict for s in report.steps] == ["ok"] * 4
+
+
+# ------------------------------------------------------------------ select
+def _brute_cover(tools, needs):  # type: ignore[no-untyped-def]
+    best = None
+    for r in range(len(tools) + 1):
+        for combo in itertools.combinations(tools, r):
+            tags = [t for _, ts, _ in combo for t in ts]
+            if all(any(t == n or t.startswith(n + ".") for t in tags) for n in needs):
+                key = (round(sum(c for _, _, c in combo), 9), len(combo))
+                if best is None or key < best:
+                    best = key
+    return best
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_select_exact_matches_brute_force(seed: int) -> None:
+    rng = random.Random(seed)
+    vocab = ["data", "data.sql", "web", "viz", "compute", "compute.math", "mail"]
+    tools = [
+        (f"t{i}", frozenset(rng.sample(vocab, rng.randint(1, 3))), float(rng.randint(1, 5)))
+        for i in range(rng.randint(2, 9))
+    ]
+    needs = rng.sample(["data", "web", "viz", "compute", "mail", "compute.math"], 3)
+    got = select_cover(tools, needs)
+    expected = _brute_cover(tools, needs)
+    if expected is None:
+        assert got is None
+        return
+    assert got is not None and got.method == "exact"
+    assert (round(got.cost, 9), len(got.tools)) == expected
+    for need, by in got.covers.items():
+        assert by, need
+
+
+def test_greedy_cover_is_within_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    sel = importlib.import_module("contractsim.planning.select")
+
+    monkeypatch.setattr(sel, "EXACT_LIMIT", 0)
+    rng = random.Random(7)
+    needs = [f"n{i}" for i in range(6)]
+    for _ in range(30):
+        tools = [
+            (f"t{i}", frozenset(rng.sample(needs, rng.randint(1, 3))), float(rng.randint(1, 9)))
+            for i in range(8)
+        ]
+        expected = _brute_cover(tools, needs)
+        got = sel.select_cover(tools, needs)
+        if expected is None:
+            assert got is None
+            continue
+        assert got is not None and got.method == "greedy"
+        assert got.bound == pytest.approx(harmonic(6))
+        assert got.cost <= expected[0] * harmonic(6) + 1e-9
+
+
+def test_select_on_the_tool_selection_example() -> None:
+    c = contractsim.load(ROOT / "examples" / "tool_selection" / "tool_selection.contract")
+    got = c.select(["data", "viz"])
+    assert got is not None
+    assert got.to_json() == {
+        "tools": ["PlotChart", "QueryDatabase"],
+        "cost": 4.0,  # QueryDatabase costs 3; PythonInterpreter `5 + len(code) / 10000` at least 5
+        "method": "exact",
+        "covers": {"data": ["QueryDatabase"], "viz": ["PlotChart"]},
+    }
+
+
+# ------------------------------------------------------------------ CLI
+@pytest.fixture()
+def blocks_file(tmp_path: Path) -> Path:
+    out = tmp_path / "b4.contract"
+    out.write_text(blocks4().source)
+    return out
+
+
+def test_cli_plan_format_plan_runs_unchanged_in_simulate(blocks_file: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    plan_file = tmp_path / "plan.json"
+    r = runner.invoke(
+        main,
+        ["plan", str(blocks_file), "--goal", "solved", "--format", "plan", "-o", str(plan_file)],
+    )
+    assert r.exit_code == 0, r.output
+    assert json.loads(plan_file.read_text())["goal"] == "solved"
+    r = runner.invoke(main, ["simulate", str(blocks_file), str(plan_file)])
+    assert r.exit_code == 0, r.output
+
+
+def test_cli_plan_exit_codes(blocks_file: Path) -> None:
+    runner = CliRunner()
+    r = runner.invoke(main, ["plan", str(blocks_file), "--goal", "solved", "--max-depth", "2"])
+    assert r.exit_code == 3
+    assert "stopped by --max-depth" in r.output
+    r = runner.invoke(main, ["plan", str(blocks_file), "--goal", "solvd"])
+    assert r.exit_code == 2
+    assert "error[E0703]: the contract declares no goal `solvd`" in r.output
+    assert "did you mean `solved`?" in r.output
+    r = runner.invoke(main, ["plan", str(blocks_file), "--goal", "solved", "--values", "pick_up"])
+    assert r.exit_code == 2
+    assert "error[E0707]: `pick_up` is not TOOL.PARAM=VALUE[,VALUE…]" in r.output
+    r = runner.invoke(main, ["plan", str(blocks_file), "--goal", '"a" in holding'])
+    assert r.exit_code == 0, r.output
+    assert '1. pick_up(x="a")' in r.output
+
+
+def test_cli_select_unknown_need_has_a_did_you_mean() -> None:
+    runner = CliRunner()
+    path = str(ROOT / "examples" / "tool_selection" / "tool_selection.contract")
+    r = runner.invoke(main, ["select", path, "--need", "data.sqll"])
+    assert r.exit_code == 2
+    assert "error[E0708]: no tool has a tag `data.sqll` or `data.sqll.*`" in r.output
+    assert "did you mean `data.sql`?" in r.output
+    r = runner.invoke(main, ["select", path, "--need", "data", "--format", "json"])
+    assert r.exit_code == 0
+    assert json.loads(r.output)["method"] == "exact"
+
+
+def test_cli_simulate_repair_shows_the_diff_and_json(blocks_file: Path, tmp_path: Path) -> None:
+    plan = tmp_path / "broken.txt"
+    plan.write_text("(stack b a)\n(pick-up c)\n(stack c b)\n")
+    runner = CliRunner()
+    r = runner.invoke(main, ["simulate", str(blocks_file), str(plan), "--repair"])
+    assert r.exit_code == 1  # the plan as given still fails
+    assert 'repair: insert 1 call(s), cost 1\n  + pick_up(x="b")\n    1. stack(' in r.output
+    r = runner.invoke(
+        main, ["simulate", str(blocks_file), str(plan), "--repair", "--format", "json"]
+    )
+    fixed = json.loads(r.output)["repair"]
+    assert fixed["cost"] == 1.0
+    assert [s["tool"] for s in fixed["plan"]] == ["pick_up", "stack", "pick_up", "stack"]
+    assert fixed["inserted"] == [{"before": 1, "at": 1, "tool": "pick_up", "args": {"x": "b"}}]
+
+
+def test_cli_values_replace_the_grounded_candidates_and_causal_select() -> None:
+    runner = CliRunner()
+    path = str(ROOT / "examples" / "tool_selection" / "tool_selection.contract")
+    sql = "SELECT month, sum(amount) FROM sales GROUP BY 1"
+    r = runner.invoke(
+        main, ["plan", path, "--goal", "revenue_chart", "--values", f'QueryDatabase.sql="{sql}"']
+    )
+    assert r.exit_code == 0, r.output
+    assert f'1. QueryDatabase(sql="{sql}", into="monthly_revenue")' in r.output
+    r = runner.invoke(main, ["select", path, "--goal", "revenue_chart", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.output)
+    assert got["tools"] == ["PlotChart", "QueryDatabase"] and got["method"] == "causal"
+    assert got["necessary"] == {
+        "PlotChart": "necessary: no plan without it",
+        "QueryDatabase": "necessary: no plan without it",
+    }
