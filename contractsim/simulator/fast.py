@@ -17,7 +17,8 @@ from ..compiler.validators import model_values, problems_from
 from ..dsl import ir
 from ..dsl.diagnostics import did_you_mean
 from ..dsl.walk import all_exprs, walk_stmts
-from .engine import Simulator, Verdict
+from .engine import Simulator
+from .results import Verdict
 from .state import State
 
 
