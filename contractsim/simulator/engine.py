@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Literal
@@ -37,13 +37,13 @@ from ..compiler.interp import Env
 from ..compiler.validators import model_values, problems_from
 from ..compiler.values import UNKNOWN, FMap, show
 from ..dsl.diagnostics import did_you_mean
+from .fast import BoundCall, NullContext, PlanCheck, PlanChecker
 from .results import Branch, Enabled, StepResult, Verdict, Violation, Warning_
 from .state import State
 
 if TYPE_CHECKING:
     from ..api import Contract
     from .explore import PlanReport
-    from .fast import BoundCall, PlanCheck
     from .goals import GoalPart
     from .observe import Observation, Observed
 
@@ -91,19 +91,13 @@ class Simulator:
         self.today = self.now[:10]
         self.layout = self.compiled.slots
         self._env_base = dict(self.compiled.consts)
-        from .fast import NullContext
-
         self._null_ctx = NullContext(self.today, self.now)
         self.explain = True
         """Show the values of a failed condition's parts in its violation (``Violation.values``).
         Replay turns this off and explains only the steps it reports (a third of its time)."""
         # caches, filled on first use
         self._result_use: dict[tuple[str, str], bool] = {}
-        self._fast_tools: dict[str, Any] = {}
-        self._loops: bool | None = None
-        self._plan_checker: (
-            Callable[[Simulator, Sequence[BoundCall], State | None], PlanCheck] | None
-        ) = None
+        self._plan_checker: PlanChecker | None = None
 
     # ------------------------------------------------------------------ states
     def initial_state(self, overrides: Mapping[str, Any] | None = None) -> State:
@@ -1045,7 +1039,7 @@ class Simulator:
             from ..dsl.diagnostics import ContractError, error
 
             raise ContractError([error(v.code, v.message, hint=v.hint) for v in unreadable])
-        return _fast.bind(self, tool, args)
+        return self._checker().bind(tool, args)
 
     def check_plan(self, calls: Sequence[BoundCall], state: State | None = None) -> PlanCheck:
         """Just the verdict of a linear plan of bound calls, on the fastest path available."""
@@ -1054,16 +1048,19 @@ class Simulator:
                 f"calls must be a list of calls from sim.bind(), not {safe_type_name(calls)}"
             )
         for i, call in enumerate(calls):
-            if not isinstance(call, _fast.BoundCall):
+            if not isinstance(call, BoundCall):
                 raise TypeError(
                     f"calls[{i}] must be a call from sim.bind(tool, args), not "
                     f"{safe_type_name(call)}"
                 )
         if state is not None:
             expect_state(self, state, "state")
+        return (self._plan_checker or self._checker()).check(calls, state)
+
+    def _checker(self) -> PlanChecker:
         if self._plan_checker is None:
-            self._plan_checker = _fast.plan_checker(self)
-        return self._plan_checker(self, calls, state)
+            self._plan_checker = PlanChecker(self)
+        return self._plan_checker
 
     def goal(self, state: State, name: str) -> Any:
         """The value of a named goal in a state: True, False or UNKNOWN."""
@@ -1345,6 +1342,3 @@ def _literal_of(prim: str | None, value: Any) -> Any:
     if prim == "str":
         return value if isinstance(value, str) else UNKNOWN
     return UNKNOWN
-
-
-from . import fast as _fast  # noqa: E402 - fast.py builds on the Simulator defined above
