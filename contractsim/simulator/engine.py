@@ -23,7 +23,6 @@ from ..compiler.compile import (
     CompiledContract,
     COutcome,
     CTool,
-    TemplateFn,
     make_context,
 )
 from ..compiler.foreign import (
@@ -37,7 +36,8 @@ from ..compiler.interp import Env
 from ..compiler.validators import model_values, problems_from
 from ..compiler.values import UNKNOWN, FMap, show
 from ..dsl.diagnostics import did_you_mean
-from .fast import BoundCall, NullContext, PlanCheck, PlanChecker
+from .explain import Explainer, cond_text, error_text, when_text
+from .fast import BoundCall, PlanCheck, PlanChecker
 from .results import Branch, Enabled, StepResult, Verdict, Violation, Warning_
 from .state import State
 
@@ -90,14 +90,36 @@ class Simulator:
         self.now = lib.now_text(self.now_dt)
         self.today = self.now[:10]
         self.layout = self.compiled.slots
-        self._env_base = dict(self.compiled.consts)
-        self._null_ctx = NullContext(self.today, self.now)
-        self.explain = True
-        """Show the values of a failed condition's parts in its violation (``Violation.values``).
-        Replay turns this off and explains only the steps it reports (a third of its time)."""
+        self._explainer = Explainer(self.compiled, self.today, self.now)
         # caches, filled on first use
         self._result_use: dict[tuple[str, str], bool] = {}
         self._plan_checker: PlanChecker | None = None
+
+    @property
+    def explain(self) -> bool:
+        """Show the values of a failed condition's parts in its violation (``Violation.values``).
+        Replay turns this off and explains only the steps it reports (a third of its time)."""
+        return self._explainer.explain
+
+    @explain.setter
+    def explain(self, on: bool) -> None:
+        self._explainer.explain = on
+
+    def _eval(
+        self,
+        fn: Any,
+        state: State,
+        values: dict[str, Any],
+        safe: bool,
+        ctool: CTool | None,
+        result: Any = None,
+    ) -> Any:
+        """A compiled expression's value, or the violation that explains why it has none."""
+        return self._explainer.eval(fn, state, values, safe, ctool, result)
+
+    def _env(self, state: State, values: Mapping[str, Any], result: Any = None) -> Env:
+        """The reference interpreter's environment for a state and a call's arguments."""
+        return self._explainer.env(state, values, result)
 
     # ------------------------------------------------------------------ states
     def initial_state(self, overrides: Mapping[str, Any] | None = None) -> State:
@@ -164,7 +186,7 @@ class Simulator:
                     f"{tool}: {p.text()}",
                     "argument",
                     hint=p.hint,
-                    location=self._loc(ctool.ir.span),
+                    location=self._explainer.loc(ctool.ir.span),
                     field=p.path,
                     rule=p.rule,
                     value=p.value,
@@ -205,31 +227,31 @@ class Simulator:
             for t in options:
                 ok: Any = True
                 if t.guard is not None:
-                    ok = self._eval(t.guard, state, values, safe, ctool)
+                    ok = self._explainer.eval(t.guard, state, values, safe, ctool)
                 if ok is True or ok is UNKNOWN:
                     admitted.append((t.ir.target, ok, t.ir.outcome))
             if not admitted and options:
-                guards = " or ".join(f"`{_when_text(t)}`" for t in options)
+                guards = " or ".join(f"`{when_text(t)}`" for t in options)
                 violations.append(
                     Violation(
                         "PROTOCOL_VIOLATION",
                         f"`{ctool.name}` is allowed while {mname} is `{current}` only when "
                         f"{guards}, which is false",
                         "protocol",
-                        location=self._loc(m.ir.span),
+                        location=self._explainer.loc(m.ir.span),
                         values=tuple(
                             (text, show(value))
                             for t in options
                             if t.ir.when is not None
                             for text, value in self.compiled.interpreter.explain(
-                                t.ir.when, self._env(state, values)
+                                t.ir.when, self._explainer.env(state, values)
                             )
                         ),
                     )
                 )
             elif not admitted:
                 allowed = tuple(sorted(m.by_tool[ctool.name]))
-                path = self._path_to(m, current, set(allowed))
+                path = self._explainer.path_to(m, current, set(allowed))
                 hint = (
                     f"call {' → '.join(path)} first"
                     if path
@@ -242,7 +264,7 @@ class Simulator:
                         "it is allowed in " + ", ".join(f"`{s}`" for s in allowed),
                         "protocol",
                         hint=hint,
-                        location=self._loc(m.ir.span),
+                        location=self._explainer.loc(m.ir.span),
                         allowed_states=allowed,
                         path_to_allowed=tuple(path),
                     )
@@ -250,7 +272,7 @@ class Simulator:
             else:
                 if all(ok is UNKNOWN for _, ok, _ in admitted):
                     # every transition's guard is unknown: the call may be refused
-                    guards = "; ".join(_when_text(t) for t in options if t.guard is not None)
+                    guards = "; ".join(when_text(t) for t in options if t.guard is not None)
                     undecided.append(
                         (
                             Violation(
@@ -258,7 +280,7 @@ class Simulator:
                                 f"`{ctool.name}` may not be allowed while {mname} is "
                                 f"`{current}`: its guard cannot be decided ({guards})",
                                 "protocol",
-                                location=self._loc(m.ir.span),
+                                location=self._explainer.loc(m.ir.span),
                                 certain=False,
                             ),
                             None,
@@ -268,19 +290,21 @@ class Simulator:
                 machine_moves.append((m.slot, admitted))
         # hard preconditions: every one is checked, so every violated rule is reported
         for cond in ctool.requires:
-            result = self._eval(cond.test, state, values, safe, ctool)
+            result = self._explainer.eval(cond.test, state, values, safe, ctool)
             if result is True:
                 continue
             if isinstance(result, Violation):
                 violations.append(result)
                 continue
-            v = self._condition_violation(cond, state, values, ctool, certain=result is False)
+            v = self._explainer.condition_violation(
+                cond, state, values, ctool, certain=result is False
+            )
             if result is False:
                 violations.append(v)
             elif result is UNKNOWN:
-                undecided.append((v, cond, f"`{_cond_text(cond)}`"))
+                undecided.append((v, cond, f"`{cond_text(cond)}`"))
             else:
-                violations.append(self._not_bool(cond, result))
+                violations.append(self._explainer.not_bool(cond, result))
         if violations and not force:
             return StepResult(
                 ctool.name,
@@ -293,13 +317,15 @@ class Simulator:
             branches = []  # it happened: the rules held (or the contract is wrong)
         warnings: list[Warning_] = []
         for cond in ctool.shoulds:
-            result = self._eval(cond.test, state, values, safe, ctool)
+            result = self._explainer.eval(cond.test, state, values, safe, ctool)
             if result is True:
                 continue
             if isinstance(result, Violation):
                 warnings.append(Warning_(result.code, result.message))
                 continue
-            v = self._condition_violation(cond, state, values, ctool, certain=result is False)
+            v = self._explainer.condition_violation(
+                cond, state, values, ctool, certain=result is False
+            )
             warnings.append(Warning_(v.code, v.message, certain=result is False))
         # the branches where the unknown preconditions hold: their own failures stay certain,
         # since the complementary worlds fail already (the branch above)
@@ -367,7 +393,9 @@ class Simulator:
         for i, (v, cond, text) in enumerate(undecided):
             result: Any = UNKNOWN
             if cond is not None and held_state is not state:
-                result = self._eval(cond.test, held_state, values, held_state.has_unknown, ctool)
+                result = self._explainer.eval(
+                    cond.test, held_state, values, held_state.has_unknown, ctool
+                )
             if result is True:
                 continue  # it holds wherever the earlier ones hold
             failed_state = held_state
@@ -379,11 +407,11 @@ class Simulator:
             if isinstance(result, Violation):
                 failing = [result]
             elif result is not UNKNOWN and result is not False:
-                failing = [self._not_bool(cond, result)]  # type: ignore[arg-type]
+                failing = [self._explainer.not_bool(cond, result)]  # type: ignore[arg-type]
             for later, later_cond, _ in undecided[i + 1 :]:
                 if later_cond is None:
                     continue
-                r = self._eval(
+                r = self._explainer.eval(
                     later_cond.test, failed_state, values, failed_state.has_unknown, ctool
                 )
                 if r is False:
@@ -456,7 +484,7 @@ class Simulator:
     def _known(self, e: Any, state: State, values: dict[str, Any]) -> Any:
         """The value of a sub-expression (UNKNOWN when it cannot be evaluated)."""
         try:
-            return self.compiled.interpreter.eval(e, self._env(state, values))
+            return self.compiled.interpreter.eval(e, self._explainer.env(state, values))
         except Exception:  # noqa: BLE001 - an error decides nothing here
             return UNKNOWN
 
@@ -474,7 +502,7 @@ class Simulator:
         """A call's cost (also when it fails: the call was made). None when not declared."""
         if ctool.cost is None:
             return None
-        c = self._eval(ctool.cost, state, values, safe, ctool)
+        c = self._explainer.eval(ctool.cost, state, values, safe, ctool)
         return c if isinstance(c, (int, float)) and not isinstance(c, bool) else None
 
     # ------------------------------------------------------------------ outcomes and flows
@@ -503,7 +531,7 @@ class Simulator:
             budget -= 1
             if budget < 0:
                 finished.append(
-                    self._eval_failure(
+                    self._explainer.eval_failure(
                         state,
                         "FLOW_TOO_LONG",
                         f"the flow of `{ctool.name}` ran more than {MAX_FLOW_STEPS} steps",
@@ -520,7 +548,9 @@ class Simulator:
                     (body.safe if safe else body.fast)(work, values, None, state.data, ctx)
                 except Exception as exc:  # noqa: BLE001 - any failure of generated code is reported
                     finished.append(
-                        self._eval_failure(state, "EVAL_ERROR", _error_text(exc), body.span)
+                        self._explainer.eval_failure(
+                            state, "EVAL_ERROR", error_text(exc), body.span
+                        )
                     )
                     continue
                 vals = tuple(work)
@@ -563,7 +593,7 @@ class Simulator:
             for t in events:
                 ok: Any = True
                 if t.when is not None:
-                    ok = self._eval(t.when, sub_state, values, sub_safe, ctool)
+                    ok = self._explainer.eval(t.when, sub_state, values, sub_safe, ctool)
                 if isinstance(ok, Violation):  # the guard cannot be evaluated: not "it holds"
                     finished.append(Branch(None, "fails", state, violations=[ok]))
                     continue
@@ -575,7 +605,7 @@ class Simulator:
                 else:
                     event_total += p
                 branch_prob = None if prob is None or p is None else prob * p
-                extra = (f"{_when_text(t)} (unknown)",) if ok is UNKNOWN else ()
+                extra = (f"{when_text(t)} (unknown)",) if ok is UNKNOWN else ()
                 target = (t.ir.target, t.ir.to_outcome, t.ir.event.name)  # type: ignore[union-attr]
                 follow(target, branch_prob, assumed + extra)
             rest: float | None = (
@@ -587,7 +617,7 @@ class Simulator:
             for t in plain:
                 ok = True
                 if t.when is not None:
-                    ok = self._eval(t.when, sub_state, values, sub_safe, ctool)
+                    ok = self._explainer.eval(t.when, sub_state, values, sub_safe, ctool)
                 if isinstance(ok, Violation):
                     finished.append(
                         Branch(
@@ -604,7 +634,7 @@ class Simulator:
                     break
                 if ok is False:
                     continue
-                extra = (f"{_when_text(t)}",) if ok is UNKNOWN else ()
+                extra = (f"{when_text(t)}",) if ok is UNKNOWN else ()
                 # an event met in an earlier step of the flow stays this branch's event
                 follow(
                     (t.ir.target, t.ir.to_outcome, event),
@@ -615,9 +645,9 @@ class Simulator:
                     chosen = True
                     break
                 # unknown: the next transitions are the branch where this guard is false
-                assumed = assumed + (f"not ({_when_text(t)})",)
+                assumed = assumed + (f"not ({when_text(t)})",)
             if not chosen:
-                stuck = self._eval_failure(
+                stuck = self._explainer.eval_failure(
                     state,
                     "FLOW_STUCK",
                     f"the flow of `{ctool.name}` is stuck at step `{step}`: no transition applies",
@@ -687,30 +717,32 @@ class Simulator:
             try:
                 (body.safe if use_safe else body.fast)(work, values, result, state.data, ctx)
             except Exception as exc:  # noqa: BLE001
-                precise, where = self._interpreted_error(body, state.derive(before), values, result)
-                return self._eval_failure(
-                    state, "EVAL_ERROR", _error_text(exc), where or body.span, precise
+                precise, where = self._explainer.interpreted_error(
+                    body, state.derive(before), values, result
+                )
+                return self._explainer.eval_failure(
+                    state, "EVAL_ERROR", error_text(exc), where or body.span, precise
                 )
         too_large = _oversized(work, state.data, self.compiled.state_names)
         if too_large is not None:
-            return self._eval_failure(state, "EVAL_ERROR", too_large, out.ir.span)
+            return self._explainer.eval_failure(state, "EVAL_ERROR", too_large, out.ir.span)
         new_state = state.derive(tuple(work))
-        warnings = [self._warning(code, key, vals_) for code, key, vals_ in emitted]
-        warnings += [self._warning(code, key, vals_) for code, key, vals_ in ctx.warnings]
+        warnings = [self._explainer.warning(code, key, vals_) for code, key, vals_ in emitted]
+        warnings += [self._explainer.warning(code, key, vals_) for code, key, vals_ in ctx.warnings]
         violations: list[Violation] = []
         kind: Literal["success", "partial", "fails"] = out.ir.outcome
         if out.kind == "fails":
-            message = self._render(out.message, state, values, ctool, use_safe, result) or (
-                f"{ctool.name} failed ({out.name})"
-            )
-            hint = self._render(out.hint, state, values, ctool, use_safe, result)
+            message = self._explainer.render(
+                out.message, state, values, ctool, use_safe, result
+            ) or (f"{ctool.name} failed ({out.name})")
+            hint = self._explainer.render(out.hint, state, values, ctool, use_safe, result)
             violations.append(
                 Violation(
                     out.ir.code or out.name.upper(),
                     message,
                     "outcome",
                     hint=hint,
-                    location=self._loc(out.ir.span),
+                    location=self._explainer.loc(out.ir.span),
                     certain=not assumed,
                 )
             )
@@ -723,26 +755,25 @@ class Simulator:
                     violations.append(
                         Violation(
                             "EVAL_ERROR",
-                            f"the contract cannot evaluate `{_cond_text(cond)}`: "
-                            f"{_error_text(exc)}",
+                            f"the contract cannot evaluate `{cond_text(cond)}`: {error_text(exc)}",
                             "evaluation",
-                            location=self._loc(cond.ir.span),
+                            location=self._explainer.loc(cond.ir.span),
                         )
                     )
                     kind = "fails"
                     continue
                 if ok is True or ok is UNKNOWN:
                     continue
-                ensure_message = self._render(
+                ensure_message = self._explainer.render(
                     cond.message, new_state, values, ctool, use_safe, result
                 )
                 violations.append(
                     Violation(
                         cond.ir.code or "ENSURE_FAILED",
                         ensure_message
-                        or f"postcondition `{_cond_text(cond)}` does not hold after the call",
+                        or f"postcondition `{cond_text(cond)}` does not hold after the call",
                         "postcondition",
-                        location=self._loc(cond.ir.span),
+                        location=self._explainer.loc(cond.ir.span),
                         hint="the contract's effects do not establish its own postcondition",
                     )
                 )
@@ -818,176 +849,6 @@ class Simulator:
         return out
 
     # ------------------------------------------------------------------ evaluation helpers
-    def _eval(
-        self,
-        fn: Any,
-        state: State,
-        values: dict[str, Any],
-        safe: bool,
-        ctool: CTool | None,
-        result: Any = None,
-    ) -> Any:
-        try:
-            return (fn.safe if safe else fn.fast)(
-                state.data, values, result, state.data, self._null_ctx
-            )
-        except Exception as exc:  # noqa: BLE001 - generated code failing is a contract error
-            precise = self._interpreted_expr_error(fn, state, values, result)
-            return Violation(
-                "EVAL_ERROR",
-                f"the contract cannot evaluate this: {precise or _error_text(exc)}",
-                "evaluation",
-                location=self._loc(fn.span),
-                hint="guard the expression (e.g. `k in m and m[k] …`) in the contract",
-            )
-
-    def _interpreted_expr_error(
-        self, fn: Any, state: State, values: dict[str, Any], result: Any = None
-    ) -> str | None:
-        """Re-run a failed expression in the reference interpreter for a precise message."""
-        if fn.ir is None:
-            return None
-        try:
-            self.compiled.interpreter.eval(fn.ir, self._env(state, values, result))
-        except lib.EvalError as exc:
-            return str(exc)
-        except Exception:  # noqa: BLE001
-            return None
-        return None
-
-    def _interpreted_error(
-        self, body: Any, state: State, values: dict[str, Any], result: Any = None
-    ) -> tuple[str | None, Any]:
-        """Re-run failed statements in the reference interpreter (with the same ``result``):
-        a precise message and the span of the statement that failed."""
-        if body.ir is None:
-            return None, None
-        try:
-            self.compiled.interpreter.exec(body.ir, self._env(state, values, result))
-        except lib.EvalError as exc:
-            return str(exc), getattr(exc, "span", None)
-        except Exception:  # noqa: BLE001
-            return None, None
-        return None, None
-
-    def _env(self, state: State, values: Mapping[str, Any], result: Any = None) -> Env:
-        return Env(
-            self.compiled.ir,
-            state={n: state[n] for n in self.compiled.state_names},
-            args=dict(values),
-            consts=self._env_base,
-            result=result,
-            today=self.today,
-            now=self.now,
-            safe=True,
-        )
-
-    def _condition_violation(
-        self, cond: CCondition, state: State, values: dict[str, Any], ctool: CTool, certain: bool
-    ) -> Violation:
-        safe = state.has_unknown
-        message = self._render(cond.message, state, values, ctool, safe)
-        hint = self._render(cond.hint, state, values, ctool, safe)
-        explained = (
-            self.compiled.interpreter.explain(cond.ir.cond, self._env(state, values))
-            if self.explain
-            else ()
-        )
-        shown = tuple(
-            (text, v if isinstance(v, str) and v.startswith("<error") else show(v))
-            for text, v in explained
-        )
-        code = cond.ir.code or (
-            "PRECONDITION_FAILED" if cond.ir.strength == "require" else "SOFT_PRECONDITION"
-        )
-        text = _cond_text(cond)
-        if message is None:
-            message = f"`{text}` is {'false' if certain else 'unknown'}"
-        elif not certain:
-            message = f"{message} (unknown: `{text}` cannot be decided)"
-        return Violation(
-            code,
-            message,
-            "precondition",
-            hint=hint,
-            location=self._loc(cond.ir.span),
-            values=shown,
-            certain=certain,
-        )
-
-    def _not_bool(self, cond: CCondition, result: Any) -> Violation:
-        return Violation(
-            "EVAL_ERROR",
-            f"`{_cond_text(cond)}` is {show(result)}, not true or false",
-            "evaluation",
-            location=self._loc(cond.ir.span),
-        )
-
-    def _render(
-        self,
-        t: TemplateFn | None,
-        state: State,
-        values: dict[str, Any],
-        ctool: CTool,
-        safe: bool,
-        result: Any = None,
-    ) -> str | None:
-        if t is None:
-            return None
-        if t.values is None:
-            return t.render(())
-        try:
-            vals = (t.values.safe if state.has_unknown or safe else t.values.fast)(
-                state.data, values, result, state.data, self._null_ctx
-            )
-        except Exception:  # noqa: BLE001 - a message hole that fails still renders
-            vals = tuple("<error>" for _ in t.template.parts if _ is not None)
-        return t.render(vals)
-
-    def _warning(self, code: str, key: str, vals: tuple[Any, ...]) -> Warning_:
-        t = self.compiled.warn_templates.get(key)
-        return Warning_(code, t.render(vals) if t is not None else code)
-
-    def _eval_failure(
-        self, state: State, code: str, message: str, span: Any, precise: str | None = None
-    ) -> Branch:
-        v = Violation(
-            code,
-            f"the contract cannot evaluate this: {precise or message}"
-            if code == "EVAL_ERROR"
-            else message,
-            "evaluation",
-            location=self._loc(span),
-        )
-        return Branch(None, "fails", state, violations=[v])
-
-    def _loc(self, span: Any) -> str | None:
-        if span is None or not getattr(span, "file", None):
-            return None
-        return f"{span.file}:{span.line}"
-
-    def _path_to(self, m: Any, start: str, goals: set[str]) -> list[str]:
-        """Shortest sequence of tool calls that moves machine ``m`` into one of ``goals``."""
-        if start in goals:
-            return []
-        seen = {start}
-        queue: deque[tuple[str, list[str]]] = deque([(start, [])])
-        edges: dict[str, list[tuple[str, str]]] = {}
-        for tool, by_source in sorted(m.by_tool.items()):
-            for source, transitions in by_source.items():
-                for t in transitions:
-                    edges.setdefault(source, []).append((t.ir.target, tool))
-        while queue:
-            node, path = queue.popleft()
-            for target, tool in edges.get(node, []):
-                if target in seen:
-                    continue
-                if target in goals:
-                    return path + [tool]
-                seen.add(target)
-                queue.append((target, path + [tool]))
-        return []
-
     # ------------------------------------------------------------------ public helpers
     def enabled(self, state: State) -> list[Enabled]:
         """Each tool with ``ok`` / ``fails`` / ``may_fail`` in this state, judged by its protocol
@@ -1004,7 +865,7 @@ class Simulator:
                 current = state.data[m.slot]
                 if current not in m.by_tool[ctool.name]:
                     allowed = tuple(sorted(m.by_tool[ctool.name]))
-                    path = self._path_to(m, current, set(allowed))
+                    path = self._explainer.path_to(m, current, set(allowed))
                     reasons.append(
                         Violation(
                             "PROTOCOL_VIOLATION",
@@ -1018,12 +879,16 @@ class Simulator:
             for cond in ctool.requires:
                 if used_names([cond.ir.cond]) & ctool.params:
                     continue
-                result = self._eval(cond.test, state, {}, state.has_unknown, ctool)
+                result = self._explainer.eval(cond.test, state, {}, state.has_unknown, ctool)
                 if result is False:
-                    reasons.append(self._condition_violation(cond, state, {}, ctool, True))
+                    reasons.append(
+                        self._explainer.condition_violation(cond, state, {}, ctool, True)
+                    )
                 elif result is UNKNOWN:
                     unknown = True
-                    reasons.append(self._condition_violation(cond, state, {}, ctool, False))
+                    reasons.append(
+                        self._explainer.condition_violation(cond, state, {}, ctool, False)
+                    )
             verdict: Verdict = (
                 "fails" if any(r.certain for r in reasons) else ("may_fail" if unknown else "ok")
             )
@@ -1074,7 +939,7 @@ class Simulator:
                 + (f"; did you mean `{guess}`?" if guess else f" (it declares: {declared})")
             )
         fn = self.compiled.goals[name]
-        return self._eval(fn, state, {}, state.has_unknown, None)
+        return self._explainer.eval(fn, state, {}, state.has_unknown, None)
 
     def goal_unmet(self, state: State, name: str) -> list[GoalPart]:
         """The parts of a named goal that do not hold in a state, each ``false``, ``unknown`` or
@@ -1282,32 +1147,6 @@ def _oversized(work: list[Any], before: tuple[Any, ...], names: list[str]) -> st
         except lib.EvalError as exc:
             return str(exc)
     return None
-
-
-def _error_text(exc: BaseException) -> str:
-    if isinstance(exc, lib.EvalError):
-        return str(exc)
-    if isinstance(exc, KeyError):
-        return f"key {show(exc.args[0]) if exc.args else '?'} is missing"
-    if isinstance(exc, ZeroDivisionError):
-        return "division by zero"
-    if isinstance(exc, RecursionError):
-        return "the expression nests too deeply"
-    if isinstance(exc, AttributeError):
-        return "a value of the wrong type (e.g. null where a record was expected)"
-    return f"{type(exc).__name__}: {exc}"
-
-
-def _cond_text(cond: CCondition) -> str:
-    from ..dsl.pretty import expr_text
-
-    return expr_text(cond.ir.cond)
-
-
-def _when_text(t: Any) -> str:
-    from ..dsl.pretty import expr_text
-
-    return expr_text(t.ir.when) if t.ir.when is not None else "true"
 
 
 def _primitive(contract: Any, var: str) -> str | None:
