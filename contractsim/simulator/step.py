@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import replace
-from typing import Any, Literal
+from dataclasses import dataclass, replace
+from typing import Any, Literal, NamedTuple
 
 from pydantic import ValidationError
 
@@ -27,6 +27,34 @@ from .state import State
 MAX_FLOW_STEPS = 256
 # ``real`` when a step is simulated, not observed: the result is made up (fresh or unknown)
 SIMULATED: Any = object()
+
+
+Emitted = tuple[tuple[str, str, tuple[Any, ...]], ...]
+"""Warnings emitted by generated code on the way: (code, message template key, values)."""
+
+
+class FlowPath(NamedTuple):
+    """One way through a tool's flow, not yet ended in an outcome."""
+
+    step: str  # the flow step it is at (the outcome's name once it ends in one)
+    vals: tuple[Any, ...]  # the working state values
+    prob: float | None  # its probability (None when unknown)
+    assumed: tuple[str, ...]  # what was assumed about unknown guards on the way
+    path: tuple[str, ...]  # the flow steps taken before this one
+    emitted: Emitted  # warnings emitted on the way
+    approx: bool = False  # an unknown condition made some values unknown
+    event: str | None = None  # the environment event met on the way
+
+
+@dataclass(frozen=True)
+class Call:
+    """What stays the same while one call's branches are built."""
+
+    ctool: CTool
+    values: dict[str, Any]  # the validated arguments
+    state: State  # the state the call starts from
+    safe: bool  # some values are unknown: run the generated code's unknown-aware form
+    real: Any = SIMULATED  # the observed result of a real call, or SIMULATED
 
 
 class Stepper:
@@ -216,25 +244,10 @@ class Stepper:
             safe = state.has_unknown
         if chosen is not None:
             outcome = ctool.outcomes[chosen]
-            ends = [
-                self.finish(
-                    outcome,
-                    state.data,
-                    1.0,
-                    (),
-                    (),
-                    (),
-                    False,
-                    None,
-                    ctool,
-                    values,
-                    state,
-                    safe,
-                    real,
-                )
-            ]
+            start = FlowPath(chosen, state.data, 1.0, (), (), (), False, None)
+            ends = [self.finish(outcome, start, Call(ctool, values, state, safe, real))]
         else:
-            ends = self.outcome_branches(state, ctool, values, safe, real)
+            ends = self.outcome_branches(Call(ctool, values, state, safe, real))
         for b in ends:
             b.preconditions_assumed = held
             if held:
@@ -380,25 +393,12 @@ class Stepper:
         return c if isinstance(c, (int, float)) and not isinstance(c, bool) else None
 
     # ------------------------------------------------------------------ outcomes and flows
-    def outcome_branches(
-        self, state: State, ctool: CTool, values: dict[str, Any], safe: bool, real: Any = SIMULATED
-    ) -> list[Branch]:
+    def outcome_branches(self, call: Call) -> list[Branch]:
         """Walk the tool's flow: every environment event forks, unknown guards fork."""
+        ctool, values, state, safe = call.ctool, call.values, call.state, call.safe
         flow = ctool.flow
         finished: list[Branch] = []
-        # (step, working state values, probability, assumptions, flow path, ctx warnings, havoc,
-        # the event met on the way)
-        Pending = tuple[
-            str,
-            tuple[Any, ...],
-            "float | None",
-            tuple[str, ...],
-            tuple[str, ...],
-            tuple[tuple[str, str, tuple[Any, ...]], ...],
-            bool,
-            "str | None",
-        ]
-        todo: deque[Pending] = deque([(flow.initial, state.data, 1.0, (), (), (), False, None)])
+        todo: deque[FlowPath] = deque([FlowPath(flow.initial, state.data, 1.0, (), (), (), False)])
         budget = MAX_FLOW_STEPS
         while todo:
             step, vals, prob, assumed, path, emitted, approx, event = todo.popleft()
@@ -440,25 +440,16 @@ class Stepper:
                 assumptions: tuple[str, ...],
                 vals: tuple[Any, ...] = vals,
                 path: tuple[str, ...] = path,
-                emitted: tuple[tuple[str, str, tuple[Any, ...]], ...] = emitted,
+                emitted: Emitted = emitted,
                 approx: bool = approx,
             ) -> None:
                 """Take a transition: to the next step (pending) or to an outcome (finished)."""
-                nxt = self.advance(
-                    target,
-                    vals,
-                    p,
-                    assumptions,
-                    path,
-                    emitted,
-                    approx,
-                    ctool,
-                    values,
-                    state,
-                    safe,
-                    real,
-                )
-                (finished if isinstance(nxt, Branch) else todo).append(nxt)
+                name, to_outcome, event = target
+                nxt = FlowPath(name, vals, p, assumptions, path, emitted, approx, event)
+                if to_outcome:
+                    finished.append(self.finish(ctool.outcomes[name], nxt, call))
+                else:
+                    todo.append(nxt)
 
             events = [t for t in transitions if t.ir.event is not None]
             plain = [t for t in transitions if t.ir.event is None]
@@ -531,46 +522,18 @@ class Stepper:
                 finished.append(stuck)
         return finished
 
-    def advance(
-        self,
-        target: tuple[str, bool, str | None],
-        vals: tuple[Any, ...],
-        prob: float | None,
-        assumed: tuple[str, ...],
-        path: tuple[str, ...],
-        emitted: tuple[tuple[str, str, tuple[Any, ...]], ...],
-        approx: bool,
-        ctool: CTool,
-        values: dict[str, Any],
-        state: State,
-        safe: bool,
-        real: Any = SIMULATED,
-    ) -> Any:
-        name, to_outcome, event = target
-        if not to_outcome:
-            return (name, vals, prob, assumed, path, emitted, approx, event)
-        out = ctool.outcomes[name]
-        return self.finish(
-            out, vals, prob, assumed, path, emitted, approx, event, ctool, values, state, safe, real
+    def finish(self, out: COutcome, at: FlowPath, call: Call) -> Branch:
+        """Apply an outcome's effects atomically to the values a flow path reached, and build
+        its branch."""
+        ctool, values, state, safe, real = call.ctool, call.values, call.state, call.safe, call.real
+        vals, prob, assumed, path, emitted, approx = (
+            at.vals,
+            at.prob,
+            at.assumed,
+            at.path,
+            at.emitted,
+            at.approx,
         )
-
-    def finish(
-        self,
-        out: COutcome,
-        vals: tuple[Any, ...],
-        prob: float | None,
-        assumed: tuple[str, ...],
-        path: tuple[str, ...],
-        emitted: tuple[tuple[str, str, tuple[Any, ...]], ...],
-        approx: bool,
-        event: str | None,
-        ctool: CTool,
-        values: dict[str, Any],
-        state: State,
-        safe: bool,
-        real: Any = SIMULATED,
-    ) -> Branch:
-        """Apply an outcome's effects atomically and build its branch."""
         ctx = make_context(self.today, self.now)
         work = list(vals)
         bodies = [] if out.kind == "fails" else [ctool.effects]
@@ -657,7 +620,7 @@ class Stepper:
             kind,
             new_state,
             probability=prob,
-            event=event,
+            event=at.event,
             assumptions=assumed,
             violations=violations,
             warnings=warnings,
