@@ -669,7 +669,7 @@ class Guard:
     def _validated(
         self, values: Mapping[str, Any], base: State, python_keys: bool = False
     ) -> State:
-        from ..simulator.inputs import validate_state_overrides
+        from ..simulator.values import validate_state_overrides
 
         try:
             checked = validate_state_overrides(

@@ -1,9 +1,7 @@
-"""Step semantics: what one call does from one state, across every branch.
+"""The :class:`Simulator` façade: checks the arguments of its public calls and delegates.
 
-A step: validate arguments → protocol machines admit the call → hard preconditions (three-valued) →
-soft preconditions (warnings) → flow / outcomes (one branch per environment event) → that outcome's
-effects, applied atomically. Plans are explored in :mod:`.explore`; verdict-only checking of
-plans for planners is in :mod:`.fast`.
+The step algorithm is :mod:`.step`, failure explanation :mod:`.explain`, the result types
+:mod:`.results`, fast plan checking for planners :mod:`.fast`, plan exploration :mod:`.explore`.
 """
 
 from __future__ import annotations
@@ -119,7 +117,7 @@ class Simulator:
         overrides = expect_mapping(overrides, "overrides", "state variable names")
         state = State(self.compiled.initial, self.layout)
         if overrides:
-            from .inputs import validate_state_overrides
+            from .values import validate_state_overrides
 
             checked = validate_state_overrides(self.compiled, overrides, unknown_mark=False)
             state = self.state_with(checked)
