@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Literal, NamedTuple
 
 from pydantic import ValidationError
@@ -46,8 +46,7 @@ class FlowPath(NamedTuple):
     event: str | None = None  # the environment event met on the way
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(NamedTuple):
     """What stays the same while one call's branches are built."""
 
     ctool: CTool
@@ -646,7 +645,7 @@ class Stepper:
         returns = ctool.ir.returns
         if returns is None:
             return None
-        from .inputs import fresh_value
+        from .values import fresh_value
 
         return fresh_value(returns, self.compiled, work, ctool.name)
 
