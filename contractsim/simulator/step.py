@@ -394,7 +394,7 @@ class Stepper:
     # ------------------------------------------------------------------ outcomes and flows
     def outcome_branches(self, call: Call) -> list[Branch]:
         """Walk the tool's flow: every environment event forks, unknown guards fork."""
-        ctool, values, state, safe = call.ctool, call.values, call.state, call.safe
+        ctool, values, state, safe, _ = call
         flow = ctool.flow
         finished: list[Branch] = []
         todo: deque[FlowPath] = deque([FlowPath(flow.initial, state.data, 1.0, (), (), (), False)])
@@ -524,15 +524,8 @@ class Stepper:
     def finish(self, out: COutcome, at: FlowPath, call: Call) -> Branch:
         """Apply an outcome's effects atomically to the values a flow path reached, and build
         its branch."""
-        ctool, values, state, safe, real = call.ctool, call.values, call.state, call.safe, call.real
-        vals, prob, assumed, path, emitted, approx = (
-            at.vals,
-            at.prob,
-            at.assumed,
-            at.path,
-            at.emitted,
-            at.approx,
-        )
+        ctool, values, state, safe, real = call  # (unpacked: this runs for every branch)
+        _, vals, prob, assumed, path, emitted, approx, event = at
         ctx = make_context(self.today, self.now)
         work = list(vals)
         bodies = [] if out.kind == "fails" else [ctool.effects]
@@ -619,7 +612,7 @@ class Stepper:
             kind,
             new_state,
             probability=prob,
-            event=at.event,
+            event=event,
             assumptions=assumed,
             violations=violations,
             warnings=warnings,
