@@ -455,7 +455,7 @@ def replay_cmd(
     """
     from .dsl.diagnostics import ContractError
     from .replay import load_adapter, read_runs, render_json, render_text, replay_runs
-    from .simulator.inputs import parse_now
+    from .simulator.formats import parse_now
 
     c = _load(contract, fmt)
     try:

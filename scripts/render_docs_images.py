@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import contractsim  # noqa: E402
-from contractsim.simulator.inputs import load_plan, resolve_step  # noqa: E402
+from contractsim.simulator.formats import load_plan, resolve_step  # noqa: E402
 
 OUT = ROOT / "docs" / "img"
 NOW = "2024-06-01T12:00:00Z"

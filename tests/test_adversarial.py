@@ -23,7 +23,7 @@ from hypothesis import strategies as hs
 import contractsim
 from contractsim.api import check_text
 from contractsim.dsl.diagnostics import ContractError
-from contractsim.simulator.inputs import parse_plan
+from contractsim.simulator.formats import parse_plan
 
 NOW = "2024-06-01T12:00:00Z"
 HEAD = 'contract adv version "1.0.0"\n'
@@ -1136,10 +1136,10 @@ def test_guard_text_and_cards_escape_control_characters() -> None:
 def test_yaml_reading_is_the_same_without_libyaml(
     monkeypatch: pytest.MonkeyPatch, libyaml: bool
 ) -> None:
-    from contractsim.simulator import inputs
+    from contractsim.simulator import formats
 
     if not libyaml:
-        monkeypatch.setattr(inputs, "_FastLoader", None)
+        monkeypatch.setattr(formats, "_FastLoader", None)
     plan = parse_plan("steps:\n  - {tool: w, args: {s: 2024-05-20}}\n  - tool: u\n")
     assert [(s.tool, s.args, s.line) for s in plan.steps] == [
         ("w", {"s": "2024-05-20"}, 2),
@@ -1171,7 +1171,7 @@ def test_json_plan_lines_are_found_without_composing_yaml(text: str) -> None:
     as YAML took 15 s): the same lines the YAML node tree gives."""
     import yaml
 
-    from contractsim.simulator.inputs import _json_item_lines, _node_lines
+    from contractsim.simulator.formats import _json_item_lines, _node_lines
 
     plan = parse_plan(text)
     keys = ("steps", "tool_calls")

@@ -24,7 +24,7 @@ from contractsim.export import (
     to_openai_arguments,
 )
 from contractsim.export.openai import SUPPORTED_FORMATS, SUPPORTED_KEYWORDS
-from contractsim.simulator.inputs import load_plan, resolve_step
+from contractsim.simulator.formats import load_plan, resolve_step
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*/*.contract"))

@@ -15,8 +15,8 @@ import contractsim
 from contractsim.cli import main
 from contractsim.compiler.values import FMap
 from contractsim.replay import read_runs, replay_runs
-from contractsim.simulator.inputs import validate_state_overrides
 from contractsim.simulator.json_maps import JsonMaps, KeyProblem, entries_for_keys
+from contractsim.simulator.values import validate_state_overrides
 
 SOURCE = """\
 contract keys version "1.0.0"

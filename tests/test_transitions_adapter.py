@@ -24,7 +24,8 @@ from transitions import Machine, MachineError
 
 import contractsim
 from contractsim.runtime.transitions_adapter import ContractModel, ContractViolation
-from contractsim.simulator.engine import Simulator, StepResult
+from contractsim.simulator.engine import Simulator
+from contractsim.simulator.results import StepResult
 from contractsim.simulator.state import State
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,8 +22,9 @@ from .traces import Run
 
 if TYPE_CHECKING:
     from ..api import Contract
-    from ..simulator.engine import Simulator, Violation
+    from ..simulator.engine import Simulator
     from ..simulator.observe import Observed
+    from ..simulator.results import Violation
     from ..simulator.state import State
     from .traces import Step
 

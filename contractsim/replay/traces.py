@@ -32,9 +32,10 @@ from ..compiler.compile import CompiledContract
 from ..compiler.foreign import contract_value
 from ..compiler.values import json_ready, thaw
 from ..dsl.diagnostics import ContractError, Diagnostic, Span, article, did_you_mean, error
-from ..simulator.inputs import item_lines, parse_data, parse_now, validate_state_overrides
+from ..simulator.formats import item_lines, parse_data, parse_now
 from ..simulator.json_maps import JsonMaps, KeyProblem, entries_as_dicts, entries_for_keys
 from ..simulator.observe import STATUSES
+from ..simulator.values import validate_state_overrides
 from ..sources import path_problem, read_input
 
 MAX_TRACE_BYTES = 512 * 1024 * 1024

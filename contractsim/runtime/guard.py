@@ -49,8 +49,9 @@ from ..compiler.foreign import (
 from ..compiler.values import UNKNOWN, json_ready, thaw
 from ..dsl.diagnostics import ContractError, did_you_mean, visible
 from ..dsl.walk import reads_clock
-from ..simulator.engine import Simulator, StepResult, Violation, Warning_, expect_state
+from ..simulator.engine import Simulator, expect_state
 from ..simulator.observe import Observation, Observed, expected_verdict, predicted_failures
+from ..simulator.results import StepResult, Violation, Warning_
 from ..simulator.state import State
 
 if TYPE_CHECKING:
@@ -668,7 +669,7 @@ class Guard:
     def _validated(
         self, values: Mapping[str, Any], base: State, python_keys: bool = False
     ) -> State:
-        from ..simulator.inputs import validate_state_overrides
+        from ..simulator.values import validate_state_overrides
 
         try:
             checked = validate_state_overrides(

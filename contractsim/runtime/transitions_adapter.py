@@ -10,7 +10,7 @@ arguments are the tool's arguments. Besides the usual ``state``, the model carri
     the :class:`~contractsim.simulator.state.State` the contract tracks (world state and every
     protocol machine), updated atomically when a trigger is accepted;
 ``contract_last_step``
-    the simulator's :class:`~contractsim.simulator.engine.StepResult` of the last call (its
+    the simulator's :class:`~contractsim.simulator.results.StepResult` of the last call (its
     warnings, outcomes, cost);
 ``contract_last_violation`` / ``contract_violations``
     the :class:`ContractViolation` of the last call that was blocked or failed, and all of them.
@@ -63,7 +63,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..compiler.validators import model_values
 from ..dsl.diagnostics import did_you_mean
-from ..simulator.engine import Branch, Simulator, StepResult, Violation, expect_state
+from ..simulator.engine import Simulator, expect_state
+from ..simulator.results import Branch, StepResult, Violation
 from ..simulator.state import State
 
 if TYPE_CHECKING:

@@ -1,30 +1,20 @@
-"""Step semantics: what one call does from one state, across every branch.
+"""The :class:`Simulator` façade: checks the arguments of its public calls and delegates.
 
-A step: validate arguments → protocol machines admit the call → hard preconditions (three-valued) →
-soft preconditions (warnings) → flow / outcomes (one branch per environment event) → that outcome's
-effects, applied atomically. Plans are explored in :mod:`.explore`; verdict-only checking of
-plans for planners is in :mod:`.fast`.
+The step algorithm is :mod:`.step`, failure explanation :mod:`.explain`, the result types
+:mod:`.results`, fast plan checking for planners :mod:`.fast`, plan exploration :mod:`.explore`.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Literal
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from ..compiler import lib
 from ..compiler.compile import (
-    CCondition,
     CompiledContract,
-    COutcome,
     CTool,
-    TemplateFn,
-    make_context,
 )
 from ..compiler.foreign import (
     contract_value,
@@ -34,146 +24,24 @@ from ..compiler.foreign import (
     safe_type_name,
 )
 from ..compiler.interp import Env
-from ..compiler.validators import model_values, problems_from
-from ..compiler.values import UNKNOWN, FMap, show
+from ..compiler.values import UNKNOWN
 from ..dsl.diagnostics import did_you_mean
+from .explain import Explainer
+from .fast import BoundCall, PlanCheck, PlanChecker
+from .results import Branch, Enabled, StepResult, Verdict, Violation
 from .state import State
+from .step import SIMULATED, Stepper, with_slots
 
 if TYPE_CHECKING:
     from ..api import Contract
     from .explore import PlanReport
-    from .fast import BoundCall, PlanCheck
     from .goals import GoalPart
     from .observe import Observation, Observed
 
-Verdict = Literal["ok", "fails", "may_fail"]
-MAX_FLOW_STEPS = 256
 DEFAULT_MAX_BRANCHES = 256
 DEFAULT_MAX_STATES = 100_000
 DEFAULT_MAX_SECONDS = 300.0
 """Wall-clock time a whole plan may take; each step also has its own budget (lib.step_budget)."""
-# ``real`` when a step is simulated, not observed: the result is made up (fresh or unknown)
-SIMULATED: Any = object()
-
-
-@dataclass(frozen=True)
-class Violation:
-    """A rule a step breaks (or may break, when ``certain`` is false)."""
-
-    code: str
-    message: str
-    kind: str  # unknown_tool, argument, protocol, precondition, outcome, postcondition, evaluation
-    hint: str | None = None
-    location: str | None = None  # contract file:line
-    field: str | None = None  # argument path, for argument errors
-    rule: str | None = None  # the validation rule, for argument errors
-    value: Any = None
-    values: tuple[tuple[str, str], ...] = ()  # sub-expression text → shown value
-    certain: bool = True
-    allowed_states: tuple[str, ...] = ()
-    path_to_allowed: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "code": self.code,
-            "message": self.message,
-            "kind": self.kind,
-            "certain": self.certain,
-        }
-        if self.hint:
-            out["hint"] = self.hint
-        if self.location:
-            out["location"] = self.location
-        if self.field:
-            out["field"] = self.field
-        if self.rule:
-            out["rule"] = self.rule
-        if self.values:
-            out["values"] = {k: v for k, v in self.values}
-        if self.allowed_states:
-            out["allowed_states"] = list(self.allowed_states)
-            out["path_to_allowed"] = list(self.path_to_allowed)
-        return out
-
-
-@dataclass(frozen=True)
-class Warning_:
-    code: str
-    message: str
-    certain: bool = True
-
-    def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message, "certain": self.certain}
-
-
-@dataclass
-class Branch:
-    """One way a call can end, with the state it leaves behind."""
-
-    outcome: str | None
-    kind: Literal["success", "partial", "fails"]
-    state: State
-    probability: float | None = 1.0
-    event: str | None = None
-    assumptions: tuple[str, ...] = ()
-    violations: list[Violation] = field(default_factory=list)
-    warnings: list[Warning_] = field(default_factory=list)
-    report: dict[str, Any] = field(default_factory=dict)
-    flow_path: tuple[str, ...] = ()
-    approximate: bool = False  # an unknown condition made some effects unknown
-    guess: bool = False  # taken because an unknown guard (not a precondition) might hold
-    preconditions_assumed: tuple[str, ...] = ()  # unknown preconditions taken to hold
-
-    @property
-    def certain(self) -> bool:
-        return not self.assumptions
-
-    @property
-    def failed(self) -> bool:
-        return self.kind == "fails"
-
-
-@dataclass
-class StepResult:
-    """What one call does from one state: every branch, and the step's verdict."""
-
-    tool: str
-    args: Mapping[str, Any]
-    branches: list[Branch]
-    cost: float | None = None
-
-    @property
-    def verdict(self) -> Verdict:
-        if all(not b.failed for b in self.branches):
-            return "ok"
-        if any(b.failed and b.certain for b in self.branches):
-            return "fails"
-        return "may_fail"
-
-    @property
-    def violations(self) -> list[Violation]:
-        seen: dict[tuple[str, str], Violation] = {}
-        for b in self.branches:
-            for v in b.violations:
-                seen.setdefault((v.code, v.message), v)
-        return list(seen.values())
-
-    @property
-    def warnings(self) -> list[Warning_]:
-        seen: dict[tuple[str, str], Warning_] = {}
-        for b in self.branches:
-            for w in b.warnings:
-                seen.setdefault((w.code, w.message), w)
-        return list(seen.values())
-
-
-@dataclass(frozen=True)
-class Enabled:
-    """Whether a tool can be called in a state, before its arguments are known."""
-
-    tool: str
-    verdict: Verdict
-    reasons: tuple[Violation, ...] = ()
 
 
 class Simulator:
@@ -210,20 +78,36 @@ class Simulator:
         self.now = lib.now_text(self.now_dt)
         self.today = self.now[:10]
         self.layout = self.compiled.slots
-        self._env_base = dict(self.compiled.consts)
-        from .fast import NullContext
+        self._explainer = Explainer(self.compiled, self.today, self.now)
+        self._stepper = Stepper(self.compiled, self._explainer)
+        # caches, filled on first use
+        self._plan_checker: PlanChecker | None = None
 
-        self._null_ctx = NullContext(self.today, self.now)
-        self.explain = True
+    @property
+    def explain(self) -> bool:
         """Show the values of a failed condition's parts in its violation (``Violation.values``).
         Replay turns this off and explains only the steps it reports (a third of its time)."""
-        # caches, filled on first use
-        self._result_use: dict[tuple[str, str], bool] = {}
-        self._fast_tools: dict[str, Any] = {}
-        self._loops: bool | None = None
-        self._plan_checker: (
-            Callable[[Simulator, Sequence[BoundCall], State | None], PlanCheck] | None
-        ) = None
+        return self._explainer.explain
+
+    @explain.setter
+    def explain(self, on: bool) -> None:
+        self._explainer.explain = on
+
+    def _eval(
+        self,
+        fn: Any,
+        state: State,
+        values: dict[str, Any],
+        safe: bool,
+        ctool: CTool | None,
+        result: Any = None,
+    ) -> Any:
+        """A compiled expression's value, or the violation that explains why it has none."""
+        return self._explainer.eval(fn, state, values, safe, ctool, result)
+
+    def _env(self, state: State, values: Mapping[str, Any], result: Any = None) -> Env:
+        """The reference interpreter's environment for a state and a call's arguments."""
+        return self._explainer.env(state, values, result)
 
     # ------------------------------------------------------------------ states
     def initial_state(self, overrides: Mapping[str, Any] | None = None) -> State:
@@ -233,7 +117,7 @@ class Simulator:
         overrides = expect_mapping(overrides, "overrides", "state variable names")
         state = State(self.compiled.initial, self.layout)
         if overrides:
-            from .inputs import validate_state_overrides
+            from .values import validate_state_overrides
 
             checked = validate_state_overrides(self.compiled, overrides, unknown_mark=False)
             state = self.state_with(checked)
@@ -253,7 +137,7 @@ class Simulator:
         if base is not None:
             expect_state(self, base, "base")
         base = base if base is not None else State(self.compiled.initial, self.layout)
-        return _with(base, {self.layout[name]: value for name, value in values.items()})
+        return with_slots(base, {self.layout[name]: value for name, value in values.items()})
 
     # ------------------------------------------------------------------ one step
     def step(self, state: State, tool: str, args: Mapping[str, Any] | None = None) -> StepResult:
@@ -265,41 +149,11 @@ class Simulator:
         if unreadable:
             return StepResult(tool, args, [Branch(None, "fails", state, violations=unreadable)])
         with lib.step_budget(self.step_seconds):
-            return self._step(state, tool, args)
+            return self._stepper.step(state, tool, args)
 
     def _step(self, state: State, tool: str, args: Mapping[str, Any] | None) -> StepResult:
-        args = dict(args or {})
-        ctool = self.compiled.tools.get(tool)
-        if ctool is None:
-            guess = did_you_mean(tool, self.compiled.tools)
-            hint = (
-                f"did you mean `{guess}`?"
-                if guess
-                else ("the contract declares: " + ", ".join(self.compiled.tools))
-            )
-            v = Violation(
-                "UNKNOWN_TOOL", f"the contract declares no tool `{tool}`", "unknown_tool", hint=hint
-            )
-            return StepResult(tool, args, [Branch(None, "fails", state, violations=[v])])
-        try:
-            model = ctool.args_model.model_validate(args)
-        except ValidationError as exc:
-            violations = [
-                Violation(
-                    "INVALID_ARGUMENT",
-                    f"{tool}: {p.text()}",
-                    "argument",
-                    hint=p.hint,
-                    location=self._loc(ctool.ir.span),
-                    field=p.path,
-                    rule=p.rule,
-                    value=p.value,
-                )
-                for p in problems_from(exc, "args")
-            ]
-            return StepResult(tool, args, [Branch(None, "fails", state, violations=violations)])
-        values = model_values(model)
-        return self._step_validated(state, ctool, values, args)
+        """:meth:`step` without the checks of its arguments and without the time budget."""
+        return self._stepper.step(state, tool, args)
 
     def _step_validated(
         self,
@@ -311,808 +165,8 @@ class Simulator:
         force: bool = False,
         chosen: str | None = None,
     ) -> StepResult:
-        """The step after argument validation. Observed real calls (:mod:`.observe`) pass
-        ``real`` (bound to ``result``), ``force`` (run the outcomes even where preconditions or
-        protocols refuse the call: it happened) and ``chosen`` (end in this outcome instead of
-        walking the flow)."""
-        safe = state.has_unknown
-        S = state.data
-        violations: list[Violation] = []
-        # undecided rules, in order: the violation, its precondition (None for a protocol
-        # guard) and its text for the branches' assumptions
-        undecided: list[tuple[Violation, CCondition | None, str]] = []
-        # protocol machines
-        machine_moves: list[tuple[int, list[tuple[str, Any, str | None]]]] = []
-        for mname in ctool.machines:
-            m = self.compiled.machines[mname]
-            current = S[m.slot]
-            options = m.by_tool[ctool.name].get(current, [])
-            admitted: list[tuple[str, Any, str | None]] = []
-            for t in options:
-                ok: Any = True
-                if t.guard is not None:
-                    ok = self._eval(t.guard, state, values, safe, ctool)
-                if ok is True or ok is UNKNOWN:
-                    admitted.append((t.ir.target, ok, t.ir.outcome))
-            if not admitted and options:
-                guards = " or ".join(f"`{_when_text(t)}`" for t in options)
-                violations.append(
-                    Violation(
-                        "PROTOCOL_VIOLATION",
-                        f"`{ctool.name}` is allowed while {mname} is `{current}` only when "
-                        f"{guards}, which is false",
-                        "protocol",
-                        location=self._loc(m.ir.span),
-                        values=tuple(
-                            (text, show(value))
-                            for t in options
-                            if t.ir.when is not None
-                            for text, value in self.compiled.interpreter.explain(
-                                t.ir.when, self._env(state, values)
-                            )
-                        ),
-                    )
-                )
-            elif not admitted:
-                allowed = tuple(sorted(m.by_tool[ctool.name]))
-                path = self._path_to(m, current, set(allowed))
-                hint = (
-                    f"call {' → '.join(path)} first"
-                    if path
-                    else ("no sequence of calls reaches a state that allows it")
-                )
-                violations.append(
-                    Violation(
-                        "PROTOCOL_VIOLATION",
-                        f"`{ctool.name}` is not allowed while {mname} is `{current}`; "
-                        "it is allowed in " + ", ".join(f"`{s}`" for s in allowed),
-                        "protocol",
-                        hint=hint,
-                        location=self._loc(m.ir.span),
-                        allowed_states=allowed,
-                        path_to_allowed=tuple(path),
-                    )
-                )
-            else:
-                if all(ok is UNKNOWN for _, ok, _ in admitted):
-                    # every transition's guard is unknown: the call may be refused
-                    guards = "; ".join(_when_text(t) for t in options if t.guard is not None)
-                    undecided.append(
-                        (
-                            Violation(
-                                "PROTOCOL_VIOLATION",
-                                f"`{ctool.name}` may not be allowed while {mname} is "
-                                f"`{current}`: its guard cannot be decided ({guards})",
-                                "protocol",
-                                location=self._loc(m.ir.span),
-                                certain=False,
-                            ),
-                            None,
-                            f"the guard of `{ctool.name}` in {mname}",
-                        )
-                    )
-                machine_moves.append((m.slot, admitted))
-        # hard preconditions: every one is checked, so every violated rule is reported
-        for cond in ctool.requires:
-            result = self._eval(cond.test, state, values, safe, ctool)
-            if result is True:
-                continue
-            if isinstance(result, Violation):
-                violations.append(result)
-                continue
-            v = self._condition_violation(cond, state, values, ctool, certain=result is False)
-            if result is False:
-                violations.append(v)
-            elif result is UNKNOWN:
-                undecided.append((v, cond, f"`{_cond_text(cond)}`"))
-            else:
-                violations.append(self._not_bool(cond, result))
-        if violations and not force:
-            return StepResult(
-                ctool.name,
-                raw_args,
-                [Branch(None, "fails", state, violations=violations)],
-                self._cost(ctool, state, values, safe),
-            )
-        branches, held_state = self._undecided_branches(state, ctool, values, undecided)
-        if force:
-            branches = []  # it happened: the rules held (or the contract is wrong)
-        warnings: list[Warning_] = []
-        for cond in ctool.shoulds:
-            result = self._eval(cond.test, state, values, safe, ctool)
-            if result is True:
-                continue
-            if isinstance(result, Violation):
-                warnings.append(Warning_(result.code, result.message))
-                continue
-            v = self._condition_violation(cond, state, values, ctool, certain=result is False)
-            warnings.append(Warning_(v.code, v.message, certain=result is False))
-        # the branches where the unknown preconditions hold: their own failures stay certain,
-        # since the complementary worlds fail already (the branch above)
-        held = tuple(f"{text} holds" for _, _, text in undecided)
-        # (a real call recognised as a failure outcome does not show that they held)
-        failure_chosen = chosen is not None and ctool.outcomes[chosen].kind == "fails"
-        if held_state is None and not force:
-            # no world satisfies every rule at once: the call fails on every branch
-            return StepResult(
-                ctool.name, raw_args, branches, self._cost(ctool, state, values, safe)
-            )
-        if held_state is not None and held_state is not state and not failure_chosen:
-            state = held_state
-            safe = state.has_unknown
-        if chosen is not None:
-            outcome = ctool.outcomes[chosen]
-            ends = [
-                self._finish(
-                    outcome,
-                    state.data,
-                    1.0,
-                    (),
-                    (),
-                    (),
-                    False,
-                    None,
-                    ctool,
-                    values,
-                    state,
-                    safe,
-                    real,
-                )
-            ]
-        else:
-            ends = self._outcome_branches(state, ctool, values, safe, real)
-        for b in ends:
-            b.preconditions_assumed = held
-            if held:
-                b.probability = None
-            b.warnings = warnings + b.warnings
-            branches.append(b)
-        # protocol machines move on non-failure outcomes (or on the outcome they name)
-        if machine_moves:
-            branches = self._move_machines(branches, machine_moves)
-        return StepResult(ctool.name, raw_args, branches, self._cost(ctool, state, values, safe))
-
-    def _undecided_branches(
-        self,
-        state: State,
-        ctool: CTool,
-        values: dict[str, Any],
-        undecided: list[tuple[Violation, CCondition | None, str]],
-    ) -> tuple[list[Branch], State | None]:
-        """The failing branches of a step whose rules are undecided, and the state where all of
-        them hold (None when no state does).
-
-        Rule *i* fails first on its own branch: the undecided rules before it held there, and
-        what that (and its failing) implies about unknown state variables is remembered, so
-        each branch names the rule that failed on it and its state agrees with the
-        assumptions. A later rule that is false on that branch is reported there too; a rule
-        that holds once the earlier ones held gets no branch of its own."""
-        branches: list[Branch] = []
-        held_state = state
-        assumed: tuple[str, ...] = ()
-        for i, (v, cond, text) in enumerate(undecided):
-            result: Any = UNKNOWN
-            if cond is not None and held_state is not state:
-                result = self._eval(cond.test, held_state, values, held_state.has_unknown, ctool)
-            if result is True:
-                continue  # it holds wherever the earlier ones hold
-            failed_state = held_state
-            if result is UNKNOWN and cond is not None:
-                failed_state = _with(
-                    held_state, self._implied(cond.ir.cond, held_state, ctool, values, False)
-                )
-            failing = [v]
-            if isinstance(result, Violation):
-                failing = [result]
-            elif result is not UNKNOWN and result is not False:
-                failing = [self._not_bool(cond, result)]  # type: ignore[arg-type]
-            for later, later_cond, _ in undecided[i + 1 :]:
-                if later_cond is None:
-                    continue
-                r = self._eval(
-                    later_cond.test, failed_state, values, failed_state.has_unknown, ctool
-                )
-                if r is False:
-                    failing.append(later)
-            branches.append(
-                Branch(
-                    None,
-                    "fails",
-                    failed_state,
-                    probability=None,
-                    assumptions=assumed + (f"{text} is false",),
-                    violations=failing,
-                )
-            )
-            if result is not UNKNOWN:
-                return branches, None  # false wherever the earlier ones hold
-            if cond is not None:
-                held_state = _with(
-                    held_state, self._implied(cond.ir.cond, held_state, ctool, values, True)
-                )
-            assumed += (f"{text} holds",)
-        return branches, held_state
-
-    def _implied(
-        self, cond: Any, state: State, ctool: CTool, values: dict[str, Any], holds: bool
-    ) -> dict[int, Any]:
-        """What a condition tells about unknown state variables once it is known to hold (or
-        to fail): ``x`` and ``not x`` over a ``bool``, ``x == literal`` and ``x != literal``,
-        their combinations by ``and`` (when it holds) and ``or`` (when it fails), and the
-        undecided side of an ``and`` that fails (an ``or`` that holds) whose other side is
-        known."""
-        from ..dsl import ir
-
-        if isinstance(cond, ir.Unary) and cond.op == "not":
-            return self._implied(cond.operand, state, ctool, values, not holds)
-        if isinstance(cond, ir.Binary) and cond.op in ("and", "or"):
-            if (cond.op == "and") != holds:
-                # one side or the other decided it: the other one, when this one is known
-                for side, other in ((cond.left, cond.right), (cond.right, cond.left)):
-                    if self._known(side, state, values) is (cond.op == "and"):
-                        return self._implied(other, state, ctool, values, holds)
-                return {}
-            left = self._implied(cond.left, state, ctool, values, holds)
-            right = self._implied(cond.right, state, ctool, values, holds)
-            out = dict(left)
-            for slot, value in right.items():
-                if slot in out and (out[slot] != value or type(out[slot]) is not type(value)):
-                    del out[slot]  # contradictory: keep it unknown
-                else:
-                    out[slot] = value
-            return out
-        if isinstance(cond, ir.Name):
-            var, prim = self._unknown_var(cond, state, ctool)
-            return {var: holds} if var is not None and prim == "bool" else {}
-        if isinstance(cond, ir.Binary) and cond.op in ("==", "!="):
-            name, lit = cond.left, cond.right
-            if isinstance(name, ir.Literal_):
-                name, lit = lit, name
-            if not isinstance(name, ir.Name) or not isinstance(lit, ir.Literal_):
-                return {}
-            var, prim = self._unknown_var(name, state, ctool)
-            value = _literal_of(prim, lit.value)
-            if var is None or value is UNKNOWN:
-                return {}
-            if holds == (cond.op == "=="):
-                return {var: value}
-            return {var: not value} if prim == "bool" else {}
-        return {}
-
-    def _known(self, e: Any, state: State, values: dict[str, Any]) -> Any:
-        """The value of a sub-expression (UNKNOWN when it cannot be evaluated)."""
-        try:
-            return self.compiled.interpreter.eval(e, self._env(state, values))
-        except Exception:  # noqa: BLE001 - an error decides nothing here
-            return UNKNOWN
-
-    def _unknown_var(self, e: Any, state: State, ctool: CTool) -> tuple[int | None, str | None]:
-        """The slot and primitive type of a state variable named by ``e`` whose value is
-        unknown (not hidden by a parameter of the tool)."""
-        if e.name in ctool.params or e.name not in self.compiled.state_names:
-            return None, None
-        slot = self.layout[e.name]
-        if state.data[slot] is not UNKNOWN:
-            return None, None
-        return slot, _primitive(self.compiled.ir, e.name)
-
-    def _cost(self, ctool: CTool, state: State, values: dict[str, Any], safe: bool) -> float | None:
-        """A call's cost (also when it fails: the call was made). None when not declared."""
-        if ctool.cost is None:
-            return None
-        c = self._eval(ctool.cost, state, values, safe, ctool)
-        return c if isinstance(c, (int, float)) and not isinstance(c, bool) else None
-
-    # ------------------------------------------------------------------ outcomes and flows
-    def _outcome_branches(
-        self, state: State, ctool: CTool, values: dict[str, Any], safe: bool, real: Any = SIMULATED
-    ) -> list[Branch]:
-        """Walk the tool's flow: every environment event forks, unknown guards fork."""
-        flow = ctool.flow
-        finished: list[Branch] = []
-        # (step, working state values, probability, assumptions, flow path, ctx warnings, havoc,
-        # the event met on the way)
-        Pending = tuple[
-            str,
-            tuple[Any, ...],
-            "float | None",
-            tuple[str, ...],
-            tuple[str, ...],
-            tuple[tuple[str, str, tuple[Any, ...]], ...],
-            bool,
-            "str | None",
-        ]
-        todo: deque[Pending] = deque([(flow.initial, state.data, 1.0, (), (), (), False, None)])
-        budget = MAX_FLOW_STEPS
-        while todo:
-            step, vals, prob, assumed, path, emitted, approx, event = todo.popleft()
-            budget -= 1
-            if budget < 0:
-                finished.append(
-                    self._eval_failure(
-                        state,
-                        "FLOW_TOO_LONG",
-                        f"the flow of `{ctool.name}` ran more than {MAX_FLOW_STEPS} steps",
-                        ctool.ir.span,
-                    )
-                )
-                break
-            path = path + (step,)
-            body = flow.steps.get(step)
-            if body is not None:
-                ctx = make_context(self.today, self.now)
-                work = list(vals)
-                try:
-                    (body.safe if safe else body.fast)(work, values, None, state.data, ctx)
-                except Exception as exc:  # noqa: BLE001 - any failure of generated code is reported
-                    finished.append(
-                        self._eval_failure(state, "EVAL_ERROR", _error_text(exc), body.span)
-                    )
-                    continue
-                vals = tuple(work)
-                emitted = emitted + tuple(ctx.warnings)
-                approx = approx or ctx.havoc
-            transitions = flow.outgoing.get(step, [])
-            sub_state = state.derive(vals)
-            sub_safe = safe or sub_state.has_unknown
-
-            def follow(
-                target: tuple[str, bool, str | None],
-                p: float | None,
-                assumptions: tuple[str, ...],
-                vals: tuple[Any, ...] = vals,
-                path: tuple[str, ...] = path,
-                emitted: tuple[tuple[str, str, tuple[Any, ...]], ...] = emitted,
-                approx: bool = approx,
-            ) -> None:
-                """Take a transition: to the next step (pending) or to an outcome (finished)."""
-                nxt = self._advance(
-                    target,
-                    vals,
-                    p,
-                    assumptions,
-                    path,
-                    emitted,
-                    approx,
-                    ctool,
-                    values,
-                    state,
-                    safe,
-                    real,
-                )
-                (finished if isinstance(nxt, Branch) else todo).append(nxt)
-
-            events = [t for t in transitions if t.ir.event is not None]
-            plain = [t for t in transitions if t.ir.event is None]
-            event_total = 0.0
-            event_known = True
-            for t in events:
-                ok: Any = True
-                if t.when is not None:
-                    ok = self._eval(t.when, sub_state, values, sub_safe, ctool)
-                if isinstance(ok, Violation):  # the guard cannot be evaluated: not "it holds"
-                    finished.append(Branch(None, "fails", state, violations=[ok]))
-                    continue
-                if ok is False:
-                    continue
-                p = t.ir.event.probability if t.ir.event else None
-                if p is None:
-                    event_known = False
-                else:
-                    event_total += p
-                branch_prob = None if prob is None or p is None else prob * p
-                extra = (f"{_when_text(t)} (unknown)",) if ok is UNKNOWN else ()
-                target = (t.ir.target, t.ir.to_outcome, t.ir.event.name)  # type: ignore[union-attr]
-                follow(target, branch_prob, assumed + extra)
-            rest: float | None = (
-                None if prob is None or not event_known else prob * max(0.0, 1.0 - event_total)
-            )
-            if rest == 0.0:
-                continue
-            chosen = False
-            for t in plain:
-                ok = True
-                if t.when is not None:
-                    ok = self._eval(t.when, sub_state, values, sub_safe, ctool)
-                if isinstance(ok, Violation):
-                    finished.append(
-                        Branch(
-                            None,
-                            "fails",
-                            state,
-                            probability=rest,
-                            assumptions=assumed,
-                            violations=[ok],
-                            event=event,
-                        )
-                    )
-                    chosen = True
-                    break
-                if ok is False:
-                    continue
-                extra = (f"{_when_text(t)}",) if ok is UNKNOWN else ()
-                # an event met in an earlier step of the flow stays this branch's event
-                follow(
-                    (t.ir.target, t.ir.to_outcome, event),
-                    None if ok is UNKNOWN else rest,
-                    assumed + extra,
-                )
-                if ok is True:
-                    chosen = True
-                    break
-                # unknown: the next transitions are the branch where this guard is false
-                assumed = assumed + (f"not ({_when_text(t)})",)
-            if not chosen:
-                stuck = self._eval_failure(
-                    state,
-                    "FLOW_STUCK",
-                    f"the flow of `{ctool.name}` is stuck at step `{step}`: no transition applies",
-                    ctool.ir.span,
-                )
-                stuck.probability, stuck.assumptions, stuck.event = rest, assumed, event
-                finished.append(stuck)
-        return finished
-
-    def _advance(
-        self,
-        target: tuple[str, bool, str | None],
-        vals: tuple[Any, ...],
-        prob: float | None,
-        assumed: tuple[str, ...],
-        path: tuple[str, ...],
-        emitted: tuple[tuple[str, str, tuple[Any, ...]], ...],
-        approx: bool,
-        ctool: CTool,
-        values: dict[str, Any],
-        state: State,
-        safe: bool,
-        real: Any = SIMULATED,
-    ) -> Any:
-        name, to_outcome, event = target
-        if not to_outcome:
-            return (name, vals, prob, assumed, path, emitted, approx, event)
-        out = ctool.outcomes[name]
-        return self._finish(
-            out, vals, prob, assumed, path, emitted, approx, event, ctool, values, state, safe, real
-        )
-
-    def _finish(
-        self,
-        out: COutcome,
-        vals: tuple[Any, ...],
-        prob: float | None,
-        assumed: tuple[str, ...],
-        path: tuple[str, ...],
-        emitted: tuple[tuple[str, str, tuple[Any, ...]], ...],
-        approx: bool,
-        event: str | None,
-        ctool: CTool,
-        values: dict[str, Any],
-        state: State,
-        safe: bool,
-        real: Any = SIMULATED,
-    ) -> Branch:
-        """Apply an outcome's effects atomically and build its branch."""
-        ctx = make_context(self.today, self.now)
-        work = list(vals)
-        bodies = [] if out.kind == "fails" else [ctool.effects]
-        bodies.append(out.body)
-        if real is not SIMULATED:
-            result = real
-        else:
-            # a result that no effect stores must not bump the fresh-id counter: the state would
-            # differ from an identical one only by that counter and could not be merged
-            stored = self._stores_result(ctool.name, out.name, bodies)
-            result = self._fresh_result(ctool, work if stored else [work[-1]])
-        result_unknown = lib.contains_unknown(result)
-        use_safe = safe or result_unknown or state.derive(vals).has_unknown
-        for body in bodies:
-            if body is None:
-                continue
-            before = tuple(work)
-            try:
-                (body.safe if use_safe else body.fast)(work, values, result, state.data, ctx)
-            except Exception as exc:  # noqa: BLE001
-                precise, where = self._interpreted_error(body, state.derive(before), values, result)
-                return self._eval_failure(
-                    state, "EVAL_ERROR", _error_text(exc), where or body.span, precise
-                )
-        too_large = _oversized(work, state.data, self.compiled.state_names)
-        if too_large is not None:
-            return self._eval_failure(state, "EVAL_ERROR", too_large, out.ir.span)
-        new_state = state.derive(tuple(work))
-        warnings = [self._warning(code, key, vals_) for code, key, vals_ in emitted]
-        warnings += [self._warning(code, key, vals_) for code, key, vals_ in ctx.warnings]
-        violations: list[Violation] = []
-        kind: Literal["success", "partial", "fails"] = out.ir.outcome
-        if out.kind == "fails":
-            message = self._render(out.message, state, values, ctool, use_safe, result) or (
-                f"{ctool.name} failed ({out.name})"
-            )
-            hint = self._render(out.hint, state, values, ctool, use_safe, result)
-            violations.append(
-                Violation(
-                    out.ir.code or out.name.upper(),
-                    message,
-                    "outcome",
-                    hint=hint,
-                    location=self._loc(out.ir.span),
-                    certain=not assumed,
-                )
-            )
-        else:
-            for cond in ctool.ensures:
-                test = cond.test.safe if new_state.has_unknown or result_unknown else cond.test.fast
-                try:
-                    ok = test(new_state.data, values, result, state.data, ctx)
-                except Exception as exc:  # noqa: BLE001
-                    violations.append(
-                        Violation(
-                            "EVAL_ERROR",
-                            f"the contract cannot evaluate `{_cond_text(cond)}`: "
-                            f"{_error_text(exc)}",
-                            "evaluation",
-                            location=self._loc(cond.ir.span),
-                        )
-                    )
-                    kind = "fails"
-                    continue
-                if ok is True or ok is UNKNOWN:
-                    continue
-                ensure_message = self._render(
-                    cond.message, new_state, values, ctool, use_safe, result
-                )
-                violations.append(
-                    Violation(
-                        cond.ir.code or "ENSURE_FAILED",
-                        ensure_message
-                        or f"postcondition `{_cond_text(cond)}` does not hold after the call",
-                        "postcondition",
-                        location=self._loc(cond.ir.span),
-                        hint="the contract's effects do not establish its own postcondition",
-                    )
-                )
-                kind = "fails"
-        return Branch(
-            out.name,
-            kind,
-            new_state,
-            probability=prob,
-            event=event,
-            assumptions=assumed,
-            violations=violations,
-            warnings=warnings,
-            report=dict(ctx.reports),
-            flow_path=path,
-            approximate=approx or ctx.havoc,
-            guess=bool(assumed),
-        )
-
-    def _stores_result(self, tool: str, outcome: str, bodies: list[Any]) -> bool:
-        key = (tool, outcome)
-        cache = self._result_use
-        if key not in cache:
-            from ..dsl.walk import stmt_exprs, used_names, walk_stmts
-
-            exprs = [
-                e for b in bodies if b is not None for s in walk_stmts(b.ir) for e in stmt_exprs(s)
-            ]
-            cache[key] = "result" in used_names(exprs)
-        return cache[key]
-
-    def _fresh_result(self, ctool: CTool, work: list[Any]) -> Any:
-        returns = ctool.ir.returns
-        if returns is None:
-            return None
-        from .inputs import fresh_value
-
-        return fresh_value(returns, self.compiled, work, ctool.name)
-
-    def _move_machines(
-        self, branches: list[Branch], moves: list[tuple[int, list[tuple[str, Any, str | None]]]]
-    ) -> list[Branch]:
-        out: list[Branch] = []
-        for b in branches:
-            if b.outcome is None:
-                out.append(b)
-                continue
-            variants = [b]
-            for slot, admitted in moves:
-                nxt: list[Branch] = []
-                for v in variants:
-                    applicable = [
-                        (target, ok)
-                        for target, ok, only in admitted
-                        if (only is None and v.kind != "fails") or only == v.outcome
-                    ]
-                    if not applicable:
-                        nxt.append(v)
-                        continue
-                    for target, ok in applicable:
-                        values = list(v.state.data)
-                        values[slot] = target
-                        moved = replace(v, state=v.state.derive(tuple(values)))
-                        if ok is UNKNOWN:
-                            moved.assumptions = v.assumptions + ("a transition guard holds",)
-                            moved.probability = None
-                            moved.guess = True
-                        nxt.append(moved)
-                        if ok is True:
-                            break
-                variants = nxt
-            out.extend(variants)
-        return out
-
-    # ------------------------------------------------------------------ evaluation helpers
-    def _eval(
-        self,
-        fn: Any,
-        state: State,
-        values: dict[str, Any],
-        safe: bool,
-        ctool: CTool | None,
-        result: Any = None,
-    ) -> Any:
-        try:
-            return (fn.safe if safe else fn.fast)(
-                state.data, values, result, state.data, self._null_ctx
-            )
-        except Exception as exc:  # noqa: BLE001 - generated code failing is a contract error
-            precise = self._interpreted_expr_error(fn, state, values, result)
-            return Violation(
-                "EVAL_ERROR",
-                f"the contract cannot evaluate this: {precise or _error_text(exc)}",
-                "evaluation",
-                location=self._loc(fn.span),
-                hint="guard the expression (e.g. `k in m and m[k] …`) in the contract",
-            )
-
-    def _interpreted_expr_error(
-        self, fn: Any, state: State, values: dict[str, Any], result: Any = None
-    ) -> str | None:
-        """Re-run a failed expression in the reference interpreter for a precise message."""
-        if fn.ir is None:
-            return None
-        try:
-            self.compiled.interpreter.eval(fn.ir, self._env(state, values, result))
-        except lib.EvalError as exc:
-            return str(exc)
-        except Exception:  # noqa: BLE001
-            return None
-        return None
-
-    def _interpreted_error(
-        self, body: Any, state: State, values: dict[str, Any], result: Any = None
-    ) -> tuple[str | None, Any]:
-        """Re-run failed statements in the reference interpreter (with the same ``result``):
-        a precise message and the span of the statement that failed."""
-        if body.ir is None:
-            return None, None
-        try:
-            self.compiled.interpreter.exec(body.ir, self._env(state, values, result))
-        except lib.EvalError as exc:
-            return str(exc), getattr(exc, "span", None)
-        except Exception:  # noqa: BLE001
-            return None, None
-        return None, None
-
-    def _env(self, state: State, values: Mapping[str, Any], result: Any = None) -> Env:
-        return Env(
-            self.compiled.ir,
-            state={n: state[n] for n in self.compiled.state_names},
-            args=dict(values),
-            consts=self._env_base,
-            result=result,
-            today=self.today,
-            now=self.now,
-            safe=True,
-        )
-
-    def _condition_violation(
-        self, cond: CCondition, state: State, values: dict[str, Any], ctool: CTool, certain: bool
-    ) -> Violation:
-        safe = state.has_unknown
-        message = self._render(cond.message, state, values, ctool, safe)
-        hint = self._render(cond.hint, state, values, ctool, safe)
-        explained = (
-            self.compiled.interpreter.explain(cond.ir.cond, self._env(state, values))
-            if self.explain
-            else ()
-        )
-        shown = tuple(
-            (text, v if isinstance(v, str) and v.startswith("<error") else show(v))
-            for text, v in explained
-        )
-        code = cond.ir.code or (
-            "PRECONDITION_FAILED" if cond.ir.strength == "require" else "SOFT_PRECONDITION"
-        )
-        text = _cond_text(cond)
-        if message is None:
-            message = f"`{text}` is {'false' if certain else 'unknown'}"
-        elif not certain:
-            message = f"{message} (unknown: `{text}` cannot be decided)"
-        return Violation(
-            code,
-            message,
-            "precondition",
-            hint=hint,
-            location=self._loc(cond.ir.span),
-            values=shown,
-            certain=certain,
-        )
-
-    def _not_bool(self, cond: CCondition, result: Any) -> Violation:
-        return Violation(
-            "EVAL_ERROR",
-            f"`{_cond_text(cond)}` is {show(result)}, not true or false",
-            "evaluation",
-            location=self._loc(cond.ir.span),
-        )
-
-    def _render(
-        self,
-        t: TemplateFn | None,
-        state: State,
-        values: dict[str, Any],
-        ctool: CTool,
-        safe: bool,
-        result: Any = None,
-    ) -> str | None:
-        if t is None:
-            return None
-        if t.values is None:
-            return t.render(())
-        try:
-            vals = (t.values.safe if state.has_unknown or safe else t.values.fast)(
-                state.data, values, result, state.data, self._null_ctx
-            )
-        except Exception:  # noqa: BLE001 - a message hole that fails still renders
-            vals = tuple("<error>" for _ in t.template.parts if _ is not None)
-        return t.render(vals)
-
-    def _warning(self, code: str, key: str, vals: tuple[Any, ...]) -> Warning_:
-        t = self.compiled.warn_templates.get(key)
-        return Warning_(code, t.render(vals) if t is not None else code)
-
-    def _eval_failure(
-        self, state: State, code: str, message: str, span: Any, precise: str | None = None
-    ) -> Branch:
-        v = Violation(
-            code,
-            f"the contract cannot evaluate this: {precise or message}"
-            if code == "EVAL_ERROR"
-            else message,
-            "evaluation",
-            location=self._loc(span),
-        )
-        return Branch(None, "fails", state, violations=[v])
-
-    def _loc(self, span: Any) -> str | None:
-        if span is None or not getattr(span, "file", None):
-            return None
-        return f"{span.file}:{span.line}"
-
-    def _path_to(self, m: Any, start: str, goals: set[str]) -> list[str]:
-        """Shortest sequence of tool calls that moves machine ``m`` into one of ``goals``."""
-        if start in goals:
-            return []
-        seen = {start}
-        queue: deque[tuple[str, list[str]]] = deque([(start, [])])
-        edges: dict[str, list[tuple[str, str]]] = {}
-        for tool, by_source in sorted(m.by_tool.items()):
-            for source, transitions in by_source.items():
-                for t in transitions:
-                    edges.setdefault(source, []).append((t.ir.target, tool))
-        while queue:
-            node, path = queue.popleft()
-            for target, tool in edges.get(node, []):
-                if target in seen:
-                    continue
-                if target in goals:
-                    return path + [tool]
-                seen.add(target)
-                queue.append((target, path + [tool]))
-        return []
+        """The step after argument validation (see :meth:`Stepper.step_validated`)."""
+        return self._stepper.step_validated(state, ctool, values, raw_args, real, force, chosen)
 
     # ------------------------------------------------------------------ public helpers
     def enabled(self, state: State) -> list[Enabled]:
@@ -1130,7 +184,7 @@ class Simulator:
                 current = state.data[m.slot]
                 if current not in m.by_tool[ctool.name]:
                     allowed = tuple(sorted(m.by_tool[ctool.name]))
-                    path = self._path_to(m, current, set(allowed))
+                    path = self._explainer.path_to(m, current, set(allowed))
                     reasons.append(
                         Violation(
                             "PROTOCOL_VIOLATION",
@@ -1144,12 +198,16 @@ class Simulator:
             for cond in ctool.requires:
                 if used_names([cond.ir.cond]) & ctool.params:
                     continue
-                result = self._eval(cond.test, state, {}, state.has_unknown, ctool)
+                result = self._explainer.eval(cond.test, state, {}, state.has_unknown, ctool)
                 if result is False:
-                    reasons.append(self._condition_violation(cond, state, {}, ctool, True))
+                    reasons.append(
+                        self._explainer.condition_violation(cond, state, {}, ctool, True)
+                    )
                 elif result is UNKNOWN:
                     unknown = True
-                    reasons.append(self._condition_violation(cond, state, {}, ctool, False))
+                    reasons.append(
+                        self._explainer.condition_violation(cond, state, {}, ctool, False)
+                    )
             verdict: Verdict = (
                 "fails" if any(r.certain for r in reasons) else ("may_fail" if unknown else "ok")
             )
@@ -1165,7 +223,7 @@ class Simulator:
             from ..dsl.diagnostics import ContractError, error
 
             raise ContractError([error(v.code, v.message, hint=v.hint) for v in unreadable])
-        return _fast.bind(self, tool, args)
+        return self._checker().bind(tool, args)
 
     def check_plan(self, calls: Sequence[BoundCall], state: State | None = None) -> PlanCheck:
         """Just the verdict of a linear plan of bound calls, on the fastest path available."""
@@ -1174,16 +232,19 @@ class Simulator:
                 f"calls must be a list of calls from sim.bind(), not {safe_type_name(calls)}"
             )
         for i, call in enumerate(calls):
-            if not isinstance(call, _fast.BoundCall):
+            if not isinstance(call, BoundCall):
                 raise TypeError(
                     f"calls[{i}] must be a call from sim.bind(tool, args), not "
                     f"{safe_type_name(call)}"
                 )
         if state is not None:
             expect_state(self, state, "state")
+        return (self._plan_checker or self._checker()).check(calls, state)
+
+    def _checker(self) -> PlanChecker:
         if self._plan_checker is None:
-            self._plan_checker = _fast.plan_checker(self)
-        return self._plan_checker(self, calls, state)
+            self._plan_checker = PlanChecker(self)
+        return self._plan_checker
 
     def plan(
         self,
@@ -1269,7 +330,7 @@ class Simulator:
                 + (f"; did you mean `{guess}`?" if guess else f" (it declares: {declared})")
             )
         fn = self.compiled.goals[name]
-        return self._eval(fn, state, {}, state.has_unknown, None)
+        return self._explainer.eval(fn, state, {}, state.has_unknown, None)
 
     def goal_unmet(self, state: State, name: str) -> list[GoalPart]:
         """The parts of a named goal that do not hold in a state, each ``false``, ``unknown`` or
@@ -1457,86 +518,3 @@ def _read_args(tool: str, args: dict[str, Any]) -> tuple[dict[str, Any], list[Vi
                 )
             )
     return out, violations
-
-
-def _with(state: State, updates: dict[int, Any]) -> State:
-    data = list(state.data)
-    for slot, value in updates.items():
-        data[slot] = value
-    return state.derive(tuple(data))
-
-
-def _oversized(work: list[Any], before: tuple[Any, ...], names: list[str]) -> str | None:
-    """Why a changed state variable is too large to keep (lib.MAX_VALUE_SIZE), if one is."""
-    for slot, name in enumerate(names):
-        value = work[slot]
-        if value is before[slot] or not isinstance(value, (tuple, frozenset, FMap)):
-            continue  # unchanged, or a scalar (strings have their own, smaller bound)
-        try:
-            lib.check_value_size(value, f"`{name}`")
-        except lib.EvalError as exc:
-            return str(exc)
-    return None
-
-
-def _error_text(exc: BaseException) -> str:
-    if isinstance(exc, lib.EvalError):
-        return str(exc)
-    if isinstance(exc, KeyError):
-        return f"key {show(exc.args[0]) if exc.args else '?'} is missing"
-    if isinstance(exc, ZeroDivisionError):
-        return "division by zero"
-    if isinstance(exc, RecursionError):
-        return "the expression nests too deeply"
-    if isinstance(exc, AttributeError):
-        return "a value of the wrong type (e.g. null where a record was expected)"
-    return f"{type(exc).__name__}: {exc}"
-
-
-def _cond_text(cond: CCondition) -> str:
-    from ..dsl.pretty import expr_text
-
-    return expr_text(cond.ir.cond)
-
-
-def _when_text(t: Any) -> str:
-    from ..dsl.pretty import expr_text
-
-    return expr_text(t.ir.when) if t.ir.when is not None else "true"
-
-
-def _primitive(contract: Any, var: str) -> str | None:
-    """The primitive type (``bool``, ``int``, ``float``, ``str``) of a state variable, through
-    type aliases; None for anything else."""
-    from ..dsl import ir
-
-    aliases = {t.name: t.type for t in contract.types}
-    t: Any = next(v.type for v in contract.state if v.name == var)
-    for _ in range(len(aliases) + 1):
-        if not isinstance(t, ir.NamedType):
-            return None
-        if t.name in ("bool", "int", "float", "str"):
-            return t.name
-        if t.name not in aliases:
-            return None
-        t = aliases[t.name]
-    return None
-
-
-def _literal_of(prim: str | None, value: Any) -> Any:
-    """A literal as a value of a variable of primitive type ``prim``; UNKNOWN when it is not
-    one (so nothing is concluded from comparing them)."""
-    if prim == "bool":
-        return value if isinstance(value, bool) else UNKNOWN
-    if prim == "int":
-        return value if isinstance(value, int) and not isinstance(value, bool) else UNKNOWN
-    if prim == "float":
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-        return UNKNOWN
-    if prim == "str":
-        return value if isinstance(value, str) else UNKNOWN
-    return UNKNOWN
-
-
-from . import fast as _fast  # noqa: E402 - fast.py builds on the Simulator defined above

@@ -9,16 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..compiler import lib
 from ..compiler.values import show, thaw
-from .engine import (
-    DEFAULT_MAX_BRANCHES,
-    DEFAULT_MAX_SECONDS,
-    DEFAULT_MAX_STATES,
-    Branch,
-    Verdict,
-    Violation,
-    Warning_,
-)
+from .engine import DEFAULT_MAX_BRANCHES, DEFAULT_MAX_SECONDS, DEFAULT_MAX_STATES
 from .goals import GoalPart, unmet_parts
+from .results import Branch, Verdict, Violation, Warning_
 from .state import State
 
 if TYPE_CHECKING:

@@ -1,24 +1,28 @@
-"""Fast plan checking for planners: arguments validated once (:func:`bind`), then deterministic
-tools run as one precondition test and one effect function per step (:func:`check_plan`).
-Anything the fast path cannot decide goes through the full semantics of :mod:`.engine`.
+"""Fast plan checking for planners (:class:`PlanChecker`): arguments validated once
+(:meth:`PlanChecker.bind`), then deterministic tools run as one precondition test and one effect
+function per step (:attr:`PlanChecker.check`). Anything the fast path cannot decide goes through
+the full semantics (:meth:`Simulator.run`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import ValidationError
 
 from ..compiler import lib
-from ..compiler.compile import CTool
+from ..compiler.compile import CompiledContract, CTool
 from ..compiler.validators import model_values, problems_from
 from ..dsl import ir
 from ..dsl.diagnostics import did_you_mean
 from ..dsl.walk import all_exprs, walk_stmts
-from .engine import Simulator, Verdict
+from .results import Verdict
 from .state import State
+
+if TYPE_CHECKING:
+    from .engine import Simulator
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,7 @@ class NullContext:
         pass
 
 
-def _fast_tool(sim: Simulator, ctool: CTool) -> _FastTool | None:
+def _fast_tool(compiled: CompiledContract, ctool: CTool) -> _FastTool | None:
     from ..dsl.walk import used_names
 
     tool = ctool.ir
@@ -95,7 +99,7 @@ def _fast_tool(sim: Simulator, ctool: CTool) -> _FastTool | None:
         return None
     machines: list[tuple[int, dict[str, list[tuple[str, Any]]]]] = []
     for mname in ctool.machines:
-        m = sim.compiled.machines[mname]
+        m = compiled.machines[mname]
         table: dict[str, list[tuple[str, Any]]] = {}
         for source, transitions in m.by_tool[ctool.name].items():
             entries = []
@@ -109,120 +113,112 @@ def _fast_tool(sim: Simulator, ctool: CTool) -> _FastTool | None:
     return _FastTool(machines, ctool.fast_pre, effects)
 
 
-def bind(self: Simulator, tool: str, args: Mapping[str, Any] | None = None) -> BoundCall:
-    """Validate a call's arguments once, for repeated use in :meth:`check_plan`.
+class PlanChecker:
+    """:meth:`Simulator.check_plan` for one simulator, with its caches: each tool's fast form
+    (or None when it needs the full semantics) and whether the step budget is needed at all
+    (planners check millions of plans, so that decision is taken once)."""
 
-    Raises :class:`~contractsim.ContractError` when the tool is unknown or the arguments are
-    invalid (a plan with such a call fails at that step anyway)."""
-    from ..dsl.diagnostics import ContractError, error
-
-    args = dict(args or {})
-    ctool = self.compiled.tools.get(tool)
-    if ctool is None:
-        guess = did_you_mean(tool, self.compiled.tools)
-        raise ContractError(
-            [
-                error(
-                    "UNKNOWN_TOOL",
-                    f"the contract declares no tool `{tool}`",
-                    hint=f"did you mean `{guess}`?" if guess else None,
-                )
-            ]
+    def __init__(self, sim: Simulator) -> None:
+        self.sim = sim
+        self.compiled = sim.compiled
+        self.layout = sim.layout
+        self._ctx = NullContext(sim.today, sim.now)
+        self._fast_tools: dict[str, _FastTool | None] = {}
+        self.loops = _loops(sim.compiled.ir)
+        """Whether the contract has quantifiers or loops (whose work the step budget bounds)."""
+        self.check: Callable[[Sequence[BoundCall], State | None], PlanCheck] = (
+            self._check_in_budget if self.loops else self._check
         )
-    try:
-        model = ctool.args_model.model_validate(args)
-    except ValidationError as exc:
-        raise ContractError(
-            [
-                error("INVALID_ARGUMENT", f"{tool}: {p.text()}", hint=p.hint)
-                for p in problems_from(exc, "args")
-            ]
-        ) from None
-    values = model_values(model)
-    cache = self._fast_tools
-    if tool not in cache:
-        cache[tool] = _fast_tool(self, ctool)
-    return BoundCall(tool, args, values, cache[tool])
+        """The verdict of a linear plan of bound calls, as fast as the contract allows:
+        deterministic tools on fully known states run on a fast path (one precondition test and
+        one effect function per step); anything else falls back to :meth:`Simulator.run`."""
 
+    def bind(self, tool: str, args: Mapping[str, Any]) -> BoundCall:
+        """Validate a call's arguments once, for repeated use in :attr:`check`.
 
-def check_plan(
-    self: Simulator, calls: Sequence[BoundCall], state: State | None = None
-) -> PlanCheck:
-    """The verdict of a linear plan of bound calls, as fast as the contract allows.
+        Raises :class:`~contractsim.ContractError` when the tool is unknown or the arguments are
+        invalid (a plan with such a call fails at that step anyway)."""
+        from ..dsl.diagnostics import ContractError, error
 
-    Deterministic tools on fully known states run on a fast path (one precondition test and one
-    effect function per step); anything else falls back to :meth:`run`."""
-    if _loops(self):
-        with lib.step_budget(self.step_seconds):
-            return _check_plan(self, calls, state)
-    return _check_plan(self, calls, state)
-
-
-def plan_checker(
-    sim: Simulator,
-) -> Callable[[Simulator, Sequence[BoundCall], State | None], PlanCheck]:
-    """:func:`check_plan`, with the budget decision taken once per simulator (planners call it
-    millions of times)."""
-    return check_plan if _loops(sim) else _check_plan
-
-
-def _loops(sim: Simulator) -> bool:
-    """Whether the contract has quantifiers or loops (whose work the step budget bounds)."""
-    cached = sim._loops
-    if cached is None:
-        contract = sim.compiled.ir
-        exprs = any(isinstance(e, ir.Quantifier) for e in all_exprs(contract))
-        bodies = [t.effects for t in contract.tools]
-        bodies += [o.body for t in contract.tools for o in t.outcomes]
-        bodies += [s.body for t in contract.tools if t.flow for s in t.flow.steps]
-        stmts = any(isinstance(s, ir.For) for b in bodies for s in walk_stmts(b))
-        cached = sim._loops = exprs or stmts
-    return cached
-
-
-def _check_plan(
-    self: Simulator, calls: Sequence[BoundCall], state: State | None = None
-) -> PlanCheck:
-    state = state if state is not None else self.initial_state()
-    if state.has_unknown:
-        return _slow_check(self, calls, state, 0)
-    S = state.data
-    ctx = self._null_ctx
-    for i, call in enumerate(calls):
-        fast = call.fast
-        if fast is None:
-            return _slow_check(self, calls, State(S, self.layout), i)
-        A = call.values
+        args = dict(args or {})
+        ctool = self.compiled.tools.get(tool)
+        if ctool is None:
+            guess = did_you_mean(tool, self.compiled.tools)
+            raise ContractError(
+                [
+                    error(
+                        "UNKNOWN_TOOL",
+                        f"the contract declares no tool `{tool}`",
+                        hint=f"did you mean `{guess}`?" if guess else None,
+                    )
+                ]
+            )
         try:
-            moved: list[tuple[int, str]] | None = None
-            if fast.machines:
-                moved = []
-                for slot, table in fast.machines:
-                    for target, guard in table.get(S[slot], ()):
-                        if guard is None or guard(S, A, None, S, ctx) is True:
-                            moved.append((slot, target))
-                            break
-                    else:
-                        return PlanCheck("fails", i + 1, None)
-            pre = fast.pre
-            if pre is not None and pre(S, A, None, S, ctx) is not True:
-                return PlanCheck("fails", i + 1, None)
-            W = list(S)
-            for eff in fast.effects:
-                eff(W, A, None, S, ctx)
-            if moved:
-                for slot, target in moved:
-                    W[slot] = target
-        except Exception:  # noqa: BLE001 - let the full semantics explain it
-            return _slow_check(self, calls, State(S, self.layout), i)
-        S = tuple(W)
-    return PlanCheck("ok", None, State(S, self.layout))
+            model = ctool.args_model.model_validate(args)
+        except ValidationError as exc:
+            raise ContractError(
+                [
+                    error("INVALID_ARGUMENT", f"{tool}: {p.text()}", hint=p.hint)
+                    for p in problems_from(exc, "args")
+                ]
+            ) from None
+        values = model_values(model)
+        cache = self._fast_tools
+        if tool not in cache:
+            cache[tool] = _fast_tool(self.compiled, ctool)
+        return BoundCall(tool, args, values, cache[tool])
+
+    def _check_in_budget(self, calls: Sequence[BoundCall], state: State | None = None) -> PlanCheck:
+        with lib.step_budget(self.sim.step_seconds):
+            return self._check(calls, state)
+
+    def _check(self, calls: Sequence[BoundCall], state: State | None = None) -> PlanCheck:
+        state = state if state is not None else self.sim.initial_state()
+        if state.has_unknown:
+            return self._slow_check(calls, state, 0)
+        S = state.data
+        ctx = self._ctx
+        for i, call in enumerate(calls):
+            fast = call.fast
+            if fast is None:
+                return self._slow_check(calls, State(S, self.layout), i)
+            A = call.values
+            try:
+                moved: list[tuple[int, str]] | None = None
+                if fast.machines:
+                    moved = []
+                    for slot, table in fast.machines:
+                        for target, guard in table.get(S[slot], ()):
+                            if guard is None or guard(S, A, None, S, ctx) is True:
+                                moved.append((slot, target))
+                                break
+                        else:
+                            return PlanCheck("fails", i + 1, None)
+                pre = fast.pre
+                if pre is not None and pre(S, A, None, S, ctx) is not True:
+                    return PlanCheck("fails", i + 1, None)
+                W = list(S)
+                for eff in fast.effects:
+                    eff(W, A, None, S, ctx)
+                if moved:
+                    for slot, target in moved:
+                        W[slot] = target
+            except Exception:  # noqa: BLE001 - let the full semantics explain it
+                return self._slow_check(calls, State(S, self.layout), i)
+            S = tuple(W)
+        return PlanCheck("ok", None, State(S, self.layout))
+
+    def _slow_check(self, calls: Sequence[BoundCall], state: State, offset: int) -> PlanCheck:
+        report = self.sim.run([(c.tool, c.args) for c in calls[offset:]], state, stop_at_first=True)
+        failed = next((s.index for s in report.steps if s.verdict != "ok" and not s.skipped), None)
+        final = report.paths[0].state if len(report.paths) == 1 and report.verdict == "ok" else None
+        return PlanCheck(report.verdict, None if failed is None else failed + offset, final)
 
 
-def _slow_check(
-    self: Simulator, calls: Sequence[BoundCall], state: State, offset: int
-) -> PlanCheck:
-    report = self.run([(c.tool, c.args) for c in calls[offset:]], state, stop_at_first=True)
-    failed = next((s.index for s in report.steps if s.verdict != "ok" and not s.skipped), None)
-    final = report.paths[0].state if len(report.paths) == 1 and report.verdict == "ok" else None
-    return PlanCheck(report.verdict, None if failed is None else failed + offset, final)
+def _loops(contract: ir.Contract) -> bool:
+    """Whether a contract has quantifiers or loops."""
+    exprs = any(isinstance(e, ir.Quantifier) for e in all_exprs(contract))
+    bodies = [t.effects for t in contract.tools]
+    bodies += [o.body for t in contract.tools for o in t.outcomes]
+    bodies += [s.body for t in contract.tools if t.flow for s in t.flow.steps]
+    return exprs or any(isinstance(s, ir.For) for b in bodies for s in walk_stmts(b))

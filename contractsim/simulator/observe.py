@@ -28,7 +28,7 @@ from ..compiler.foreign import contract_value, exception_text
 from ..compiler.validators import model_values, problems_from
 from ..compiler.values import UNKNOWN
 from ..dsl.types import type_label
-from .engine import Branch, StepResult, Verdict, Violation
+from .results import Branch, StepResult, Verdict, Violation
 from .state import State
 
 if TYPE_CHECKING:

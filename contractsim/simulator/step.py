@@ -1,0 +1,734 @@
+"""The step algorithm: what one call does from one state, across every branch.
+
+A step: validate arguments → protocol machines admit the call → hard preconditions (three-valued) →
+soft preconditions (warnings) → flow / outcomes (one branch per environment event) → that outcome's
+effects, applied atomically. :class:`~.engine.Simulator` is the façade over it; failures are
+explained by :mod:`.explain`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any, Literal, NamedTuple
+
+from pydantic import ValidationError
+
+from ..compiler import lib
+from ..compiler.compile import CCondition, CompiledContract, COutcome, CTool, make_context
+from ..compiler.validators import model_values, problems_from
+from ..compiler.values import UNKNOWN, FMap, show
+from ..dsl.diagnostics import did_you_mean
+from .explain import Explainer, cond_text, error_text, when_text
+from .results import Branch, StepResult, Violation, Warning_
+from .state import State
+
+MAX_FLOW_STEPS = 256
+# ``real`` when a step is simulated, not observed: the result is made up (fresh or unknown)
+SIMULATED: Any = object()
+
+
+Emitted = tuple[tuple[str, str, tuple[Any, ...]], ...]
+"""Warnings emitted by generated code on the way: (code, message template key, values)."""
+
+
+class FlowPath(NamedTuple):
+    """One way through a tool's flow, not yet ended in an outcome."""
+
+    step: str  # the flow step it is at (the outcome's name once it ends in one)
+    vals: tuple[Any, ...]  # the working state values
+    prob: float | None  # its probability (None when unknown)
+    assumed: tuple[str, ...]  # what was assumed about unknown guards on the way
+    path: tuple[str, ...]  # the flow steps taken before this one
+    emitted: Emitted  # warnings emitted on the way
+    approx: bool = False  # an unknown condition made some values unknown
+    event: str | None = None  # the environment event met on the way
+
+
+class Call(NamedTuple):
+    """What stays the same while one call's branches are built."""
+
+    ctool: CTool
+    values: dict[str, Any]  # the validated arguments
+    state: State  # the state the call starts from
+    safe: bool  # some values are unknown: run the generated code's unknown-aware form
+    real: Any = SIMULATED  # the observed result of a real call, or SIMULATED
+
+
+class Stepper:
+    """The step algorithm for one compiled contract (its caches included)."""
+
+    def __init__(self, compiled: CompiledContract, explainer: Explainer) -> None:
+        self.compiled = compiled
+        self.layout = compiled.slots
+        self.today, self.now = explainer.today, explainer.now
+        self._explainer = explainer
+        self._result_use: dict[tuple[str, str], bool] = {}
+
+    def step(self, state: State, tool: str, args: Mapping[str, Any] | None) -> StepResult:
+        args = dict(args or {})
+        ctool = self.compiled.tools.get(tool)
+        if ctool is None:
+            guess = did_you_mean(tool, self.compiled.tools)
+            hint = (
+                f"did you mean `{guess}`?"
+                if guess
+                else ("the contract declares: " + ", ".join(self.compiled.tools))
+            )
+            v = Violation(
+                "UNKNOWN_TOOL", f"the contract declares no tool `{tool}`", "unknown_tool", hint=hint
+            )
+            return StepResult(tool, args, [Branch(None, "fails", state, violations=[v])])
+        try:
+            model = ctool.args_model.model_validate(args)
+        except ValidationError as exc:
+            violations = [
+                Violation(
+                    "INVALID_ARGUMENT",
+                    f"{tool}: {p.text()}",
+                    "argument",
+                    hint=p.hint,
+                    location=self._explainer.loc(ctool.ir.span),
+                    field=p.path,
+                    rule=p.rule,
+                    value=p.value,
+                )
+                for p in problems_from(exc, "args")
+            ]
+            return StepResult(tool, args, [Branch(None, "fails", state, violations=violations)])
+        values = model_values(model)
+        return self.step_validated(state, ctool, values, args)
+
+    def step_validated(
+        self,
+        state: State,
+        ctool: CTool,
+        values: dict[str, Any],
+        raw_args: Mapping[str, Any],
+        real: Any = SIMULATED,
+        force: bool = False,
+        chosen: str | None = None,
+    ) -> StepResult:
+        """The step after argument validation. Observed real calls (:mod:`.observe`) pass
+        ``real`` (bound to ``result``), ``force`` (run the outcomes even where preconditions or
+        protocols refuse the call: it happened) and ``chosen`` (end in this outcome instead of
+        walking the flow)."""
+        safe = state.has_unknown
+        S = state.data
+        violations: list[Violation] = []
+        # undecided rules, in order: the violation, its precondition (None for a protocol
+        # guard) and its text for the branches' assumptions
+        undecided: list[tuple[Violation, CCondition | None, str]] = []
+        # protocol machines
+        machine_moves: list[tuple[int, list[tuple[str, Any, str | None]]]] = []
+        for mname in ctool.machines:
+            m = self.compiled.machines[mname]
+            current = S[m.slot]
+            options = m.by_tool[ctool.name].get(current, [])
+            admitted: list[tuple[str, Any, str | None]] = []
+            for t in options:
+                ok: Any = True
+                if t.guard is not None:
+                    ok = self._explainer.eval(t.guard, state, values, safe, ctool)
+                if ok is True or ok is UNKNOWN:
+                    admitted.append((t.ir.target, ok, t.ir.outcome))
+            if not admitted and options:
+                guards = " or ".join(f"`{when_text(t)}`" for t in options)
+                violations.append(
+                    Violation(
+                        "PROTOCOL_VIOLATION",
+                        f"`{ctool.name}` is allowed while {mname} is `{current}` only when "
+                        f"{guards}, which is false",
+                        "protocol",
+                        location=self._explainer.loc(m.ir.span),
+                        values=tuple(
+                            (text, show(value))
+                            for t in options
+                            if t.ir.when is not None
+                            for text, value in self.compiled.interpreter.explain(
+                                t.ir.when, self._explainer.env(state, values)
+                            )
+                        ),
+                    )
+                )
+            elif not admitted:
+                allowed = tuple(sorted(m.by_tool[ctool.name]))
+                path = self._explainer.path_to(m, current, set(allowed))
+                hint = (
+                    f"call {' → '.join(path)} first"
+                    if path
+                    else ("no sequence of calls reaches a state that allows it")
+                )
+                violations.append(
+                    Violation(
+                        "PROTOCOL_VIOLATION",
+                        f"`{ctool.name}` is not allowed while {mname} is `{current}`; "
+                        "it is allowed in " + ", ".join(f"`{s}`" for s in allowed),
+                        "protocol",
+                        hint=hint,
+                        location=self._explainer.loc(m.ir.span),
+                        allowed_states=allowed,
+                        path_to_allowed=tuple(path),
+                    )
+                )
+            else:
+                if all(ok is UNKNOWN for _, ok, _ in admitted):
+                    # every transition's guard is unknown: the call may be refused
+                    guards = "; ".join(when_text(t) for t in options if t.guard is not None)
+                    undecided.append(
+                        (
+                            Violation(
+                                "PROTOCOL_VIOLATION",
+                                f"`{ctool.name}` may not be allowed while {mname} is "
+                                f"`{current}`: its guard cannot be decided ({guards})",
+                                "protocol",
+                                location=self._explainer.loc(m.ir.span),
+                                certain=False,
+                            ),
+                            None,
+                            f"the guard of `{ctool.name}` in {mname}",
+                        )
+                    )
+                machine_moves.append((m.slot, admitted))
+        # hard preconditions: every one is checked, so every violated rule is reported
+        for cond in ctool.requires:
+            result = self._explainer.eval(cond.test, state, values, safe, ctool)
+            if result is True:
+                continue
+            if isinstance(result, Violation):
+                violations.append(result)
+                continue
+            v = self._explainer.condition_violation(
+                cond, state, values, ctool, certain=result is False
+            )
+            if result is False:
+                violations.append(v)
+            elif result is UNKNOWN:
+                undecided.append((v, cond, f"`{cond_text(cond)}`"))
+            else:
+                violations.append(self._explainer.not_bool(cond, result))
+        if violations and not force:
+            return StepResult(
+                ctool.name,
+                raw_args,
+                [Branch(None, "fails", state, violations=violations)],
+                self.cost(ctool, state, values, safe),
+            )
+        branches, held_state = self.undecided_branches(state, ctool, values, undecided)
+        if force:
+            branches = []  # it happened: the rules held (or the contract is wrong)
+        warnings: list[Warning_] = []
+        for cond in ctool.shoulds:
+            result = self._explainer.eval(cond.test, state, values, safe, ctool)
+            if result is True:
+                continue
+            if isinstance(result, Violation):
+                warnings.append(Warning_(result.code, result.message))
+                continue
+            v = self._explainer.condition_violation(
+                cond, state, values, ctool, certain=result is False
+            )
+            warnings.append(Warning_(v.code, v.message, certain=result is False))
+        # the branches where the unknown preconditions hold: their own failures stay certain,
+        # since the complementary worlds fail already (the branch above)
+        held = tuple(f"{text} holds" for _, _, text in undecided)
+        # (a real call recognised as a failure outcome does not show that they held)
+        failure_chosen = chosen is not None and ctool.outcomes[chosen].kind == "fails"
+        if held_state is None and not force:
+            # no world satisfies every rule at once: the call fails on every branch
+            return StepResult(ctool.name, raw_args, branches, self.cost(ctool, state, values, safe))
+        if held_state is not None and held_state is not state and not failure_chosen:
+            state = held_state
+            safe = state.has_unknown
+        if chosen is not None:
+            outcome = ctool.outcomes[chosen]
+            start = FlowPath(chosen, state.data, 1.0, (), (), (), False, None)
+            ends = [self.finish(outcome, start, Call(ctool, values, state, safe, real))]
+        else:
+            ends = self.outcome_branches(Call(ctool, values, state, safe, real))
+        for b in ends:
+            b.preconditions_assumed = held
+            if held:
+                b.probability = None
+            b.warnings = warnings + b.warnings
+            branches.append(b)
+        # protocol machines move on non-failure outcomes (or on the outcome they name)
+        if machine_moves:
+            branches = self.move_machines(branches, machine_moves)
+        return StepResult(ctool.name, raw_args, branches, self.cost(ctool, state, values, safe))
+
+    def undecided_branches(
+        self,
+        state: State,
+        ctool: CTool,
+        values: dict[str, Any],
+        undecided: list[tuple[Violation, CCondition | None, str]],
+    ) -> tuple[list[Branch], State | None]:
+        """The failing branches of a step whose rules are undecided, and the state where all of
+        them hold (None when no state does).
+
+        Rule *i* fails first on its own branch: the undecided rules before it held there, and
+        what that (and its failing) implies about unknown state variables is remembered, so
+        each branch names the rule that failed on it and its state agrees with the
+        assumptions. A later rule that is false on that branch is reported there too; a rule
+        that holds once the earlier ones held gets no branch of its own."""
+        branches: list[Branch] = []
+        held_state = state
+        assumed: tuple[str, ...] = ()
+        for i, (v, cond, text) in enumerate(undecided):
+            result: Any = UNKNOWN
+            if cond is not None and held_state is not state:
+                result = self._explainer.eval(
+                    cond.test, held_state, values, held_state.has_unknown, ctool
+                )
+            if result is True:
+                continue  # it holds wherever the earlier ones hold
+            failed_state = held_state
+            if result is UNKNOWN and cond is not None:
+                failed_state = with_slots(
+                    held_state, self.implied(cond.ir.cond, held_state, ctool, values, False)
+                )
+            failing = [v]
+            if isinstance(result, Violation):
+                failing = [result]
+            elif result is not UNKNOWN and result is not False:
+                failing = [self._explainer.not_bool(cond, result)]  # type: ignore[arg-type]
+            for later, later_cond, _ in undecided[i + 1 :]:
+                if later_cond is None:
+                    continue
+                r = self._explainer.eval(
+                    later_cond.test, failed_state, values, failed_state.has_unknown, ctool
+                )
+                if r is False:
+                    failing.append(later)
+            branches.append(
+                Branch(
+                    None,
+                    "fails",
+                    failed_state,
+                    probability=None,
+                    assumptions=assumed + (f"{text} is false",),
+                    violations=failing,
+                )
+            )
+            if result is not UNKNOWN:
+                return branches, None  # false wherever the earlier ones hold
+            if cond is not None:
+                held_state = with_slots(
+                    held_state, self.implied(cond.ir.cond, held_state, ctool, values, True)
+                )
+            assumed += (f"{text} holds",)
+        return branches, held_state
+
+    def implied(
+        self, cond: Any, state: State, ctool: CTool, values: dict[str, Any], holds: bool
+    ) -> dict[int, Any]:
+        """What a condition tells about unknown state variables once it is known to hold (or
+        to fail): ``x`` and ``not x`` over a ``bool``, ``x == literal`` and ``x != literal``,
+        their combinations by ``and`` (when it holds) and ``or`` (when it fails), and the
+        undecided side of an ``and`` that fails (an ``or`` that holds) whose other side is
+        known."""
+        from ..dsl import ir
+
+        if isinstance(cond, ir.Unary) and cond.op == "not":
+            return self.implied(cond.operand, state, ctool, values, not holds)
+        if isinstance(cond, ir.Binary) and cond.op in ("and", "or"):
+            if (cond.op == "and") != holds:
+                # one side or the other decided it: the other one, when this one is known
+                for side, other in ((cond.left, cond.right), (cond.right, cond.left)):
+                    if self.known(side, state, values) is (cond.op == "and"):
+                        return self.implied(other, state, ctool, values, holds)
+                return {}
+            left = self.implied(cond.left, state, ctool, values, holds)
+            right = self.implied(cond.right, state, ctool, values, holds)
+            out = dict(left)
+            for slot, value in right.items():
+                if slot in out and (out[slot] != value or type(out[slot]) is not type(value)):
+                    del out[slot]  # contradictory: keep it unknown
+                else:
+                    out[slot] = value
+            return out
+        if isinstance(cond, ir.Name):
+            var, prim = self.unknown_var(cond, state, ctool)
+            return {var: holds} if var is not None and prim == "bool" else {}
+        if isinstance(cond, ir.Binary) and cond.op in ("==", "!="):
+            name, lit = cond.left, cond.right
+            if isinstance(name, ir.Literal_):
+                name, lit = lit, name
+            if not isinstance(name, ir.Name) or not isinstance(lit, ir.Literal_):
+                return {}
+            var, prim = self.unknown_var(name, state, ctool)
+            value = literal_of(prim, lit.value)
+            if var is None or value is UNKNOWN:
+                return {}
+            if holds == (cond.op == "=="):
+                return {var: value}
+            return {var: not value} if prim == "bool" else {}
+        return {}
+
+    def known(self, e: Any, state: State, values: dict[str, Any]) -> Any:
+        """The value of a sub-expression (UNKNOWN when it cannot be evaluated)."""
+        try:
+            return self.compiled.interpreter.eval(e, self._explainer.env(state, values))
+        except Exception:  # noqa: BLE001 - an error decides nothing here
+            return UNKNOWN
+
+    def unknown_var(self, e: Any, state: State, ctool: CTool) -> tuple[int | None, str | None]:
+        """The slot and primitive type of a state variable named by ``e`` whose value is
+        unknown (not hidden by a parameter of the tool)."""
+        if e.name in ctool.params or e.name not in self.compiled.state_names:
+            return None, None
+        slot = self.layout[e.name]
+        if state.data[slot] is not UNKNOWN:
+            return None, None
+        return slot, primitive(self.compiled.ir, e.name)
+
+    def cost(self, ctool: CTool, state: State, values: dict[str, Any], safe: bool) -> float | None:
+        """A call's cost (also when it fails: the call was made). None when not declared."""
+        if ctool.cost is None:
+            return None
+        c = self._explainer.eval(ctool.cost, state, values, safe, ctool)
+        return c if isinstance(c, (int, float)) and not isinstance(c, bool) else None
+
+    # ------------------------------------------------------------------ outcomes and flows
+    def outcome_branches(self, call: Call) -> list[Branch]:
+        """Walk the tool's flow: every environment event forks, unknown guards fork."""
+        ctool, values, state, safe, _ = call
+        flow = ctool.flow
+        finished: list[Branch] = []
+        todo: deque[FlowPath] = deque([FlowPath(flow.initial, state.data, 1.0, (), (), (), False)])
+        budget = MAX_FLOW_STEPS
+        while todo:
+            step, vals, prob, assumed, path, emitted, approx, event = todo.popleft()
+            budget -= 1
+            if budget < 0:
+                finished.append(
+                    self._explainer.eval_failure(
+                        state,
+                        "FLOW_TOO_LONG",
+                        f"the flow of `{ctool.name}` ran more than {MAX_FLOW_STEPS} steps",
+                        ctool.ir.span,
+                    )
+                )
+                break
+            path = path + (step,)
+            body = flow.steps.get(step)
+            if body is not None:
+                ctx = make_context(self.today, self.now)
+                work = list(vals)
+                try:
+                    (body.safe if safe else body.fast)(work, values, None, state.data, ctx)
+                except Exception as exc:  # noqa: BLE001 - any failure of generated code is reported
+                    finished.append(
+                        self._explainer.eval_failure(
+                            state, "EVAL_ERROR", error_text(exc), body.span
+                        )
+                    )
+                    continue
+                vals = tuple(work)
+                emitted = emitted + tuple(ctx.warnings)
+                approx = approx or ctx.havoc
+            transitions = flow.outgoing.get(step, [])
+            sub_state = state.derive(vals)
+            sub_safe = safe or sub_state.has_unknown
+
+            def follow(
+                target: tuple[str, bool, str | None],
+                p: float | None,
+                assumptions: tuple[str, ...],
+                vals: tuple[Any, ...] = vals,
+                path: tuple[str, ...] = path,
+                emitted: Emitted = emitted,
+                approx: bool = approx,
+            ) -> None:
+                """Take a transition: to the next step (pending) or to an outcome (finished)."""
+                name, to_outcome, event = target
+                nxt = FlowPath(name, vals, p, assumptions, path, emitted, approx, event)
+                if to_outcome:
+                    finished.append(self.finish(ctool.outcomes[name], nxt, call))
+                else:
+                    todo.append(nxt)
+
+            events = [t for t in transitions if t.ir.event is not None]
+            plain = [t for t in transitions if t.ir.event is None]
+            event_total = 0.0
+            event_known = True
+            for t in events:
+                ok: Any = True
+                if t.when is not None:
+                    ok = self._explainer.eval(t.when, sub_state, values, sub_safe, ctool)
+                if isinstance(ok, Violation):  # the guard cannot be evaluated: not "it holds"
+                    finished.append(Branch(None, "fails", state, violations=[ok]))
+                    continue
+                if ok is False:
+                    continue
+                p = t.ir.event.probability if t.ir.event else None
+                if p is None:
+                    event_known = False
+                else:
+                    event_total += p
+                branch_prob = None if prob is None or p is None else prob * p
+                extra = (f"{when_text(t)} (unknown)",) if ok is UNKNOWN else ()
+                target = (t.ir.target, t.ir.to_outcome, t.ir.event.name)  # type: ignore[union-attr]
+                follow(target, branch_prob, assumed + extra)
+            rest: float | None = (
+                None if prob is None or not event_known else prob * max(0.0, 1.0 - event_total)
+            )
+            if rest == 0.0:
+                continue
+            chosen = False
+            for t in plain:
+                ok = True
+                if t.when is not None:
+                    ok = self._explainer.eval(t.when, sub_state, values, sub_safe, ctool)
+                if isinstance(ok, Violation):
+                    finished.append(
+                        Branch(
+                            None,
+                            "fails",
+                            state,
+                            probability=rest,
+                            assumptions=assumed,
+                            violations=[ok],
+                            event=event,
+                        )
+                    )
+                    chosen = True
+                    break
+                if ok is False:
+                    continue
+                extra = (f"{when_text(t)}",) if ok is UNKNOWN else ()
+                # an event met in an earlier step of the flow stays this branch's event
+                follow(
+                    (t.ir.target, t.ir.to_outcome, event),
+                    None if ok is UNKNOWN else rest,
+                    assumed + extra,
+                )
+                if ok is True:
+                    chosen = True
+                    break
+                # unknown: the next transitions are the branch where this guard is false
+                assumed = assumed + (f"not ({when_text(t)})",)
+            if not chosen:
+                stuck = self._explainer.eval_failure(
+                    state,
+                    "FLOW_STUCK",
+                    f"the flow of `{ctool.name}` is stuck at step `{step}`: no transition applies",
+                    ctool.ir.span,
+                )
+                stuck.probability, stuck.assumptions, stuck.event = rest, assumed, event
+                finished.append(stuck)
+        return finished
+
+    def finish(self, out: COutcome, at: FlowPath, call: Call) -> Branch:
+        """Apply an outcome's effects atomically to the values a flow path reached, and build
+        its branch."""
+        ctool, values, state, safe, real = call  # (unpacked: this runs for every branch)
+        _, vals, prob, assumed, path, emitted, approx, event = at
+        ctx = make_context(self.today, self.now)
+        work = list(vals)
+        bodies = [] if out.kind == "fails" else [ctool.effects]
+        bodies.append(out.body)
+        if real is not SIMULATED:
+            result = real
+        else:
+            # a result that no effect stores must not bump the fresh-id counter: the state would
+            # differ from an identical one only by that counter and could not be merged
+            stored = self.stores_result(ctool.name, out.name, bodies)
+            result = self.fresh_result(ctool, work if stored else [work[-1]])
+        result_unknown = lib.contains_unknown(result)
+        use_safe = safe or result_unknown or state.derive(vals).has_unknown
+        for body in bodies:
+            if body is None:
+                continue
+            before = tuple(work)
+            try:
+                (body.safe if use_safe else body.fast)(work, values, result, state.data, ctx)
+            except Exception as exc:  # noqa: BLE001
+                precise, where = self._explainer.interpreted_error(
+                    body, state.derive(before), values, result
+                )
+                return self._explainer.eval_failure(
+                    state, "EVAL_ERROR", error_text(exc), where or body.span, precise
+                )
+        too_large = oversized(work, state.data, self.compiled.state_names)
+        if too_large is not None:
+            return self._explainer.eval_failure(state, "EVAL_ERROR", too_large, out.ir.span)
+        new_state = state.derive(tuple(work))
+        warnings = [self._explainer.warning(code, key, vals_) for code, key, vals_ in emitted]
+        warnings += [self._explainer.warning(code, key, vals_) for code, key, vals_ in ctx.warnings]
+        violations: list[Violation] = []
+        kind: Literal["success", "partial", "fails"] = out.ir.outcome
+        if out.kind == "fails":
+            message = self._explainer.render(
+                out.message, state, values, ctool, use_safe, result
+            ) or (f"{ctool.name} failed ({out.name})")
+            hint = self._explainer.render(out.hint, state, values, ctool, use_safe, result)
+            violations.append(
+                Violation(
+                    out.ir.code or out.name.upper(),
+                    message,
+                    "outcome",
+                    hint=hint,
+                    location=self._explainer.loc(out.ir.span),
+                    certain=not assumed,
+                )
+            )
+        else:
+            for cond in ctool.ensures:
+                test = cond.test.safe if new_state.has_unknown or result_unknown else cond.test.fast
+                try:
+                    ok = test(new_state.data, values, result, state.data, ctx)
+                except Exception as exc:  # noqa: BLE001
+                    violations.append(
+                        Violation(
+                            "EVAL_ERROR",
+                            f"the contract cannot evaluate `{cond_text(cond)}`: {error_text(exc)}",
+                            "evaluation",
+                            location=self._explainer.loc(cond.ir.span),
+                        )
+                    )
+                    kind = "fails"
+                    continue
+                if ok is True or ok is UNKNOWN:
+                    continue
+                ensure_message = self._explainer.render(
+                    cond.message, new_state, values, ctool, use_safe, result
+                )
+                violations.append(
+                    Violation(
+                        cond.ir.code or "ENSURE_FAILED",
+                        ensure_message
+                        or f"postcondition `{cond_text(cond)}` does not hold after the call",
+                        "postcondition",
+                        location=self._explainer.loc(cond.ir.span),
+                        hint="the contract's effects do not establish its own postcondition",
+                    )
+                )
+                kind = "fails"
+        return Branch(
+            out.name,
+            kind,
+            new_state,
+            probability=prob,
+            event=event,
+            assumptions=assumed,
+            violations=violations,
+            warnings=warnings,
+            report=dict(ctx.reports),
+            flow_path=path,
+            approximate=approx or ctx.havoc,
+            guess=bool(assumed),
+        )
+
+    def stores_result(self, tool: str, outcome: str, bodies: list[Any]) -> bool:
+        key = (tool, outcome)
+        cache = self._result_use
+        if key not in cache:
+            from ..dsl.walk import stmt_exprs, used_names, walk_stmts
+
+            exprs = [
+                e for b in bodies if b is not None for s in walk_stmts(b.ir) for e in stmt_exprs(s)
+            ]
+            cache[key] = "result" in used_names(exprs)
+        return cache[key]
+
+    def fresh_result(self, ctool: CTool, work: list[Any]) -> Any:
+        returns = ctool.ir.returns
+        if returns is None:
+            return None
+        from .values import fresh_value
+
+        return fresh_value(returns, self.compiled, work, ctool.name)
+
+    def move_machines(
+        self, branches: list[Branch], moves: list[tuple[int, list[tuple[str, Any, str | None]]]]
+    ) -> list[Branch]:
+        out: list[Branch] = []
+        for b in branches:
+            if b.outcome is None:
+                out.append(b)
+                continue
+            variants = [b]
+            for slot, admitted in moves:
+                nxt: list[Branch] = []
+                for v in variants:
+                    applicable = [
+                        (target, ok)
+                        for target, ok, only in admitted
+                        if (only is None and v.kind != "fails") or only == v.outcome
+                    ]
+                    if not applicable:
+                        nxt.append(v)
+                        continue
+                    for target, ok in applicable:
+                        values = list(v.state.data)
+                        values[slot] = target
+                        moved = replace(v, state=v.state.derive(tuple(values)))
+                        if ok is UNKNOWN:
+                            moved.assumptions = v.assumptions + ("a transition guard holds",)
+                            moved.probability = None
+                            moved.guess = True
+                        nxt.append(moved)
+                        if ok is True:
+                            break
+                variants = nxt
+            out.extend(variants)
+        return out
+
+    # ------------------------------------------------------------------ evaluation helpers
+
+
+def with_slots(state: State, updates: dict[int, Any]) -> State:
+    data = list(state.data)
+    for slot, value in updates.items():
+        data[slot] = value
+    return state.derive(tuple(data))
+
+
+def oversized(work: list[Any], before: tuple[Any, ...], names: list[str]) -> str | None:
+    """Why a changed state variable is too large to keep (lib.MAX_VALUE_SIZE), if one is."""
+    for slot, name in enumerate(names):
+        value = work[slot]
+        if value is before[slot] or not isinstance(value, (tuple, frozenset, FMap)):
+            continue  # unchanged, or a scalar (strings have their own, smaller bound)
+        try:
+            lib.check_value_size(value, f"`{name}`")
+        except lib.EvalError as exc:
+            return str(exc)
+    return None
+
+
+def primitive(contract: Any, var: str) -> str | None:
+    """The primitive type (``bool``, ``int``, ``float``, ``str``) of a state variable, through
+    type aliases; None for anything else."""
+    from ..dsl import ir
+
+    aliases = {t.name: t.type for t in contract.types}
+    t: Any = next(v.type for v in contract.state if v.name == var)
+    for _ in range(len(aliases) + 1):
+        if not isinstance(t, ir.NamedType):
+            return None
+        if t.name in ("bool", "int", "float", "str"):
+            return t.name
+        if t.name not in aliases:
+            return None
+        t = aliases[t.name]
+    return None
+
+
+def literal_of(prim: str | None, value: Any) -> Any:
+    """A literal as a value of a variable of primitive type ``prim``; UNKNOWN when it is not
+    one (so nothing is concluded from comparing them)."""
+    if prim == "bool":
+        return value if isinstance(value, bool) else UNKNOWN
+    if prim == "int":
+        return value if isinstance(value, int) and not isinstance(value, bool) else UNKNOWN
+    if prim == "float":
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        return UNKNOWN
+    if prim == "str":
+        return value if isinstance(value, str) else UNKNOWN
+    return UNKNOWN

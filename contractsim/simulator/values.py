@@ -1,0 +1,145 @@
+"""Run-time semantics of the values given to a simulation: state overrides checked against the
+declared types (with the ``$unknown`` mark of state files), and the fresh values a simulated call
+returns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..compiler.compile import CompiledContract
+from ..compiler.foreign import contract_value
+from ..compiler.validators import problems_from
+from ..compiler.values import UNKNOWN, FMap, Fresh
+from ..dsl import ir
+from ..dsl.diagnostics import ContractError, Diagnostic, suggestion_hint
+from .formats import diagnostic_at, line_of
+from .json_maps import JsonMaps, KeyProblem
+
+UNKNOWN_MARK = "$unknown"
+
+
+def validate_state_overrides(
+    compiled: CompiledContract,
+    overrides: dict[str, Any],
+    source: str = "<state>",
+    text: str = "",
+    *,
+    python_keys: bool = False,
+    unknown_mark: bool = True,
+) -> dict[str, Any]:
+    """Check names and types of state overrides; returns runtime values. Map keys are read as
+    JSON writes them (:mod:`.json_maps`); ``python_keys``: the values are live Python data, where
+    a string key is a string even when the key type would also take what it spells.
+    :data:`UNKNOWN` makes a value unknown, and so does the string ``"$unknown"`` when
+    ``unknown_mark`` (state files; from Python the string is a string)."""
+    out: dict[str, Any] = {}
+    problems: list[Diagnostic] = []
+    decls = {v.name: v for v in compiled.ir.state}
+    machines = compiled.machines
+    maps = JsonMaps(compiled, python_keys)  # JSON writes every map key as a string
+    for name, value in overrides.items():
+        line = line_of(text, f"{name}") if text else 1
+        if name in ("$machines", "machines") and name not in decls and isinstance(value, dict):
+            for mname, mstate in value.items():
+                m = machines.get(mname)
+                if m is None:
+                    problems.append(
+                        diagnostic_at(
+                            "E0702",
+                            f"unknown machine `{mname}`",
+                            source,
+                            line,
+                            hint=suggestion_hint(mname, machines, "machine"),
+                        )
+                    )
+                    continue
+                states = [s.name for s in m.ir.states]
+                if mstate not in states:
+                    problems.append(
+                        diagnostic_at(
+                            "E0702",
+                            f"machine `{mname}` has no state `{mstate}`",
+                            source,
+                            line,
+                            hint=suggestion_hint(str(mstate), states, "state"),
+                        )
+                    )
+                    continue
+                out[f"machine:{mname}"] = mstate
+            continue
+        decl = decls.get(name)
+        if decl is None:
+            problems.append(
+                diagnostic_at(
+                    "E0702",
+                    f"unknown state variable `{name}`",
+                    source,
+                    line,
+                    hint=suggestion_hint(name, decls, "state variable"),
+                )
+            )
+            continue
+        if value is UNKNOWN or (unknown_mark and type(value) is str and value == UNKNOWN_MARK):
+            out[name] = UNKNOWN
+            continue
+        converted = contract_value(value, name)
+        if converted.problems:
+            problems.append(
+                diagnostic_at(
+                    "E0702", f"the value of {converted.problems[0]}", source, line, hint=_PLAIN_HINT
+                )
+            )
+            continue
+        if not converted.exact:  # objects, subclasses: validate what was read from them
+            value = converted.value
+        try:
+            value = maps.read(value, decl.type, name)
+        except KeyProblem as exc:
+            problems.append(diagnostic_at("E0702", str(exc), source, line, hint=exc.hint))
+            continue
+        try:
+            validated = compiled.validators.adapter_for(decl.type).validate_python(value)
+        except ValidationError as exc:
+            hint = None
+            if type(value) is str and value == UNKNOWN_MARK:
+                hint = "from Python, make a value unknown with contractsim.UNKNOWN"
+            for p in problems_from(exc, name):
+                problems.append(
+                    diagnostic_at(
+                        "E0702", f"`{p.path}`: {p.message}", source, line, hint=hint or p.hint
+                    )
+                )
+            continue
+        out[name] = validated
+    if problems:
+        raise ContractError(problems, {source: text} if text else None)
+    return out
+
+
+_PLAIN_HINT = "give plain data: str, numbers, bool, None, lists, sets, dicts"
+
+# ------------------------------------------------------------------------------------ fresh values
+
+
+def fresh_value(t: ir.TypeExpr, compiled: CompiledContract, work: list[Any], label: str) -> Any:
+    """What a call returns, in simulation: new strings are fresh ids, the rest is unknown."""
+    decls = {d.name: d.type for d in compiled.ir.types}
+    depth = 0
+    while isinstance(t, ir.NamedType) and t.name in decls and depth < 32:
+        t = decls[t.name]
+        depth += 1
+    if isinstance(t, ir.RecordType):
+        return FMap(
+            {f.name: fresh_value(f.type, compiled, work, f"{label}.{f.name}") for f in t.fields}
+        )
+    if (
+        isinstance(t, ir.NamedType)
+        and t.name == "str"
+        and not t.constraints
+        or (isinstance(t, ir.NamedType) and t.name == "str")
+    ):
+        work[-1] += 1
+        return Fresh(label, work[-1])
+    return UNKNOWN
