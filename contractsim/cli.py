@@ -766,7 +766,8 @@ def plan_cmd(
     search first, 2 on bad input (unknown goal, unreadable state file, bad --values).
     """
     from .dsl.diagnostics import ContractError
-    from .simulator.inputs import parse_now, parse_state, read_text, validate_state_overrides
+    from .simulator.formats import parse_now, parse_state, read_text
+    from .simulator.values import validate_state_overrides
 
     jfmt = "json" if fmt == "json" else "text"
     c = _load(contract, jfmt)

@@ -161,9 +161,7 @@ class Relaxation:
         state_names = set(sim.layout)
         if used_names([tool.cost]) & state_names:
             return 0.0
-        ctool = sim.compiled.tools[call.tool]
-        init = sim.initial_state()
-        c = sim._cost(ctool, init, dict(call.values), False)
+        c = sim.call_cost(call, sim.initial_state())
         return float(c) if c is not None and c >= 0 else 0.0
 
     def prune(self, state: State) -> list[int]:

@@ -78,12 +78,10 @@ class Successors:
     """The single-state successors of a state under the grounded calls, with their costs."""
 
     def __init__(self, sim: Simulator, calls: list[BoundCall], allow_may_fail: bool) -> None:
-        from ..simulator.fast import plan_checker
-
         self.sim = sim
         self.calls = calls
         self.allow_may_fail = allow_may_fail
-        self.checker = plan_checker(sim)
+        self.checker = sim.plan_checker
         self.nondeterministic = 0
         state_names = set(sim.layout)
         self.fixed_cost: list[float | None] = []
@@ -94,7 +92,7 @@ class Successors:
             elif used_names([ctool.ir.cost] if ctool.ir.cost is not None else []) & state_names:
                 self.fixed_cost.append(None)
             else:
-                c = sim._cost(ctool, sim.initial_state(), dict(call.values), False)
+                c = sim.call_cost(call, sim.initial_state())
                 self.fixed_cost.append(float(c) if c is not None else None)
 
     def cost(self, i: int, state: State) -> float:
@@ -102,8 +100,7 @@ class Successors:
         if c is not None:
             return c
         call = self.calls[i]
-        ctool = self.sim.compiled.tools[call.tool]
-        v = self.sim._cost(ctool, state, dict(call.values), state.has_unknown)
+        v = self.sim.call_cost(call, state)
         return float(v) if v is not None else 1.0
 
     def __call__(
@@ -122,7 +119,7 @@ class Successors:
         sim = self.sim
         call = self.calls[i]
         if call.fast is not None and not state.has_unknown:
-            check = self.checker(sim, [call], state)
+            check = self.checker.check([call], state)
             if check.verdict == "ok" and check.state is not None:
                 return i, check.state, self.cost(i, state), 1.0, ()
             if check.verdict == "fails" or (

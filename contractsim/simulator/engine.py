@@ -246,6 +246,19 @@ class Simulator:
             self._plan_checker = PlanChecker(self)
         return self._plan_checker
 
+    @property
+    def plan_checker(self) -> PlanChecker:
+        """The fast plan checker behind :meth:`check_plan`, for callers that check millions of
+        plans and have validated their calls and states already (planners): its ``check`` skips
+        the argument checks of :meth:`check_plan`."""
+        return self._plan_checker or self._checker()
+
+    def call_cost(self, call: BoundCall, state: State) -> float | None:
+        """The cost of a bound call in ``state`` (its tool's ``cost`` expression; None when the
+        tool declares none or the cost cannot be computed there)."""
+        ctool = self.compiled.tools[call.tool]
+        return self._stepper.cost(ctool, state, dict(call.values), state.has_unknown)
+
     def plan(
         self,
         state: State | None,
