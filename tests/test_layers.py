@@ -64,20 +64,9 @@ UPWARD_ALLOWED: dict[tuple[str, str], str] = {
 # What the façade may be imported as under TYPE_CHECKING, from any layer.
 FACADE = ("contractsim.api", "contractsim")
 
-# Cycles that another branch of this round removes: the `simsplit` branch splits
-# simulator/engine.py (the Simulator façade, which calls explore and observe, and the step
-# algorithm they call back) and fast.py. Delete the entry when it lands; the test fails when an
-# entry is no longer a cycle, so it cannot go stale.
-PENDING_CYCLES: list[frozenset[str]] = [
-    frozenset(
-        {
-            "contractsim.simulator.engine",
-            "contractsim.simulator.explore",
-            "contractsim.simulator.fast",
-            "contractsim.simulator.observe",
-        }
-    )
-]
+# Cycles known and accepted for now, each with its reason; the test fails when an entry is no
+# longer a cycle, so it cannot go stale. None today.
+PENDING_CYCLES: list[frozenset[str]] = []
 
 
 @dataclass(frozen=True)

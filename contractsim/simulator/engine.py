@@ -27,6 +27,7 @@ from ..compiler.interp import Env
 from ..compiler.values import UNKNOWN
 from ..dsl.diagnostics import did_you_mean
 from .explain import Explainer
+from .explore import DEFAULT_MAX_BRANCHES, DEFAULT_MAX_SECONDS, DEFAULT_MAX_STATES
 from .fast import BoundCall, PlanCheck, PlanChecker
 from .results import Branch, Enabled, StepResult, Verdict, Violation
 from .state import State
@@ -37,11 +38,6 @@ if TYPE_CHECKING:
     from .explore import PlanReport
     from .goals import GoalPart
     from .observe import Observation, Observed
-
-DEFAULT_MAX_BRANCHES = 256
-DEFAULT_MAX_STATES = 100_000
-DEFAULT_MAX_SECONDS = 300.0
-"""Wall-clock time a whole plan may take; each step also has its own budget (lib.step_budget)."""
 
 
 class Simulator:

@@ -9,13 +9,17 @@ from typing import TYPE_CHECKING, Any
 
 from ..compiler import lib
 from ..compiler.values import show, thaw
-from .engine import DEFAULT_MAX_BRANCHES, DEFAULT_MAX_SECONDS, DEFAULT_MAX_STATES
 from .goals import GoalPart, unmet_parts
 from .results import Branch, Verdict, Violation, Warning_
 from .state import State
 
 if TYPE_CHECKING:
     from .engine import Simulator
+
+DEFAULT_MAX_BRANCHES = 256
+DEFAULT_MAX_STATES = 100_000
+DEFAULT_MAX_SECONDS = 300.0
+"""Wall-clock time a whole plan may take; each step also has its own budget (lib.step_budget)."""
 
 
 @dataclass
