@@ -13,10 +13,13 @@ from pathlib import Path
 
 import pytest
 from lark import Lark, Token, Tree
+from pydantic import BaseModel
 from lark.exceptions import UnexpectedInput
 
 import contractsim
-from contractsim.dsl.diagnostics import ContractError
+from contractsim.dsl import ir
+from contractsim.dsl.diagnostics import ContractError, Diagnostic
+from contractsim.dsl.lower import lower
 from contractsim.grammar import literals, tables
 from contractsim.grammar.parse import _keywords, grammar_text, parse, parser
 
@@ -234,3 +237,74 @@ def test_replay_explains_exactly_the_disagreements() -> None:
         state = sim.observe(state, s.tool, s.args, contractsim.Observation("ok", None, None)).state
     assert [d.violations for d in result.disagreements] == expected
     assert any(v.get("values") for vs in expected for v in vs)  # there was something to explain
+
+
+# ------------------------------------------------------------------- IR built without validation
+
+
+def _same_tree(built: object, validated: object, path: str = "contract") -> None:
+    """Equal types and values all the way down, spans included (``==`` ignores spans)."""
+    assert type(built) is type(validated), f"{path}: {type(built).__name__} vs {type(validated)}"
+    if isinstance(validated, BaseModel):
+        assert isinstance(built, BaseModel)
+        assert list(built.__dict__) == list(validated.__dict__), path
+        assert built.model_fields_set == validated.model_fields_set, path
+        for name, value in validated.__dict__.items():
+            _same_tree(built.__dict__[name], value, f"{path}.{name}")
+    elif isinstance(validated, (tuple, list)):
+        assert isinstance(built, (tuple, list))
+        assert len(built) == len(validated), path
+        for i, (b, v) in enumerate(zip(built, validated)):
+            _same_tree(b, v, f"{path}[{i}]")
+    else:
+        assert built == validated, path
+
+
+def _lower_both_ways(
+    text: str, name: str, monkeypatch: pytest.MonkeyPatch
+) -> tuple[tuple[ir.Contract, list[Diagnostic]], tuple[ir.Contract, list[Diagnostic]]]:
+    tree = parse(text, name)
+    monkeypatch.setattr(ir, "VALIDATE", False)
+    built = lower(tree, name)
+    monkeypatch.setattr(ir, "VALIDATE", True)
+    validated = lower(tree, name)
+    return built, validated
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
+def test_lowering_builds_exactly_what_validation_builds(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = path.read_text(encoding="utf-8")
+    try:
+        built, validated = _lower_both_ways(text, str(path), monkeypatch)
+    except ContractError:
+        return  # a syntax error: nothing is lowered
+    _same_tree(built[0], validated[0])
+    assert built[1] == validated[1]
+    assert built[0].model_dump() == validated[0].model_dump()
+
+
+def test_a_large_literal_lowers_exactly_like_validation(monkeypatch: pytest.MonkeyPatch) -> None:
+    pairs = ", ".join(f'("o{i}", "t{i % 7}")' for i in range(400))
+    text = (
+        'contract big version "1"\n'
+        "type P = enum { a, b }\n"
+        f"state {{\n  facts: set[tuple[str, str]] = {{{pairs}}}\n"
+        "  nums: list[float] = [1, -2.5, 3e2, 0]\n"
+        '  m: map[str, P] = {"x": P.a, "y": P.b}\n'
+        "}\n"
+    )
+    built, validated = _lower_both_ways(text, "big.contract", monkeypatch)
+    _same_tree(built[0], validated[0])
+
+
+def test_trusted_construction_rejects_unknown_and_missing_fields() -> None:
+    with pytest.raises(TypeError, match="unknown field"):
+        ir.construct(ir.Name, name="x", nmae="y")
+    with pytest.raises(TypeError, match="missing field 'name'"):
+        ir.construct(ir.Name)
+    node = ir.construct(ir.Name, name="x")
+    assert node == ir.Name(name="x")
+    assert node.model_fields_set == ir.Name(name="x").model_fields_set
+    assert hash(node) == hash(ir.Name(name="x"))

@@ -6,7 +6,8 @@ discriminated on the ``kind`` literal of each node.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+import os
+from typing import Annotated, Any, Literal, TypeVar, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -492,3 +493,65 @@ class Contract(Node):
             if tool.name == name:
                 return tool
         return None
+
+
+# ----------------------------------------------------------------------------- trusted construction
+
+_M = TypeVar("_M", bound=BaseModel)
+
+#: per model class: its field names in declaration order, and the defaults of the optional ones
+_LAYOUTS: dict[type[BaseModel], tuple[tuple[str, ...], dict[str, Any]]] = {}
+
+#: when true, :func:`construct` validates like the model's constructor (tests and debugging; set
+#: ``CONTRACTSIM_VALIDATE_IR=1`` in the environment, or :func:`validating` in a test)
+VALIDATE: bool = os.environ.get("CONTRACTSIM_VALIDATE_IR", "") not in ("", "0")
+
+
+def _layout(cls: type[BaseModel]) -> tuple[tuple[str, ...], dict[str, Any]]:
+    layout = _LAYOUTS.get(cls)
+    if layout is None:
+        fields = cls.__pydantic_fields__
+        defaults = {
+            name: field.get_default(call_default_factory=True, validated_data={})
+            for name, field in fields.items()
+            if not field.is_required()
+        }
+        layout = _LAYOUTS[cls] = (tuple(fields), defaults)
+    return layout
+
+
+def construct(cls: type[_M], **fields: Any) -> _M:
+    """``cls(**fields)`` without validation, for callers that already guarantee the types.
+
+    The result is what the validating constructor builds from well-typed values: the same
+    ``__dict__`` (fields in declaration order, defaults filled in) and the same fields-set. Validating
+    an IR node costs far more than building it (and the first validation of each model class builds
+    its validator), so lowering builds every node this way; a test builds the IR of every example
+    and golden file both ways under :data:`VALIDATE` and compares them, spans included.
+
+    Only for models without validators that transform values, aliases or mutable defaults (the IR
+    models and :class:`~contractsim.dsl.diagnostics.Span`). An unknown or missing field raises
+    ``TypeError``, as the constructor would.
+    """
+    if VALIDATE:
+        return cls(**fields)
+    names, defaults = _layout(cls)
+    values: dict[str, Any] = {}
+    given = 0
+    for name in names:
+        if name in fields:
+            values[name] = fields[name]
+            given += 1
+        elif name in defaults:
+            values[name] = defaults[name]
+        else:
+            raise TypeError(f"{cls.__name__}: missing field {name!r}")
+    if given != len(fields):
+        unknown = sorted(set(fields) - set(names))
+        raise TypeError(f"{cls.__name__}: unknown field(s) {', '.join(unknown)}")
+    node = cls.__new__(cls)
+    object.__setattr__(node, "__dict__", values)
+    object.__setattr__(node, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(node, "__pydantic_extra__", None)
+    object.__setattr__(node, "__pydantic_private__", None)
+    return node
