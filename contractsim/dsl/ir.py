@@ -524,10 +524,11 @@ def construct(cls: type[_M], **fields: Any) -> _M:
     """``cls(**fields)`` without validation, for callers that already guarantee the types.
 
     The result is what the validating constructor builds from well-typed values: the same
-    ``__dict__`` (fields in declaration order, defaults filled in) and the same fields-set. Validating
-    an IR node costs far more than building it (and the first validation of each model class builds
-    its validator), so lowering builds every node this way; a test builds the IR of every example
-    and golden file both ways under :data:`VALIDATE` and compares them, spans included.
+    ``__dict__`` (fields in declaration order, defaults filled in) and the same fields-set.
+    Validating an IR node costs far more than building it (and the first validation of each
+    model class builds its validator), so lowering builds every node this way; a test builds the
+    IR of every example and golden file both ways under :data:`VALIDATE` and compares them,
+    spans included.
 
     Only for models without validators that transform values, aliases or mutable defaults (the IR
     models and :class:`~contractsim.dsl.diagnostics.Span`). An unknown or missing field raises

@@ -15,8 +15,8 @@ from lark import Token, Tree
 
 from ..grammar.parse import parse
 from . import ir
-from .ir import construct
 from .diagnostics import ContractError, Diagnostic, Span, error
+from .ir import construct
 
 # ``\{`` and ``\}`` stay literal braces in message templates; until the template is read they are
 # held as two private-use characters, so that ``\\{`` (a backslash, then a hole) stays a hole
