@@ -154,11 +154,15 @@ def _observe(
     seen: Observation,
     prediction: StepResult | None,
 ) -> Observed:
-    predicted_here = prediction is None
-    if prediction is None:
-        prediction = sim._step(state, tool, args)
     ctool = sim.compiled.tools.get(tool)
     values = None if ctool is None else _validated_args(ctool, args)
+    predicted_here = prediction is None
+    if prediction is None:
+        # what `sim._step` does, with the arguments validated once
+        if ctool is None or values is None:
+            prediction = sim._step(state, tool, args)
+        else:
+            prediction = sim._step_validated(state, ctool, values, args)
     if ctool is None or values is None:
         status = seen.status or ("crash" if seen.error is not None else "ok")
         what = "declares no such tool" if ctool is None else "rejects these arguments"
