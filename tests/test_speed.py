@@ -302,7 +302,7 @@ def test_a_large_literal_lowers_exactly_like_validation(monkeypatch: pytest.Monk
 def test_trusted_construction_rejects_unknown_and_missing_fields() -> None:
     with pytest.raises(TypeError, match="unknown field"):
         ir.construct(ir.Name, name="x", nmae="y")
-    with pytest.raises(TypeError, match="missing field 'name'"):
+    with pytest.raises(TypeError, match=r"missing field\(s\) name"):
         ir.construct(ir.Name)
     node = ir.construct(ir.Name, name="x")
     assert node == ir.Name(name="x")

@@ -499,24 +499,28 @@ class Contract(Node):
 
 _M = TypeVar("_M", bound=BaseModel)
 
-#: per model class: its field names in declaration order, and the defaults of the optional ones
-_LAYOUTS: dict[type[BaseModel], tuple[tuple[str, ...], dict[str, Any]]] = {}
+#: per model class: every field in declaration order with its default (required fields hold
+#: :data:`_REQUIRED`), and the names of the required fields
+_LAYOUTS: dict[type[BaseModel], tuple[dict[str, Any], frozenset[str]]] = {}
+_REQUIRED: Any = object()
 
 #: when true, :func:`construct` validates like the model's constructor (tests and debugging; set
-#: ``CONTRACTSIM_VALIDATE_IR=1`` in the environment, or :func:`validating` in a test)
+#: ``CONTRACTSIM_VALIDATE_IR=1`` in the environment, or set it in a test)
 VALIDATE: bool = os.environ.get("CONTRACTSIM_VALIDATE_IR", "") not in ("", "0")
 
+_set = object.__setattr__
 
-def _layout(cls: type[BaseModel]) -> tuple[tuple[str, ...], dict[str, Any]]:
-    layout = _LAYOUTS.get(cls)
-    if layout is None:
-        fields = cls.__pydantic_fields__
-        defaults = {
-            name: field.get_default(call_default_factory=True, validated_data={})
-            for name, field in fields.items()
-            if not field.is_required()
-        }
-        layout = _LAYOUTS[cls] = (tuple(fields), defaults)
+
+def _layout(cls: type[BaseModel]) -> tuple[dict[str, Any], frozenset[str]]:
+    fields = cls.__pydantic_fields__
+    template = {
+        name: _REQUIRED
+        if field.is_required()
+        else field.get_default(call_default_factory=True, validated_data={})
+        for name, field in fields.items()
+    }
+    required = frozenset(name for name, value in template.items() if value is _REQUIRED)
+    layout = _LAYOUTS[cls] = (template, required)
     return layout
 
 
@@ -536,23 +540,18 @@ def construct(cls: type[_M], **fields: Any) -> _M:
     """
     if VALIDATE:
         return cls(**fields)
-    names, defaults = _layout(cls)
-    values: dict[str, Any] = {}
-    given = 0
-    for name in names:
-        if name in fields:
-            values[name] = fields[name]
-            given += 1
-        elif name in defaults:
-            values[name] = defaults[name]
-        else:
-            raise TypeError(f"{cls.__name__}: missing field {name!r}")
-    if given != len(fields):
-        unknown = sorted(set(fields) - set(names))
+    template, required = _LAYOUTS.get(cls) or _layout(cls)
+    if not required <= fields.keys():
+        missing = sorted(required - fields.keys())
+        raise TypeError(f"{cls.__name__}: missing field(s) {', '.join(missing)}")
+    values = template.copy()
+    values.update(fields)  # keeps the declaration order of the template's keys
+    if len(values) != len(template):
+        unknown = sorted(set(fields) - set(template))
         raise TypeError(f"{cls.__name__}: unknown field(s) {', '.join(unknown)}")
     node = cls.__new__(cls)
-    object.__setattr__(node, "__dict__", values)
-    object.__setattr__(node, "__pydantic_fields_set__", set(fields))
-    object.__setattr__(node, "__pydantic_extra__", None)
-    object.__setattr__(node, "__pydantic_private__", None)
+    _set(node, "__dict__", values)
+    _set(node, "__pydantic_fields_set__", set(fields))
+    _set(node, "__pydantic_extra__", None)
+    _set(node, "__pydantic_private__", None)
     return node
