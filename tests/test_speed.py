@@ -14,9 +14,12 @@ from pathlib import Path
 import pytest
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
+from pydantic import BaseModel
 
 import contractsim
-from contractsim.dsl.diagnostics import ContractError
+from contractsim.dsl import ir
+from contractsim.dsl.diagnostics import ContractError, Diagnostic
+from contractsim.dsl.lower import lower
 from contractsim.grammar import literals, tables
 from contractsim.grammar.parse import _keywords, grammar_text, parse, parser
 
@@ -234,3 +237,158 @@ def test_replay_explains_exactly_the_disagreements() -> None:
         state = sim.observe(state, s.tool, s.args, contractsim.Observation("ok", None, None)).state
     assert [d.violations for d in result.disagreements] == expected
     assert any(v.get("values") for vs in expected for v in vs)  # there was something to explain
+
+
+# ------------------------------------------------------------------- IR built without validation
+
+
+def _same_tree(built: object, validated: object, path: str = "contract") -> None:
+    """Equal types and values all the way down, spans included (``==`` ignores spans)."""
+    assert type(built) is type(validated), f"{path}: {type(built).__name__} vs {type(validated)}"
+    if isinstance(validated, BaseModel):
+        assert isinstance(built, BaseModel)
+        assert list(built.__dict__) == list(validated.__dict__), path
+        assert built.model_fields_set == validated.model_fields_set, path
+        for name, value in validated.__dict__.items():
+            _same_tree(built.__dict__[name], value, f"{path}.{name}")
+    elif isinstance(validated, (tuple, list)):
+        assert isinstance(built, (tuple, list))
+        assert len(built) == len(validated), path
+        for i, (b, v) in enumerate(zip(built, validated)):
+            _same_tree(b, v, f"{path}[{i}]")
+    else:
+        assert built == validated, path
+
+
+def _lower_both_ways(
+    text: str, name: str, monkeypatch: pytest.MonkeyPatch
+) -> tuple[tuple[ir.Contract, list[Diagnostic]], tuple[ir.Contract, list[Diagnostic]]]:
+    tree = parse(text, name)
+    monkeypatch.setattr(ir, "VALIDATE", False)
+    built = lower(tree, name)
+    monkeypatch.setattr(ir, "VALIDATE", True)
+    validated = lower(tree, name)
+    return built, validated
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
+def test_lowering_builds_exactly_what_validation_builds(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = path.read_text(encoding="utf-8")
+    try:
+        built, validated = _lower_both_ways(text, str(path), monkeypatch)
+    except ContractError:
+        return  # a syntax error: nothing is lowered
+    _same_tree(built[0], validated[0])
+    assert built[1] == validated[1]
+    assert built[0].model_dump() == validated[0].model_dump()
+
+
+def test_a_large_literal_lowers_exactly_like_validation(monkeypatch: pytest.MonkeyPatch) -> None:
+    pairs = ", ".join(f'("o{i}", "t{i % 7}")' for i in range(400))
+    text = (
+        'contract big version "1"\n'
+        "type P = enum { a, b }\n"
+        f"state {{\n  facts: set[tuple[str, str]] = {{{pairs}}}\n"
+        "  nums: list[float] = [1, -2.5, 3e2, 0]\n"
+        '  m: map[str, P] = {"x": P.a, "y": P.b}\n'
+        "}\n"
+    )
+    built, validated = _lower_both_ways(text, "big.contract", monkeypatch)
+    _same_tree(built[0], validated[0])
+
+
+def test_trusted_construction_rejects_unknown_and_missing_fields() -> None:
+    with pytest.raises(TypeError, match="unknown field"):
+        ir.construct(ir.Name, name="x", nmae="y")
+    with pytest.raises(TypeError, match=r"missing field\(s\) name"):
+        ir.construct(ir.Name)
+    node = ir.construct(ir.Name, name="x")
+    assert node == ir.Name(name="x")
+    assert node.model_fields_set == ir.Name(name="x").model_fields_set
+    assert hash(node) == hash(ir.Name(name="x"))
+
+
+# ----------------------------------------------------------- replay steps an inert result once
+
+
+def test_replay_reuses_the_prediction_exactly_where_a_second_run_builds_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Over the 300 recorded GorillaFileSystem runs, every observed step (state, outcome,
+    branch, notes) and the whole report are the same whether the prediction is reused for a
+    result the tool never reads or the step is simulated again along the real result."""
+    from contractsim.api import load
+    from contractsim.replay import load_adapter, read_runs, render_json, replay_runs
+    from contractsim.simulator import observe
+
+    contract = load(ROOT / "examples/gorilla_fs/gorilla_fs.contract")
+    adapter = load_adapter(str(ROOT / "examples/gorilla_fs/adapter.py") + ":from_bfcl")
+    runs = read_runs(ROOT / "tests/data/bfcl/GorillaFileSystem.jsonl", contract.compiled, adapter)
+    assert sum(len(r.steps) for r in runs) == 3600
+
+    def observed_steps() -> list[tuple[object, ...]]:
+        sim = contract.simulator(now="2000-01-01T00:00:00Z")
+        out: list[tuple[object, ...]] = []
+        for run in runs:
+            state = sim.state_with(run.state)
+            for s in run.steps:
+                seen = contractsim.Observation(s.outcome, s.result, s.error)  # type: ignore[arg-type]
+                obs = sim.observe(state, s.tool, s.args, seen)
+                branch = obs.branch
+                out.append(
+                    (
+                        obs.state.to_json(),
+                        obs.state.data,
+                        obs.outcome,
+                        obs.notes,
+                        obs.ambiguities,
+                        obs.result_problem,
+                        None if branch is None else (branch.kind, branch.report, branch.warnings),
+                        None if branch is None else [v.to_json() for v in branch.violations],
+                    )
+                )
+                state = obs.state
+        return out
+
+    reused_calls = 0
+    inert = observe._result_is_inert
+
+    def counting(*args: object) -> bool:
+        nonlocal reused_calls
+        answer = inert(*args)  # type: ignore[arg-type]
+        reused_calls += answer
+        return answer
+
+    monkeypatch.setattr(observe, "_result_is_inert", counting)
+    fast_steps = observed_steps()
+    fast_report = render_json(replay_runs(contract, runs), "c", "t")
+    assert reused_calls > 1000  # the shortcut is taken on most steps
+    monkeypatch.setattr(observe, "_result_is_inert", lambda *args: False)
+    slow_steps = observed_steps()
+    slow_report = render_json(replay_runs(contract, runs), "c", "t")
+    assert fast_steps == slow_steps
+    assert fast_report == slow_report
+
+
+def test_a_tool_that_reads_its_result_is_simulated_along_the_real_one() -> None:
+    from contractsim.api import loads
+    from contractsim.simulator import observe
+
+    contract = loads(
+        'contract c version "1.0.0"\n'
+        'state {\n  last: str = ""\n  n: int = 0\n}\n'
+        "tool get() -> str {\n  effect {\n    last = result\n  }\n}\n"
+        "tool bump() {\n  effect {\n    n += 1\n  }\n}\n"
+        "tool label() -> str {\n  effect {\n    n += 1\n  }\n}\n"
+    )
+    sim = contract.simulator()
+    state = sim.state_with({})
+    seen = contractsim.Observation("ok", "hello", None)
+    assert not observe._result_is_inert(sim, sim.compiled.tools["get"], "hello")
+    assert observe._result_is_inert(sim, sim.compiled.tools["bump"], "hello")
+    # a made-up `str` is a fresh id, which runs the safe flavour of the code: not reused
+    assert not observe._result_is_inert(sim, sim.compiled.tools["label"], "hello")
+    assert sim.observe(state, "get", {}, seen).state.to_json()["last"] == "hello"
+    assert sim.observe(state, "bump", {}, seen).state.to_json()["n"] == 1

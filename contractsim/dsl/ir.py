@@ -6,7 +6,8 @@ discriminated on the ``kind`` literal of each node.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+import os
+from typing import Annotated, Any, Literal, TypeVar, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -492,3 +493,65 @@ class Contract(Node):
             if tool.name == name:
                 return tool
         return None
+
+
+# ----------------------------------------------------------------------------- trusted construction
+
+_M = TypeVar("_M", bound=BaseModel)
+
+#: per model class: every field in declaration order with its default (required fields hold
+#: :data:`_REQUIRED`), and the names of the required fields
+_LAYOUTS: dict[type[BaseModel], tuple[dict[str, Any], frozenset[str]]] = {}
+_REQUIRED: Any = object()
+
+#: when true, :func:`construct` validates like the model's constructor (tests and debugging; set
+#: ``CONTRACTSIM_VALIDATE_IR=1`` in the environment, or set it in a test)
+VALIDATE: bool = os.environ.get("CONTRACTSIM_VALIDATE_IR", "") not in ("", "0")
+
+_set = object.__setattr__
+
+
+def _layout(cls: type[BaseModel]) -> tuple[dict[str, Any], frozenset[str]]:
+    fields = cls.__pydantic_fields__
+    template = {
+        name: _REQUIRED
+        if field.is_required()
+        else field.get_default(call_default_factory=True, validated_data={})
+        for name, field in fields.items()
+    }
+    required = frozenset(name for name, value in template.items() if value is _REQUIRED)
+    layout = _LAYOUTS[cls] = (template, required)
+    return layout
+
+
+def construct(cls: type[_M], **fields: Any) -> _M:
+    """``cls(**fields)`` without validation, for callers that already guarantee the types.
+
+    The result is what the validating constructor builds from well-typed values: the same
+    ``__dict__`` (fields in declaration order, defaults filled in) and the same fields-set.
+    Validating an IR node costs far more than building it (and the first validation of each
+    model class builds its validator), so lowering builds every node this way; a test builds the
+    IR of every example and golden file both ways under :data:`VALIDATE` and compares them,
+    spans included.
+
+    Only for models without validators that transform values, aliases or mutable defaults (the IR
+    models and :class:`~contractsim.dsl.diagnostics.Span`). An unknown or missing field raises
+    ``TypeError``, as the constructor would.
+    """
+    if VALIDATE:
+        return cls(**fields)
+    template, required = _LAYOUTS.get(cls) or _layout(cls)
+    if not required <= fields.keys():
+        missing = sorted(required - fields.keys())
+        raise TypeError(f"{cls.__name__}: missing field(s) {', '.join(missing)}")
+    values = template.copy()
+    values.update(fields)  # keeps the declaration order of the template's keys
+    if len(values) != len(template):
+        unknown = sorted(set(fields) - set(template))
+        raise TypeError(f"{cls.__name__}: unknown field(s) {', '.join(unknown)}")
+    node = cls.__new__(cls)
+    _set(node, "__dict__", values)
+    _set(node, "__pydantic_fields_set__", set(fields))
+    _set(node, "__pydantic_extra__", None)
+    _set(node, "__pydantic_private__", None)
+    return node

@@ -16,6 +16,7 @@ from lark import Token, Tree
 from ..grammar.parse import parse
 from . import ir
 from .diagnostics import ContractError, Diagnostic, Span, error
+from .ir import construct
 
 # ``\{`` and ``\}`` stay literal braces in message templates; until the template is read they are
 # held as two private-use characters, so that ``\\{`` (a backslash, then a hole) stays a hole
@@ -44,14 +45,14 @@ class _Lowerer:
     # ------------------------------------------------------------------ positions
     def span(self, node: Tree[Token] | Token | None) -> Span:
         if node is None:
-            return Span(file=self.filename)
+            return construct(Span, file=self.filename)
         if isinstance(node, Token):
             line, col = node.line or 1, node.column or 1
             end_line, end_col = node.end_line or line, node.end_column or col + len(node)
         else:
             meta = node.meta
             if getattr(meta, "empty", True):
-                return Span(file=self.filename)
+                return construct(Span, file=self.filename)
             line, col, end_line, end_col = meta.line, meta.column, meta.end_line, meta.end_column
         if self.line_shift or self.col_shift:
             if line == 1:
@@ -60,7 +61,9 @@ class _Lowerer:
                 end_col += self.col_shift
             line += self.line_shift
             end_line += self.line_shift
-        return Span(file=self.filename, line=line, col=col, end_line=end_line, end_col=end_col)
+        return construct(
+            Span, file=self.filename, line=line, col=col, end_line=end_line, end_col=end_col
+        )
 
     # ------------------------------------------------------------------ dispatch
     def lower(self, node: Tree[Token] | Token) -> Any:
@@ -78,7 +81,7 @@ class _Lowerer:
     def _string(self, tree: Tree[Token]) -> ir.Literal_:
         tok = cast(Token, tree.children[0])
         text = self.unescape(tok).replace(_OPEN, "{").replace(_CLOSE, "}")
-        return ir.Literal_(span=self.span(tree), value=text)
+        return construct(ir.Literal_, span=self.span(tree), value=text)
 
     def value(self, node: Tree[Token] | Token) -> Any:
         """A literal in a declaration position (a version, a description, a probability)."""
@@ -156,10 +159,12 @@ class _Lowerer:
                     buf.append(text[i:])
                     break
                 if buf:
-                    parts.append(ir.TemplatePart(span=span, text="".join(buf)))
+                    parts.append(construct(ir.TemplatePart, span=span, text="".join(buf)))
                     buf = []
                 hole = text[i + 1 : close]
-                parts.append(ir.TemplatePart(span=span, expr=self.hole(hole, tok, i + 1)))
+                parts.append(
+                    construct(ir.TemplatePart, span=span, expr=self.hole(hole, tok, i + 1))
+                )
                 i = close + 1
                 continue
             if ch == "}" and i + 1 < n and text[i + 1] == "}":
@@ -169,9 +174,9 @@ class _Lowerer:
             buf.append(ch)
             i += 1
         if buf:
-            parts.append(ir.TemplatePart(span=span, text="".join(buf)))
+            parts.append(construct(ir.TemplatePart, span=span, text="".join(buf)))
         source = text.replace(_OPEN, "{").replace(_CLOSE, "}")
-        return ir.Template(span=span, source=source, parts=tuple(parts))
+        return construct(ir.Template, span=span, source=source, parts=tuple(parts))
 
     def hole(self, source: str, tok: Token, offset: int) -> ir.Expr:
         line = (tok.line or 1) - 1 + self.line_shift
@@ -181,8 +186,10 @@ class _Lowerer:
         if _IDENTIFIER.fullmatch(source) and source not in _KEYWORDS:
             # most holes are a bare name: no need for a parser run
             start = col + 1 if line == (tok.line or 1) - 1 + self.line_shift else 1
-            return ir.Name(
-                span=Span(
+            return construct(
+                ir.Name,
+                span=construct(
+                    Span,
                     file=self.filename,
                     line=line + 1,
                     col=start,
@@ -214,14 +221,14 @@ class _Lowerer:
                         hint="write `{{` and `}}` for literal braces",
                     )
                 )
-            return ir.Literal_(span=self.span(tok), value=source)
+            return construct(ir.Literal_, span=self.span(tok), value=source)
         result = cast(ir.Expr, sub.lower(tree))
         self.diagnostics.extend(sub.diagnostics)
         return result
 
     def _raw_string(self, tree: Tree[Token]) -> ir.Literal_:
         tok = cast(Token, tree.children[0])
-        return ir.Literal_(span=self.span(tree), value=str(tok)[2:-1], raw=True)
+        return construct(ir.Literal_, span=self.span(tree), value=str(tok)[2:-1], raw=True)
 
     def _number(self, tree: Tree[Token]) -> ir.Literal_:
         tok = cast(Token, tree.children[0])
@@ -229,15 +236,15 @@ class _Lowerer:
             value: float = float(tok)
             if value in (float("inf"), float("-inf")):
                 self._too_big(tok, "the number is too large for a float", "floats go up to 1.8e308")
-            return ir.Literal_(span=self.span(tree), value=value)
+            return construct(ir.Literal_, span=self.span(tree), value=value)
         digits = str(tok).lstrip("0") or "0"
         if len(digits) > 78:  # 2**256 has 78 digits; longer never fits
             self._too_big(tok, f"the integer has {len(digits):,} digits")
-            return ir.Literal_(span=self.span(tree), value=0)
+            return construct(ir.Literal_, span=self.span(tree), value=0)
         number = int(digits)
         if number > 1 << 256:
             self._too_big(tok, "the integer is larger than 2**256")
-        return ir.Literal_(span=self.span(tree), value=number)
+        return construct(ir.Literal_, span=self.span(tree), value=number)
 
     def _too_big(
         self,
@@ -248,7 +255,9 @@ class _Lowerer:
         self.diagnostics.append(error("E0109", message, self.span(tok), hint=hint))
 
     def _neg_number(self, tree: Tree[Token]) -> ir.Literal_:
-        return ir.Literal_(span=self.span(tree), value=-cast(float, self.value(tree.children[0])))
+        return construct(
+            ir.Literal_, span=self.span(tree), value=-cast(float, self.value(tree.children[0]))
+        )
 
     # ------------------------------------------------------------------ contract
     def _start(self, tree: Tree[Token]) -> ir.Contract:
@@ -269,7 +278,8 @@ class _Lowerer:
                 buckets["state"].extend(item)
             else:
                 buckets[_BUCKET[type(item)]].append(item)
-        return ir.Contract(
+        return construct(
+            ir.Contract,
             span=self.span(tree),
             header=header,
             **{k: tuple(v) for k, v in buckets.items()},
@@ -277,7 +287,8 @@ class _Lowerer:
 
     def _header(self, tree: Tree[Token]) -> ir.Header:
         name, version, desc = tree.children
-        return ir.Header(
+        return construct(
+            ir.Header,
             span=self.span(tree),
             name=str(name),
             version=self.value(version),
@@ -287,7 +298,8 @@ class _Lowerer:
 
     def _type_decl(self, tree: Tree[Token]) -> ir.TypeDecl:
         name, texpr, desc = tree.children
-        return ir.TypeDecl(
+        return construct(
+            ir.TypeDecl,
             span=self.span(name),
             name=str(name),
             type=self.lower(texpr),
@@ -296,7 +308,8 @@ class _Lowerer:
 
     def _const_decl(self, tree: Tree[Token]) -> ir.ConstDecl:
         name, texpr, value = tree.children
-        return ir.ConstDecl(
+        return construct(
+            ir.ConstDecl,
             span=self.span(name),
             name=str(name),
             type=None if texpr is None else self.lower(texpr),
@@ -305,7 +318,8 @@ class _Lowerer:
 
     def _predicate_decl(self, tree: Tree[Token]) -> ir.PredicateDecl:
         name, params, body, desc = tree.children
-        return ir.PredicateDecl(
+        return construct(
+            ir.PredicateDecl,
             span=self.span(name),
             name=str(name),
             params=() if params is None else self.lower(params),
@@ -315,11 +329,14 @@ class _Lowerer:
 
     def _event_decl(self, tree: Tree[Token]) -> ir.EventDecl:
         name, desc = tree.children
-        return ir.EventDecl(span=self.span(name), name=str(name), description=self.opt_string(desc))
+        return construct(
+            ir.EventDecl, span=self.span(name), name=str(name), description=self.opt_string(desc)
+        )
 
     def _goal_decl(self, tree: Tree[Token]) -> ir.GoalDecl:
         name, cond, desc = tree.children
-        return ir.GoalDecl(
+        return construct(
+            ir.GoalDecl,
             span=self.span(name),
             name=str(name),
             cond=self.lower(cond),
@@ -332,7 +349,8 @@ class _Lowerer:
     def _state_var(self, tree: Tree[Token]) -> ir.StateVar:
         name, texpr, init, desc = tree.children
         lowered_init = self.lower(init)
-        return ir.StateVar(
+        return construct(
+            ir.StateVar,
             span=self.span(name),
             name=str(name),
             type=self.lower(texpr),
@@ -348,7 +366,7 @@ class _Lowerer:
         options = [self.lower(child) for child in tree.children]
         if len(options) == 1:
             return cast(ir.TypeExpr, options[0])
-        return ir.UnionType(span=self.span(tree), options=tuple(options))
+        return construct(ir.UnionType, span=self.span(tree), options=tuple(options))
 
     def _type_term(self, tree: Tree[Token]) -> ir.TypeExpr:
         base = cast(ir.TypeExpr, self.lower(tree.children[0]))
@@ -359,30 +377,34 @@ class _Lowerer:
         return base.model_copy(update={"constraints": base.constraints + constraints, "span": span})
 
     def _type_name(self, tree: Tree[Token]) -> ir.NamedType:
-        return ir.NamedType(span=self.span(tree), name=str(tree.children[0]))
+        return construct(ir.NamedType, span=self.span(tree), name=str(tree.children[0]))
 
     def _type_generic(self, tree: Tree[Token]) -> ir.GenericType:
         name, *args = tree.children
-        return ir.GenericType(
-            span=self.span(tree), name=str(name), args=tuple(self.lower(a) for a in args)
+        return construct(
+            ir.GenericType,
+            span=self.span(tree),
+            name=str(name),
+            args=tuple(self.lower(a) for a in args),
         )
 
     def _type_enum(self, tree: Tree[Token]) -> ir.EnumType:
         members = [self.lower(c) for c in tree.children if c is not None]
-        return ir.EnumType(span=self.span(tree), members=tuple(members))
+        return construct(ir.EnumType, span=self.span(tree), members=tuple(members))
 
     def _enum_member(self, tree: Tree[Token]) -> ir.EnumMember:
         child = tree.children[0]
         value = str(child) if isinstance(child, Token) else cast(str, self.value(child))
-        return ir.EnumMember(span=self.span(tree), value=value)
+        return construct(ir.EnumMember, span=self.span(tree), value=value)
 
     def _type_record(self, tree: Tree[Token]) -> ir.RecordType:
         fields = [self.lower(c) for c in tree.children if c is not None]
-        return ir.RecordType(span=self.span(tree), fields=tuple(fields))
+        return construct(ir.RecordType, span=self.span(tree), fields=tuple(fields))
 
     def _field(self, tree: Tree[Token]) -> ir.RecordField:
         name, optional, texpr, default, desc = tree.children
-        return ir.RecordField(
+        return construct(
+            ir.RecordField,
             span=self.span(name),
             name=str(name),
             type=self.lower(texpr),
@@ -393,7 +415,8 @@ class _Lowerer:
 
     def _type_tagged(self, tree: Tree[Token]) -> ir.TaggedUnionType:
         tag, *variants = tree.children
-        return ir.TaggedUnionType(
+        return construct(
+            ir.TaggedUnionType,
             span=self.span(tree),
             tag_field=str(tag),
             variants=tuple(self.lower(v) for v in variants if v is not None),
@@ -402,18 +425,18 @@ class _Lowerer:
     def _variant(self, tree: Tree[Token]) -> ir.Variant:
         key, texpr = tree.children
         tag = str(key) if isinstance(key, Token) else cast(str, self.value(key))
-        return ir.Variant(span=self.span(tree), tag=tag, type=self.lower(texpr))
+        return construct(ir.Variant, span=self.span(tree), tag=tag, type=self.lower(texpr))
 
     def _type_null(self, tree: Tree[Token]) -> ir.NullType:
-        return ir.NullType(span=self.span(tree))
+        return construct(ir.NullType, span=self.span(tree))
 
     def _constraint(self, tree: Tree[Token]) -> ir.Constraint:
         key, value = tree.children
         lowered = self.lower(value)
         if isinstance(lowered, ir.Literal_):
             lowered = lowered.value
-        return ir.Constraint(
-            span=self.span(tree), key=cast(ir.ConstraintKey, str(key)), value=lowered
+        return construct(
+            ir.Constraint, span=self.span(tree), key=cast(ir.ConstraintKey, str(key)), value=lowered
         )
 
     # ------------------------------------------------------------------ tools
@@ -448,7 +471,8 @@ class _Lowerer:
                 reports.extend(item[1])
             else:
                 effects.extend(cast(list[ir.Stmt], item))
-        return ir.Tool(
+        return construct(
+            ir.Tool,
             span=self.span(name),
             name=str(name),
             params=() if params is None else self.lower(params),
@@ -469,7 +493,8 @@ class _Lowerer:
 
     def _param(self, tree: Tree[Token]) -> ir.Param:
         name, optional, texpr, default, desc = tree.children
-        return ir.Param(
+        return construct(
+            ir.Param,
             span=self.span(name),
             name=str(name),
             type=self.lower(texpr),
@@ -485,16 +510,16 @@ class _Lowerer:
         return ("attr", "tags", tuple(self.lower(c) for c in tree.children if c is not None))
 
     def _tag(self, tree: Tree[Token]) -> ir.Tag:
-        return ir.Tag(span=self.span(tree), name=".".join(str(c) for c in tree.children))
+        return construct(ir.Tag, span=self.span(tree), name=".".join(str(c) for c in tree.children))
 
     def _risk_attr(self, tree: Tree[Token]) -> tuple[str, str, tuple[ir.Risk, ...]]:
-        risks = tuple(ir.Risk(span=self.span(c), name=str(c)) for c in tree.children)
+        risks = tuple(construct(ir.Risk, span=self.span(c), name=str(c)) for c in tree.children)
         return ("attr", "risks", risks)
 
     def _condition(self, tree: Tree[Token], strength: str) -> ir.Condition:
         cond, info = tree.children
         code: str | None = None
-        code_span = Span(file=self.filename)
+        code_span = construct(Span, file=self.filename)
         message = hint = None
         if info is not None:
             assert isinstance(info, Tree)
@@ -507,7 +532,8 @@ class _Lowerer:
                     hint = self.template(cast(Tree[Token], part.children[0]))
                 else:
                     message = self.template(part)
-        return ir.Condition(
+        return construct(
+            ir.Condition,
             span=self.span(tree),
             strength=cast(Any, strength),
             cond=self.lower(cond),
@@ -542,7 +568,8 @@ class _Lowerer:
 
     def _outcome(self, tree: Tree[Token]) -> ir.Outcome:
         name, kind, code, message, hint, event, when, observed, body = tree.children
-        return ir.Outcome(
+        return construct(
+            ir.Outcome,
             span=self.span(name),
             name=str(name),
             outcome=cast(ir.OutcomeKind, str(kind)),
@@ -560,16 +587,19 @@ class _Lowerer:
 
     def _event_clause(self, tree: Tree[Token]) -> ir.EventRef:
         name, prob = tree.children
-        return ir.EventRef(
+        return construct(
+            ir.EventRef,
             span=self.span(name),
             name=str(name),
             probability=None if prob is None else float(self.value(prob)),
-            probability_span=self.span(prob) if prob is not None else Span(file=self.filename),
+            probability_span=self.span(prob)
+            if prob is not None
+            else construct(Span, file=self.filename),
         )
 
     def _flow(self, tree: Tree[Token]) -> ir.Flow:
         initial: str | None = None
-        initial_span = Span(file=self.filename)
+        initial_span = construct(Span, file=self.filename)
         steps: list[ir.FlowStep] = []
         transitions: list[ir.FlowTransition] = []
         for child in tree.children:
@@ -589,7 +619,8 @@ class _Lowerer:
                         )
                     )
                 initial, initial_span = item
-        return ir.Flow(
+        return construct(
+            ir.Flow,
             span=self.span(tree),
             initial=initial,
             initial_span=initial_span,
@@ -603,12 +634,13 @@ class _Lowerer:
 
     def _flow_step(self, tree: Tree[Token]) -> ir.FlowStep:
         name, body = tree.children
-        return ir.FlowStep(span=self.span(name), name=str(name), body=self.lower(body))
+        return construct(ir.FlowStep, span=self.span(name), name=str(name), body=self.lower(body))
 
     def _flow_transition(self, tree: Tree[Token]) -> ir.FlowTransition:
         source, target, event, when = tree.children
         to_outcome, target_name, target_span = self.lower(target)
-        return ir.FlowTransition(
+        return construct(
+            ir.FlowTransition,
             span=self.span(tree),
             source=str(source),
             target=target_name,
@@ -642,7 +674,8 @@ class _Lowerer:
         for child in items:
             kind, value = self.lower(child)
             groups[kind].extend(value)
-        return ir.Machine(
+        return construct(
+            ir.Machine,
             span=self.span(name),
             name=str(name),
             description=self.opt_string(desc),
@@ -654,7 +687,7 @@ class _Lowerer:
 
     def _state_refs(self, tree: Tree[Token]) -> list[ir.MachineState]:
         return [
-            ir.MachineState(span=self.span(tok), name=str(tok))
+            construct(ir.MachineState, span=self.span(tok), name=str(tok))
             for tok in tree.children
             if tok is not None
         ]
@@ -670,7 +703,8 @@ class _Lowerer:
 
     def _machine_transition(self, tree: Tree[Token]) -> tuple[str, list[ir.MachineTransition]]:
         source, target, tool, outcome, when = tree.children
-        trans = ir.MachineTransition(
+        trans = construct(
+            ir.MachineTransition,
             span=self.span(tree),
             source=str(source),
             source_span=self.span(source),
@@ -679,7 +713,9 @@ class _Lowerer:
             tool=str(tool),
             tool_span=self.span(tool),
             outcome=None if outcome is None else str(outcome),
-            outcome_span=self.span(outcome) if outcome is not None else Span(file=self.filename),
+            outcome_span=self.span(outcome)
+            if outcome is not None
+            else construct(Span, file=self.filename),
             when=None if when is None else self.lower(when),
         )
         return "transition", [trans]
@@ -694,11 +730,14 @@ class _Lowerer:
 
     def _assign(self, tree: Tree[Token]) -> ir.Assign:
         target, value = tree.children
-        return ir.Assign(span=self.span(tree), target=self.lower(target), value=self.lower(value))
+        return construct(
+            ir.Assign, span=self.span(tree), target=self.lower(target), value=self.lower(value)
+        )
 
     def _aug_assign(self, tree: Tree[Token]) -> ir.Assign:
         target, op, value = tree.children
-        return ir.Assign(
+        return construct(
+            ir.Assign,
             span=self.span(tree),
             target=self.lower(target),
             op=cast(Any, str(op)),
@@ -708,7 +747,8 @@ class _Lowerer:
     def _method_stmt(self, tree: Tree[Token]) -> ir.MethodCall:
         target, method, args = tree.children
         positional, _ = self._split_args(args)
-        return ir.MethodCall(
+        return construct(
+            ir.MethodCall,
             span=self.span(tree),
             target=self.lower(target),
             method=str(method),
@@ -722,23 +762,28 @@ class _Lowerer:
         if orelse is not None:
             lowered = self.lower(orelse)
             lowered_else = lowered if isinstance(lowered, tuple) else (lowered,)
-        return ir.If(
-            span=self.span(tree), cond=self.lower(cond), then=self.lower(then), orelse=lowered_else
+        return construct(
+            ir.If,
+            span=self.span(tree),
+            cond=self.lower(cond),
+            then=self.lower(then),
+            orelse=lowered_else,
         )
 
     def _for_stmt(self, tree: Tree[Token]) -> ir.For:
         var, coll, body = tree.children
-        return ir.For(
-            span=self.span(tree), var=str(var), coll=self.lower(coll), body=self.lower(body)
+        return construct(
+            ir.For, span=self.span(tree), var=str(var), coll=self.lower(coll), body=self.lower(body)
         )
 
     def _let_stmt(self, tree: Tree[Token]) -> ir.Let:
         name, value = tree.children
-        return ir.Let(span=self.span(tree), name=str(name), value=self.lower(value))
+        return construct(ir.Let, span=self.span(tree), name=str(name), value=self.lower(value))
 
     def _warn_stmt(self, tree: Tree[Token]) -> ir.Warn:
         code, message = tree.children
-        return ir.Warn(
+        return construct(
+            ir.Warn,
             span=self.span(tree),
             code=str(code),
             code_span=self.span(code),
@@ -748,32 +793,38 @@ class _Lowerer:
     def _report_stmt(self, tree: Tree[Token]) -> ir.Report:
         children = tree.children
         fields = [
-            ir.ReportField(
+            construct(
+                ir.ReportField,
                 span=self.span(children[i]),
                 name=str(children[i]),
                 value=self.lower(children[i + 1]),
             )
             for i in range(0, len(children), 2)
         ]
-        return ir.Report(span=self.span(tree), fields=tuple(fields))
+        return construct(ir.Report, span=self.span(tree), fields=tuple(fields))
 
     def _lv_name(self, tree: Tree[Token]) -> ir.Name:
-        return ir.Name(span=self.span(tree), name=str(tree.children[0]))
+        return construct(ir.Name, span=self.span(tree), name=str(tree.children[0]))
 
     def _lv_attr(self, tree: Tree[Token]) -> ir.Attr:
         obj, name = tree.children
-        return ir.Attr(
-            span=self.span(tree), obj=self.lower(obj), name=str(name), name_span=self.span(name)
+        return construct(
+            ir.Attr,
+            span=self.span(tree),
+            obj=self.lower(obj),
+            name=str(name),
+            name_span=self.span(name),
         )
 
     def _lv_index(self, tree: Tree[Token]) -> ir.Index:
         obj, key = tree.children
-        return ir.Index(span=self.span(tree), obj=self.lower(obj), key=self.lower(key))
+        return construct(ir.Index, span=self.span(tree), obj=self.lower(obj), key=self.lower(key))
 
     # ------------------------------------------------------------------ expressions
     def _binary(self, tree: Tree[Token], op: str) -> ir.Binary:
         left, right = tree.children[0], tree.children[-1]
-        return ir.Binary(
+        return construct(
+            ir.Binary,
             span=self.span(tree),
             op=cast(ir.BinOp, op),
             left=self.lower(left),
@@ -787,7 +838,9 @@ class _Lowerer:
         return self._binary(tree, "and")
 
     def _not_op(self, tree: Tree[Token]) -> ir.Unary:
-        return ir.Unary(span=self.span(tree), op="not", operand=self.lower(tree.children[0]))
+        return construct(
+            ir.Unary, span=self.span(tree), op="not", operand=self.lower(tree.children[0])
+        )
 
     def _neg(self, tree: Tree[Token]) -> ir.Expr:
         operand = self.lower(tree.children[0])
@@ -796,8 +849,8 @@ class _Lowerer:
             and isinstance(operand.value, (int, float))
             and not isinstance(operand.value, bool)
         ):
-            return ir.Literal_(span=self.span(tree), value=-operand.value)
-        return ir.Unary(span=self.span(tree), op="-", operand=operand)
+            return construct(ir.Literal_, span=self.span(tree), value=-operand.value)
+        return construct(ir.Unary, span=self.span(tree), op="-", operand=operand)
 
     def _compare(self, tree: Tree[Token]) -> ir.Binary:
         return self._binary(tree, str(tree.children[1]))
@@ -813,13 +866,17 @@ class _Lowerer:
 
     def _attr(self, tree: Tree[Token]) -> ir.Attr:
         obj, name = tree.children
-        return ir.Attr(
-            span=self.span(tree), obj=self.lower(obj), name=str(name), name_span=self.span(name)
+        return construct(
+            ir.Attr,
+            span=self.span(tree),
+            obj=self.lower(obj),
+            name=str(name),
+            name_span=self.span(name),
         )
 
     def _index(self, tree: Tree[Token]) -> ir.Index:
         obj, key = tree.children
-        return ir.Index(span=self.span(tree), obj=self.lower(obj), key=self.lower(key))
+        return construct(ir.Index, span=self.span(tree), obj=self.lower(obj), key=self.lower(key))
 
     def _split_args(
         self, args: Tree[Token] | Token | None
@@ -834,7 +891,8 @@ class _Lowerer:
     def _call(self, tree: Tree[Token]) -> ir.Call:
         func, args = tree.children
         positional, keywords = self._split_args(args)
-        return ir.Call(
+        return construct(
+            ir.Call,
             span=self.span(tree),
             func=str(func),
             func_span=self.span(func),
@@ -847,7 +905,9 @@ class _Lowerer:
 
     def _kwarg(self, tree: Tree[Token]) -> ir.KeywordArg:
         name, value = tree.children
-        return ir.KeywordArg(span=self.span(tree), name=str(name), value=self.lower(value))
+        return construct(
+            ir.KeywordArg, span=self.span(tree), name=str(name), value=self.lower(value)
+        )
 
     def _quantifier(self, tree: Tree[Token]) -> ir.Expr:
         func, body, var, coll = tree.children
@@ -862,7 +922,8 @@ class _Lowerer:
                 )
             )
             op = "any"
-        return ir.Quantifier(
+        return construct(
+            ir.Quantifier,
             span=self.span(tree),
             op=cast(Any, op),
             var=str(var),
@@ -871,7 +932,7 @@ class _Lowerer:
         )
 
     def _literal(self, tree: Tree[Token], value: Any) -> ir.Literal_:
-        return ir.Literal_(span=self.span(tree), value=value)
+        return construct(ir.Literal_, span=self.span(tree), value=value)
 
     def _true(self, tree: Tree[Token]) -> ir.Literal_:
         return self._literal(tree, True)
@@ -883,30 +944,35 @@ class _Lowerer:
         return self._literal(tree, None)
 
     def _name(self, tree: Tree[Token]) -> ir.Name:
-        return ir.Name(span=self.span(tree), name=str(tree.children[0]))
+        return construct(ir.Name, span=self.span(tree), name=str(tree.children[0]))
 
     def _items(self, tree: Tree[Token]) -> tuple[ir.Expr, ...]:
         return tuple(self.lower(c) for c in tree.children if c is not None)
 
     def _tuple_lit(self, tree: Tree[Token]) -> ir.Collection:
-        return ir.Collection(span=self.span(tree), type="tuple", items=self._items(tree))
+        return construct(ir.Collection, span=self.span(tree), type="tuple", items=self._items(tree))
 
     def _list_lit(self, tree: Tree[Token]) -> ir.Collection:
-        return ir.Collection(span=self.span(tree), type="list", items=self._items(tree))
+        return construct(ir.Collection, span=self.span(tree), type="list", items=self._items(tree))
 
     def _set_lit(self, tree: Tree[Token]) -> ir.Collection:
         items = self._items(tree)
-        return ir.Collection(span=self.span(tree), type="set" if items else "empty", items=items)
+        return construct(
+            ir.Collection, span=self.span(tree), type="set" if items else "empty", items=items
+        )
 
     def _map_lit(self, tree: Tree[Token]) -> ir.MapLit:
-        return ir.MapLit(
+        return construct(
+            ir.MapLit,
             span=self.span(tree),
             entries=tuple(self.lower(c) for c in tree.children if c is not None),
         )
 
     def _entry(self, tree: Tree[Token]) -> ir.MapEntry:
         key, value = tree.children
-        return ir.MapEntry(span=self.span(tree), key=self.lower(key), value=self.lower(value))
+        return construct(
+            ir.MapEntry, span=self.span(tree), key=self.lower(key), value=self.lower(value)
+        )
 
 
 _UNKNOWN = object()

@@ -27,7 +27,9 @@ from ..compiler.compile import OBSERVED_ERROR, CTool
 from ..compiler.foreign import contract_value, exception_text
 from ..compiler.validators import model_values, problems_from
 from ..compiler.values import UNKNOWN
+from ..dsl import ir
 from ..dsl.types import type_label
+from ..dsl.walk import all_exprs
 from .results import Branch, StepResult, Verdict, Violation
 from .state import State
 
@@ -152,10 +154,15 @@ def _observe(
     seen: Observation,
     prediction: StepResult | None,
 ) -> Observed:
-    if prediction is None:
-        prediction = sim._step(state, tool, args)
     ctool = sim.compiled.tools.get(tool)
     values = None if ctool is None else _validated_args(ctool, args)
+    predicted_here = prediction is None
+    if prediction is None:
+        # what `sim._step` does, with the arguments validated once
+        if ctool is None or values is None:
+            prediction = sim._step(state, tool, args)
+        else:
+            prediction = sim._step_validated(state, ctool, values, args)
     if ctool is None or values is None:
         status = seen.status or ("crash" if seen.error is not None else "ok")
         what = "declares no such tool" if ctool is None else "rejects these arguments"
@@ -192,7 +199,10 @@ def _observe(
         ).branches
         candidates = [b for b in branches if b.outcome == explicit[0]]
     else:
-        branches = sim._step_validated(state, ctool, values, args, real).branches
+        if predicted_here and _result_is_inert(sim, ctool, real):
+            branches = prediction.branches  # the same run: see _result_is_inert
+        else:
+            branches = sim._step_validated(state, ctool, values, args, real).branches
         candidates = [b for b in branches if b.failed == wanted_failure]
         if raised:
             # a crash that no `observed when` decides fails like a returned error: it takes the
@@ -228,6 +238,27 @@ def _observe(
         problem,
         tuple(ambiguities),
     )
+
+
+def _result_is_inert(sim: Simulator, ctool: CTool, real: Any) -> bool:
+    """Whether stepping with the real result bound to ``result`` repeats the prediction exactly.
+
+    The prediction ran :meth:`Simulator._step_validated` with the same state and arguments and a
+    made-up result. When no expression of the tool (nor a predicate or machine guard) names
+    ``result``, the result changes nothing but the choice between the safe and the fast
+    flavour of the generated code, which an unknown result forces; so the prediction's branches
+    are what a second run would build when the real result is unknown exactly when the made-up
+    one is. (A made-up result that no effect stores does not bump the fresh-id counter.)
+    """
+    cache = sim._inert_results
+    known = cache.get(ctool.name)
+    if known is None:
+        only_tool = sim.compiled.ir.model_copy(update={"tools": (ctool.ir,)})
+        reads = any(isinstance(e, ir.Name) and e.name == "result" for e in all_exprs(only_tool))
+        made_up = sim._stepper.fresh_result(ctool, [sim.compiled.initial[-1]])
+        known = cache[ctool.name] = (not reads, lib.contains_unknown(made_up))
+    unread, made_up_unknown = known
+    return unread and lib.contains_unknown(real) == made_up_unknown
 
 
 def _validated_args(ctool: CTool, args: dict[str, Any]) -> dict[str, Any] | None:
