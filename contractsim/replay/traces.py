@@ -42,7 +42,16 @@ MAX_BAD_RUNS = 5
 """Reading stops after this many runs with problems (one mistake often repeats in every run)."""
 OUTCOMES = STATUSES
 RUN_KEYS = ("name", "state", "now", "steps", "description")
-STEP_KEYS = ("tool", "args", "outcome", "error", "result", "truncated", "comment")
+STEP_KEYS = (
+    "tool",
+    "args",
+    "outcome",
+    "error",
+    "result",
+    "truncated",
+    "comment",
+    "state_after",
+)
 
 Adapter = Callable[[Any], Any]
 
@@ -58,6 +67,9 @@ class Step:
     error: str | None = None
     result: Any = None
     """The returned value; None when unknown (also when the record marks it truncated)."""
+    state_after: dict[str, Any] | None = None
+    """The observed world state after the call (runtime values), complete or for some
+    variables; None when the record has none."""
 
 
 @dataclass
@@ -580,6 +592,32 @@ def _step(
                 "(raised)",
             )
         )
+    after_raw = raw.get("state_after")
+    after: dict[str, Any] | None = None
+    if after_raw is not None and not isinstance(after_raw, dict):
+        problems.append(
+            _diag(
+                "E0904",
+                f"{at}: `state_after` must be an object of variable: value, got {_kind(after_raw)}",
+                name,
+                line,
+                hint="state_after holds the state observed after the call, like a run's `state`",
+            )
+        )
+    elif after_raw is not None:
+        try:
+            after = validate_state_overrides(maps.compiled, dict(after_raw), name)
+        except ContractError as exc:
+            for d in exc.diagnostics:
+                problems.append(
+                    _diag(
+                        "E0904",
+                        f"{at}: the contract rejects `state_after`: {d.message}",
+                        name,
+                        line,
+                        hint=d.hint or "state_after must fit the contract's state declarations",
+                    )
+                )
     if len(problems) > bad:
         return None
     result = None if raw.get("truncated") else raw.get("result")
@@ -603,4 +641,4 @@ def _step(
         args = entries_as_dicts(args)
     if wrapped_result:
         result = entries_as_dicts(result)
-    return Step(str(tool), dict(args), str(outcome), message, result)
+    return Step(str(tool), dict(args), str(outcome), message, result, after)
