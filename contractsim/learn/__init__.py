@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .core import DEFAULT_MAX_ATOMS, DEFAULT_MIN_SUPPORT, Learned, learn_runs
 from ..dsl.diagnostics import ContractError
+from .core import DEFAULT_MAX_ATOMS, DEFAULT_MIN_SUPPORT, Learned, learn_runs
 from .emit import drop_items, emit, skeleton_of
 
 MAX_CHECK_ROUNDS = 5
@@ -96,16 +96,19 @@ def learn(
     *,
     adapter: Adapter | None = None,
     safe: bool = False,
+    refine: bool = False,
     max_atoms: int = DEFAULT_MAX_ATOMS,
     min_support: int = DEFAULT_MIN_SUPPORT,
 ) -> LearnResult:
     """Learn a contract from trace files (docs/learn.md).
 
     ``skeleton``: a contract (path or :class:`~contractsim.Contract`) whose types, state and
-    tool signatures are kept; without one they are inferred from the recorded values. Raises
+    tool signatures are kept (its ``require``, ``should`` and effects are dropped, unless
+    ``refine``: then they are kept and only what the data demands is added); without one they
+    are inferred from the recorded values. Raises
     :class:`~contractsim.ContractError` for unreadable traces or skeletons."""
     from ..api import Contract as ContractType
-    from ..api import load
+    from ..api import load, loads
     from ..replay.traces import read_runs
     from .infer import infer_skeleton
 
@@ -116,6 +119,8 @@ def learn(
         contract = skeleton
     else:
         contract = load(skeleton)
+    if skeleton is not None and not refine:
+        contract = loads(skeleton_of(contract), contract.filename)
     runs: list[Run] = []
     for path in paths:
         runs += read_runs(path, contract.compiled, adapter)

@@ -255,17 +255,16 @@ def _membership(
 ) -> list[Atom]:
     """``term in var`` and ``term not in var`` when the term's values have the shape of the
     collection's items for some call."""
-    fits = False
-    for args, state in calls[:200]:
+    fits = True
+    for args, state in calls:
         value, coll = term(args, state), state.get(var)
         if value is MISSING or not _is_collection(coll) or not coll:
             continue
         sample = next(iter(coll))
-        if type(sample) is type(value) and (
+        fits = type(sample) is type(value) and (
             not isinstance(value, tuple) or len(sample) == len(value)
-        ):
-            fits = True
-            break
+        )
+        break
     if not fits:
         return []
 

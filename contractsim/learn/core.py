@@ -181,10 +181,11 @@ def learn_runs(
         for v in initial.values()
         if isinstance(v, frozenset) and v and isinstance(next(iter(v)), tuple)
     }
-    for run in runs[:50]:
-        for v in run.state.values():
-            if isinstance(v, frozenset) and v and isinstance(next(iter(v)), tuple):
-                tuple_sizes.add(len(next(iter(v))))
+    for var in contract.ir.state:  # set[tuple[A, B]]: the declared tuple lengths
+        args = getattr(var.type, "args", ()) or ()
+        for item in args:
+            if getattr(item, "name", None) == "tuple":
+                tuple_sizes.add(len(getattr(item, "args", ()) or ()))
     atom_kinds = {v: ("collection" if k in ("set", "map", "list") else k) for v, k in kinds.items()}
     sim = contract.simulator()
     tools: dict[str, ToolModel] = {}
@@ -241,9 +242,9 @@ def learn_runs(
         model.failure_state_changes = sum(
             1 for c in bad if c.after and any(c.before.get(k) != v for k, v in c.after.items())
         )
-        # effects
+        # effects (a tool whose skeleton already has effects or outcomes keeps them)
         effect_terms = terms
-        for var in initial:
+        for var in initial if not (tool.effects or tool.outcomes or tool.flow) else ():
             obs = [
                 Observation(c.args, c.before, c.after[var], c.result if results_typed else None)
                 for c in ok
