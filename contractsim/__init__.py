@@ -25,6 +25,10 @@ _LAZY = {
 
 def __getattr__(name: str) -> Any:
     """The runtime names load on first use: ``check`` need not import the simulator."""
+    if name == "learn":  # the package, callable as contractsim.learn(traces, skeleton, ...)
+        import importlib
+
+        return importlib.import_module(".learn", __name__)
     if name in _LAZY:
         import importlib
 
@@ -49,6 +53,7 @@ __all__ = [
     "check",
     "check_text",
     "from_pddl",
+    "learn",
     "load",
     "loads",
 ]

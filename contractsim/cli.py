@@ -577,11 +577,13 @@ def learn_cmd(
             encoding="utf-8",
         )
     learned = result.learned
+    effects = sum(
+        1 for t in learned.tools.values() for e in t.effects if e.lines and not e.unexplained
+    )
     click.echo(
         f"learned from {learned.steps} step(s) in {learned.seconds:.2f} s CPU ({learned.mode} "
         f"mode): {sum(len(t.clauses) for t in learned.tools.values())} clause(s), "
-        f"{sum(1 for t in learned.tools.values() for e in t.effects if e.lines and not e.unexplained)}"
-        " effect(s)",
+        f"{effects} effect(s)",
         err=True,
     )
 

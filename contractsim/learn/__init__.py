@@ -19,6 +19,8 @@ are on the same layer, and the trace format is one.
 from __future__ import annotations
 
 import os
+import sys
+import types
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -125,3 +127,14 @@ def learn(
     for path in paths:
         runs += read_runs(path, contract.compiled, adapter)
     return learn_from_runs(contract, runs, safe=safe, max_atoms=max_atoms, min_support=min_support)
+
+
+class _CallableModule(types.ModuleType):
+    """``contractsim.learn`` is this package and, called, :func:`learn`: the package attribute
+    and the function share one name."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> LearnResult:
+        return learn(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

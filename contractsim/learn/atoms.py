@@ -150,6 +150,7 @@ def atoms_for(
     state_kinds: Mapping[str, str],
     max_atoms: int,
     min_support: int,
+    maps: frozenset[str] = frozenset(),
 ) -> list[Atom]:
     """Every atom of the language for one tool's recorded calls, cut at ``max_atoms`` (membership
     first, then booleans, constants, characters, comparisons and emptiness)."""
@@ -158,6 +159,11 @@ def atoms_for(
     for term in terms:
         for var in collections:
             atoms += _membership(term, var, calls)
+    for term in terms:
+        if "+" not in term.text:
+            continue
+        for var in collections:
+            atoms.append(_nothing_below(term, var, var in maps))
     for var, kind in state_kinds.items():
         if kind == "bool":
             atoms.append(Atom(var, lambda a, s, v=var: s.get(v) is True, (), f"not {var}"))
@@ -248,6 +254,24 @@ def _size(value: Any) -> int:
 
 def _eq(x: Any, y: Any) -> bool:
     return x is not MISSING and type(x) is type(y) and x == y
+
+
+def _below_any(coll: Any, prefix: Any) -> bool:
+    if not isinstance(prefix, str) or coll is None or coll is MISSING:
+        return False
+    start = prefix + "/"
+    return any(isinstance(x, str) and x.startswith(start) for x in coll)
+
+
+def _nothing_below(term: Term, var: str, is_map: bool) -> Atom:
+    """``all(not startswith(x, T + "/") for x in S)``: nothing of S lies below the path T."""
+
+    def holds(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        value = term(a, s)
+        return isinstance(value, str) and not _below_any(s.get(var), value)
+
+    items = f"keys({var})" if is_map else var
+    return Atom(f'all(not startswith(x, {term.text} + "/") for x in {items})', holds, term.params)
 
 
 def _membership(

@@ -210,7 +210,8 @@ def learn_runs(
             )
             if "+" in t.text
         ]
-        atoms = atoms_for(params, terms, pairs, atom_kinds, max_atoms, min_support)
+        maps = frozenset(v for v, k in kinds.items() if k == "map")
+        atoms = atoms_for(params, terms, pairs, atom_kinds, max_atoms, min_support, maps)
         atoms = [a for a in atoms if _typed_ok(a, string_params)]
         model.atoms = len(atoms)
         ok = [c for c in tool_calls if c.outcome == "ok"]
