@@ -165,7 +165,9 @@ def test_refine_keeps_clauses_and_adds_only_what_is_missing(tmp_path: Path) -> N
         .read_text()
         .replace(
             "tool put(key: str) {\n}",
-            'tool put(key: str) {\n  require key not in keys else TAKEN "taken"\n  effect keys.add(key)\n}',
+            "tool put(key: str) {\n"
+            '  require key not in keys else TAKEN "taken"\n'
+            "  effect keys.add(key)\n}",
         )
     )
     result = contractsim.learn(_toy_runs(tmp_path), str(hand), refine=True)

@@ -181,8 +181,8 @@ def learn_runs(
         for v in initial.values()
         if isinstance(v, frozenset) and v and isinstance(next(iter(v)), tuple)
     }
-    for var in contract.ir.state:  # set[tuple[A, B]]: the declared tuple lengths
-        args = getattr(var.type, "args", ()) or ()
+    for decl in contract.ir.state:  # set[tuple[A, B]]: the declared tuple lengths
+        args = getattr(decl.type, "args", ()) or ()
         for item in args:
             if getattr(item, "name", None) == "tuple":
                 tuple_sizes.add(len(getattr(item, "args", ()) or ()))

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ..simulator.engine import Simulator
     from ..simulator.state import State
 
-TRIES = 12
+TRIES = 40
 """A step of a walk draws up to this many calls and prefers one that succeeds."""
 
 
