@@ -3,8 +3,8 @@
 State variable types come from the initial states and every ``state_after``: JSON lists whose
 items never repeat become sets (of tuples when the items are lists of one length), objects
 become maps from strings, scalars keep their JSON type; a value of mixed types is ``any``.
-Parameter types come from the arguments (a union of the JSON types seen; a parameter missing
-from some calls is optional). Results are not typed (effects do not read them then).
+Parameter types come from the arguments of the successful calls — what the tool accepted (a
+union of the JSON types seen; a parameter missing from some successful calls is optional). Results are not typed (effects do not read them then).
 """
 
 from __future__ import annotations
@@ -101,8 +101,12 @@ def skeleton_text(records: Sequence[Any], name: str = "learned") -> str:
             if not isinstance(step, dict) or not isinstance(step.get("tool"), str):
                 continue
             tool = step["tool"]
-            calls[tool] = calls.get(tool, 0) + 1
-            params = tools.setdefault(tool, {})
+            tools.setdefault(tool, {})
+            # parameter types are what the tool accepted: the arguments of successful calls
+            # (all calls for a tool that never succeeded)
+            key = tool if step.get("outcome") == "ok" else "\0" + tool
+            calls[key] = calls.get(key, 0) + 1
+            params = tools.setdefault(key, {})
             for k, v in (step.get("args") or {}).items():
                 params.setdefault(str(k), []).append(v)
             for k, v in (step.get("state_after") or {}).items():
@@ -114,9 +118,11 @@ def skeleton_text(records: Sequence[Any], name: str = "learned") -> str:
         t, empty = state_type(values)
         lines.append(f"  {var}: {t} = {empty}")
     lines += ["}", ""]
-    for tool, params in tools.items():
+    for tool in list(tools):
         if not tool.isidentifier():
             continue
+        params = tools[tool] if calls.get(tool) else tools.get("\0" + tool, {})
+        seen = calls.get(tool) or calls.get("\0" + tool, 0)
         parts = []
         for p, values in params.items():
             if not p.isidentifier():
@@ -131,7 +137,7 @@ def skeleton_text(records: Sequence[Any], name: str = "learned") -> str:
                 for v in values
             ]
             t = _union(k for k in kinds if k)
-            optional = "?" if len(values) < calls[tool] else ""
+            optional = "?" if len(values) < seen else ""
             parts.append(f"{p}{optional}: {t}")
         lines.append(f"tool {tool}({', '.join(parts)}) {{")
         lines.append("}")
