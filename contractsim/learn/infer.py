@@ -2,9 +2,11 @@
 
 State variable types come from the initial states and every ``state_after``: JSON lists whose
 items never repeat become sets (of tuples when the items are lists of one length), objects
-become maps from strings, scalars keep their JSON type; a value of mixed types is ``any``.
+become maps from strings, scalars keep their JSON type; a value of mixed types is the union
+:data:`ANY`.
 Parameter types come from the arguments of the successful calls — what the tool accepted (a
-union of the JSON types seen; a parameter missing from some successful calls is optional). Results are not typed (effects do not read them then).
+union of the JSON types seen; a parameter missing from some successful calls is optional).
+Results are not typed (effects do not read them then).
 """
 
 from __future__ import annotations
