@@ -164,7 +164,10 @@ def _set_cover(var: str, obs: Sequence[Observation], terms: Sequence[Term]) -> T
                 if v is MISSING or not isinstance(o.after, frozenset):
                     ok = False
                     break
-                if (v in o.after) != want_present:
+                if (v in o.after) != want_present and not (
+                    # the delete-then-add order: a removed item that is added back is present
+                    not want_present and any(a(o.args, o.before) == v for a in adds)
+                ):
                     ok = False
                     break
             if ok:
