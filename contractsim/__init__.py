@@ -14,7 +14,7 @@ layer (``tests/test_layers.py``).
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .api import Contract, check, check_text, diff, from_pddl, load, loads
+    from .api import Contract, check, check_text, diff, from_pddl, learn, load, loads
     from .compiler.values import UNKNOWN
     from .dsl.diagnostics import ContractError, Diagnostic, Span
     from .runtime.guard import CallResult, ContractViolation, Guard, GuardError
@@ -27,6 +27,7 @@ _LAZY = {
     "check": "api",
     "check_text": "api",
     "diff": "api",
+    "learn": "api",
     "from_pddl": "api",
     "load": "api",
     "loads": "api",
@@ -75,6 +76,7 @@ __all__ = [
     "check_text",
     "diff",
     "from_pddl",
+    "learn",
     "load",
     "loads",
 ]

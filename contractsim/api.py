@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import gc
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -25,6 +25,8 @@ from .sources import read_source as read_source
 if TYPE_CHECKING:
     from .compiler.compile import CompiledContract
     from .diffing import DiffReport
+    from .learning import LearnResult
+    from .replay.traces import Adapter, Run
     from .runtime.guard import Guard
     from .simulator.engine import Simulator
     from .simulator.explore import PlanReport
@@ -366,3 +368,62 @@ def sources_of(paths: Iterable[str]) -> dict[str, str]:
         except ContractError:
             continue
     return out
+
+
+def learn(
+    traces: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    skeleton: str | os.PathLike[str] | Contract | None = None,
+    *,
+    adapter: Adapter | None = None,
+    safe: bool = False,
+    refine: bool = False,
+    max_atoms: int | None = None,
+    min_support: int | None = None,
+) -> LearnResult:
+    """Learn a contract from trace files (docs/learn.md).
+
+    ``skeleton``: a contract (path or :class:`Contract`) whose types, state and tool signatures
+    are kept (its ``require``, ``should`` and effects are dropped, unless ``refine``: then they
+    are kept and only what the data demands is added); without one they are inferred from the
+    recorded values. Raises :class:`~contractsim.ContractError` for unreadable traces or
+    skeletons."""
+    from .learning import skeleton_of
+    from .learning.infer import infer_skeleton
+    from .replay.traces import read_runs
+
+    paths = [traces] if isinstance(traces, str | os.PathLike) else list(traces)
+    if skeleton is None:
+        contract = infer_skeleton(paths, loads, adapter)
+    elif isinstance(skeleton, Contract):
+        contract = skeleton
+    else:
+        contract = load(skeleton)
+    if skeleton is not None and not refine:
+        contract = loads(skeleton_of(contract), contract.filename)
+    runs: list[Run] = []
+    for path in paths:
+        runs += read_runs(path, contract.compiled, adapter)
+    return learn_from_runs(contract, runs, safe=safe, max_atoms=max_atoms, min_support=min_support)
+
+
+def learn_from_runs(
+    skeleton: Contract,
+    runs: Sequence[Run],
+    *,
+    safe: bool = False,
+    max_atoms: int | None = None,
+    min_support: int | None = None,
+) -> LearnResult:
+    """Learn from runs already read against ``skeleton`` (``replay.read_runs``); the learned
+    contract is checked (:func:`contractsim.learning.learn_from_runs`)."""
+    from .learning import DEFAULT_MAX_ATOMS, DEFAULT_MIN_SUPPORT
+    from .learning import learn_from_runs as learn_checked
+
+    return learn_checked(
+        skeleton,
+        runs,
+        safe=safe,
+        max_atoms=DEFAULT_MAX_ATOMS if max_atoms is None else max_atoms,
+        min_support=DEFAULT_MIN_SUPPORT if min_support is None else min_support,
+        load_text=loads,
+    )

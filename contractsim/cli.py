@@ -516,6 +516,110 @@ def import_pddl(domain: str, problem: str, output: str | None, fmt: str) -> None
     )
 
 
+@main.command(name="learn")
+@click.argument("traces", nargs=-1, required=True, type=click.Path(dir_okay=True))
+@click.option(
+    "--skeleton",
+    type=click.Path(dir_okay=True),
+    help="A contract whose types, state and tool signatures are kept (its require, should and "
+    "effects are dropped). Without one, they are inferred from the recorded values.",
+)
+@click.option(
+    "--refine",
+    type=click.Path(dir_okay=True),
+    help="A hand-written contract to refine: its clauses and effects are kept and only what the "
+    "data demands is added (instead of --skeleton).",
+)
+@click.option(
+    "--adapter",
+    help="FILE.py:FUNC or MODULE:FUNC turning one foreign record into a run (docs/replay.md).",
+)
+@click.option(
+    "-o", "--output", type=click.Path(), help="Write the contract here (default: stdout)."
+)
+@click.option("--report", type=click.Path(), help="Write the JSON learning report here.")
+@click.option(
+    "--safe",
+    is_flag=True,
+    help="Keep every atom that held before every observed success (never approves a call the "
+    "true contract refuses, when its preconditions are expressible); default: the fewest "
+    "clauses that explain the failures.",
+)
+@click.option(
+    "--min-support",
+    type=click.IntRange(1),
+    default=2,
+    show_default=True,
+    help="A clause, constant or effect branch needs at least this many observations.",
+)
+@click.option(
+    "--max-atoms",
+    type=click.IntRange(1, 5000),
+    default=400,
+    show_default=True,
+    help="Consider at most this many atoms per tool (bounds the work).",
+)
+def learn_cmd(
+    traces: tuple[str, ...],
+    skeleton: str | None,
+    refine: str | None,
+    adapter: str | None,
+    output: str | None,
+    report: str | None,
+    safe: bool,
+    min_support: int,
+    max_atoms: int,
+) -> None:
+    """Learn a contract from recorded runs in TRACES (the trace format of `replay`, steps with
+    `state_after` for effects): preconditions, error codes and effects of every tool, each with
+    its evidence as a comment (docs/learn.md).
+
+    Exit 0 with a contract that `check` accepts, 2 on bad input (traces, skeleton, adapter).
+    """
+    from pathlib import Path
+
+    from .api import learn
+    from .dsl.diagnostics import ContractError
+    from .replay import load_adapter
+
+    if skeleton is not None and refine is not None:
+        raise click.UsageError("give --skeleton or --refine, not both")
+    base: str | None = refine if refine is not None else skeleton
+    try:
+        fn = load_adapter(adapter) if adapter is not None else None
+        result = learn(
+            list(traces),
+            _load(base) if base is not None else None,
+            adapter=fn,
+            safe=safe,
+            refine=refine is not None,
+            max_atoms=max_atoms,
+            min_support=min_support,
+        )
+    except ContractError as exc:
+        _fail_input(exc)
+        return
+    if output is None:
+        click.echo(result.text, nl=False)
+    else:
+        Path(output).write_text(result.text, encoding="utf-8")
+    if report is not None:
+        Path(report).write_text(
+            json.dumps(result.report(), indent=2, ensure_ascii=False, default=str) + "\n",
+            encoding="utf-8",
+        )
+    learned = result.learned
+    effects = sum(
+        1 for t in learned.tools.values() for e in t.effects if e.lines and not e.unexplained
+    )
+    click.echo(
+        f"learned from {learned.steps} step(s) in {learned.seconds:.2f} s CPU ({learned.mode} "
+        f"mode): {sum(len(t.clauses) for t in learned.tools.values())} clause(s), "
+        f"{effects} effect(s)",
+        err=True,
+    )
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
 

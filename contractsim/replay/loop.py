@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, cast
 
+from ..compiler.values import thaw
 from ..dsl.walk import reads_clock
 from ..simulator.observe import STATUSES, Observation, Status, event_risks, predicted_failures
 from .traces import Run
@@ -191,6 +192,140 @@ def iso_text(when: datetime) -> str:
     return when.isoformat().replace("+00:00", "Z")
 
 
+EFFECT_EXAMPLES = 20
+"""The effect report keeps the first differences in full up to this many steps."""
+DIFF_PATHS = 5
+"""At most this many differing paths are named per variable."""
+
+
+@dataclass
+class EffectCounts:
+    """How often the contract's state after a call matched the observed ``state_after`` for one
+    variable: ``carried`` from the state the replay carried along the run, ``from_real`` from the
+    real state before the step (the previous ``state_after``)."""
+
+    compared: int = 0
+    carried: int = 0
+    from_real: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "compared": self.compared,
+            "carried_agree": self.carried,
+            "from_real_agree": self.from_real,
+        }
+
+
+@dataclass
+class EffectDifference:
+    """One step where the contract's state after the call differs from ``state_after``."""
+
+    run: str
+    line: int
+    step: int
+    tool: str
+    mode: str
+    """``carried`` or ``from_real``."""
+    paths: tuple[str, ...]
+    """The first differing paths, e.g. ``files["/a/b"]: contract "x", observed "y"``."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run": self.run,
+            "line": self.line,
+            "step": self.step,
+            "tool": self.tool,
+            "mode": self.mode,
+            "paths": list(self.paths),
+        }
+
+
+@dataclass
+class EffectAgreement:
+    """Per state variable, how often the contract's effects reproduced the observed state after
+    the call (steps that carry ``state_after`` only)."""
+
+    steps: int = 0
+    variables: dict[str, EffectCounts] = field(default_factory=dict)
+    differences: list[EffectDifference] = field(default_factory=list)
+    """The first :data:`EFFECT_EXAMPLES` differing steps."""
+    differing_steps: dict[str, int] = field(default_factory=lambda: {"carried": 0, "from_real": 0})
+    tools: dict[str, dict[str, int]] = field(default_factory=dict)
+    """tool → {steps, carried_differ, from_real_differ}."""
+
+    def _ratio(self, which: str) -> float | None:
+        total = sum(c.compared for c in self.variables.values())
+        if not total:
+            return None
+        agree: int = sum(getattr(c, which) for c in self.variables.values())
+        return agree / total
+
+    @property
+    def carried(self) -> float | None:
+        """Share of (step, variable) comparisons that agree, state carried along the run."""
+        return self._ratio("carried")
+
+    @property
+    def from_real(self) -> float | None:
+        """Share of (step, variable) comparisons that agree, from the real state before."""
+        return self._ratio("from_real")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "steps": self.steps,
+            "carried": self.carried,
+            "from_real": self.from_real,
+            "differing_steps": dict(self.differing_steps),
+            "variables": {k: v.to_json() for k, v in sorted(self.variables.items())},
+            "tools": {k: dict(v) for k, v in sorted(self.tools.items())},
+            "differences": [d.to_json() for d in self.differences],
+        }
+
+
+def _show(value: Any) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def diff_paths(name: str, contract: Any, observed: Any, out: list[str], limit: int) -> None:
+    """Append to ``out`` (up to ``limit``) the paths where two JSON-ready values differ."""
+    if len(out) >= limit or contract == observed:
+        return
+    if isinstance(contract, dict) and isinstance(observed, dict):
+        for key in sorted(set(contract) | set(observed), key=str):
+            path = f"{name}[{_show(key)}]"
+            if key not in contract:
+                out.append(f"{path}: contract has none, observed {_show(observed[key])}")
+            elif key not in observed:
+                out.append(f"{path}: contract {_show(contract[key])}, observed none")
+            else:
+                diff_paths(path, contract[key], observed[key], out, limit)
+            if len(out) >= limit:
+                return
+        return
+    if isinstance(contract, list) and isinstance(observed, list):
+        try:
+            extra = [x for x in contract if x not in observed]
+            missing = [x for x in observed if x not in contract]
+        except TypeError:  # pragma: no cover - JSON values always compare
+            extra, missing = [], []
+        if (extra or missing) and len(contract) + len(missing) - len(extra) == len(observed):
+            for x in missing:
+                if len(out) < limit:
+                    out.append(f"{name}: contract lacks {_show(x)}")
+            for x in extra:
+                if len(out) < limit:
+                    out.append(f"{name}: contract has extra {_show(x)}")
+            return
+        if len(contract) == len(observed):
+            for i, (a, b) in enumerate(zip(contract, observed, strict=True)):
+                diff_paths(f"{name}[{i}]", a, b, out, limit)
+            return
+    out.append(f"{name}: contract {_show(contract)}, observed {_show(observed)}")
+
+
 @dataclass
 class ReplayResult:
     """Counts over every replayed step, and the disagreements in order."""
@@ -219,6 +354,8 @@ class ReplayResult:
     agreement_notes: dict[str, int] = field(default_factory=dict)
     """Those notes, masked → number of agreeing steps."""
     clock: ClockUse = field(default_factory=lambda: ClockUse(False, None))
+    effects: EffectAgreement = field(default_factory=EffectAgreement)
+    """Effect agreement on the steps that carry ``state_after``."""
 
     @property
     def steps(self) -> int:
@@ -298,9 +435,16 @@ def replay_runs(contract: Contract, runs: list[Run], now: datetime | None = None
 
 def _replay_one(sim: Simulator, run: Run, out: ReplayResult) -> None:
     state = sim.state_with(run.state)
+    real = state  # the real state before the step, as far as the trace shows it
     for i, step in enumerate(run.steps, 1):
         seen = Observation(cast(Status, step.outcome), step.result, step.error)
         obs = sim.observe(state, step.tool, step.args, seen)
+        if step.state_after is not None:
+            from_real = obs if real is state else sim.observe(real, step.tool, step.args, seen)
+            _compare_effects(out.effects, run, i, step.tool, step.state_after, obs, from_real)
+            real = sim.state_with(step.state_after, base=from_real.state)
+        else:
+            real = obs.state
         verdict = obs.predicted
         failing = predicted_failures(obs.prediction)
         violations = [v for b in sorted(failing, key=lambda b: not b.certain) for v in b.violations]
@@ -355,6 +499,52 @@ def _replay_one(sim: Simulator, run: Run, out: ReplayResult) -> None:
                 for note in dict.fromkeys(mask(n) for n in notes):
                     out.agreement_notes[note] = out.agreement_notes.get(note, 0) + 1
         state = obs.state
+
+
+def _compare_effects(
+    eff: EffectAgreement,
+    run: Run,
+    i: int,
+    tool: str,
+    after: dict[str, Any],
+    carried: Any,
+    from_real: Any,
+) -> None:
+    eff.steps += 1
+    row = eff.tools.setdefault(tool, {"steps": 0, "carried_differ": 0, "from_real_differ": 0})
+    row["steps"] += 1
+    for mode, observed_step in (("carried", carried), ("from_real", from_real)):
+        paths: list[str] = []
+        differs = False
+        for name, value in after.items():
+            if name.startswith("machine:") or name not in observed_step.state:
+                continue
+            counts = eff.variables.setdefault(name, EffectCounts())
+            if mode == "carried":
+                counts.compared += 1
+            mine = observed_step.state[name]
+            same = _same(mine, value)
+            if same:
+                setattr(counts, mode, getattr(counts, mode) + 1)
+                continue
+            differs = True
+            diff_paths(name, thaw(mine), thaw(value), paths, DIFF_PATHS)
+        if differs:
+            eff.differing_steps[mode] += 1
+            row[f"{mode}_differ"] += 1
+            if len(eff.differences) < EFFECT_EXAMPLES:
+                eff.differences.append(
+                    EffectDifference(run.name, run.line, i, tool, mode, tuple(paths))
+                )
+
+
+def _same(mine: Any, observed: Any) -> bool:
+    try:
+        return (
+            bool(mine == observed) and type(mine) is type(observed) or thaw(mine) == thaw(observed)
+        )
+    except Exception:  # noqa: BLE001 - unknown values do not compare: they do not agree
+        return False
 
 
 def _recognised(sim: Simulator, tool: str, outcome: str | None) -> bool:

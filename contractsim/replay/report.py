@@ -61,6 +61,7 @@ def render_json(
             "notes": [{"note": n, "steps": k} for n, k in _note_rows(result)],
         },
         "clock": result.clock.to_json(),
+        "effects": result.effects.to_json(),
         "disagreements": [d.to_json() for d in shown],
         "contract_error_steps": [d.to_json() for d in errors],
     }
@@ -109,6 +110,20 @@ def render_text(
         f"precision {_ratio(result.precision)}   recall {_ratio(result.recall)}"
         "   (of predicted failures; may_fail counts as predicted)",
     ]
+    eff = result.effects
+    if eff.steps:
+        lines.append(
+            f"effects: {eff.steps} step(s) carry state_after; agreement "
+            f"{_ratio(eff.carried)} carried along the run, {_ratio(eff.from_real)} from the real "
+            f"state before (per step and variable); differing steps "
+            f"{eff.differing_steps['carried']} / {eff.differing_steps['from_real']}"
+        )
+        if eff.differences:
+            diff = eff.differences[0]
+            lines.append(
+                f"  first difference: {diff.run} step {diff.step} ({diff.tool}, {diff.mode}): "
+                + "; ".join(diff.paths[:3])
+            )
     if n_err:
         err = result.contract_errors[0]
         lines.append(

@@ -43,7 +43,16 @@ MAX_BAD_RUNS = 5
 """Reading stops after this many runs with problems (one mistake often repeats in every run)."""
 OUTCOMES = STATUSES
 RUN_KEYS = ("name", "state", "now", "steps", "description")
-STEP_KEYS = ("tool", "args", "outcome", "error", "result", "truncated", "comment")
+STEP_KEYS = (
+    "tool",
+    "args",
+    "outcome",
+    "error",
+    "result",
+    "truncated",
+    "comment",
+    "state_after",
+)
 
 Adapter = Callable[[Any], Any]
 
@@ -59,6 +68,9 @@ class Step:
     error: str | None = None
     result: Any = None
     """The returned value; None when unknown (also when the record marks it truncated)."""
+    state_after: dict[str, Any] | None = None
+    """The observed world state after the call (runtime values), complete or for some
+    variables; None when the record has none."""
 
 
 @dataclass
@@ -234,12 +246,12 @@ def read_runs(
     """Every run of a trace file, checked against the contract; a :class:`ContractError` with
     one diagnostic per problem (up to 200) otherwise."""
     name = str(path)
-    text = _read(name)
+    text = read_trace_text(name)
     problems: list[Diagnostic] = []
     runs: list[Run] = []
     bad_runs = 0
     maps = JsonMaps(compiled)  # one per file: it caches which types hold maps
-    for index, (line, record) in enumerate(_records(text, name), 1):
+    for index, (line, record) in enumerate(trace_records(text, name), 1):
         if bad_runs >= MAX_BAD_RUNS:
             problems.append(
                 Diagnostic(
@@ -328,7 +340,8 @@ def _record_run(
     return _run(data, index, line, name, maps, adapter is not None, problems)
 
 
-def _read(name: str) -> str:
+def read_trace_text(name: str) -> str:
+    """The text of a trace file (bounded, UTF-8), or a located E0901."""
     data = read_input(name, "trace", "E0901", MAX_TRACE_BYTES)
     try:
         return data.decode("utf-8").removeprefix("\ufeff")
@@ -351,7 +364,7 @@ def _is_jsonl(text: str, name: str) -> bool:
     return False
 
 
-def _records(text: str, name: str) -> Iterator[tuple[int, Any]]:
+def trace_records(text: str, name: str) -> Iterator[tuple[int, Any]]:
     """(line, record) for each run of the file, JSON Lines or a JSON/YAML document."""
     if _is_jsonl(text, name):
         for lineno, raw in enumerate(text.splitlines(), 1):
@@ -581,6 +594,32 @@ def _step(
                 "(raised)",
             )
         )
+    after_raw = raw.get("state_after")
+    after: dict[str, Any] | None = None
+    if after_raw is not None and not isinstance(after_raw, dict):
+        problems.append(
+            _diag(
+                "E0904",
+                f"{at}: `state_after` must be an object of variable: value, got {_kind(after_raw)}",
+                name,
+                line,
+                hint="state_after holds the state observed after the call, like a run's `state`",
+            )
+        )
+    elif after_raw is not None:
+        try:
+            after = validate_state_overrides(maps.compiled, dict(after_raw), name)
+        except ContractError as exc:
+            for d in exc.diagnostics:
+                problems.append(
+                    _diag(
+                        "E0904",
+                        f"{at}: the contract rejects `state_after`: {d.message}",
+                        name,
+                        line,
+                        hint=d.hint or "state_after must fit the contract's state declarations",
+                    )
+                )
     if len(problems) > bad:
         return None
     result = None if raw.get("truncated") else raw.get("result")
@@ -604,4 +643,4 @@ def _step(
         args = entries_as_dicts(args)
     if wrapped_result:
         result = entries_as_dicts(result)
-    return Step(str(tool), dict(args), str(outcome), message, result)
+    return Step(str(tool), dict(args), str(outcome), message, result, after)

@@ -1,0 +1,304 @@
+"""The hypothesis language: terms built from a call's parameters and the state before it, and
+atoms (true/false facts about one call) over them. Everything here is plain data evaluated in
+Python over the recorded values; no code from a trace is ever run.
+
+Terms (:class:`Term`):
+
+* ``p`` — a parameter;
+* ``v + "/" + p`` — a string parameter below a string state variable (a path in a directory);
+* ``(p, q, …)`` — a tuple of parameters, when some state collection holds tuples of that length;
+* ``parent(v)`` — the part of a string state variable before its last ``/``.
+
+Atoms (:class:`Atom`): ``T in S`` and ``T not in S`` (S a state set, list or map's keys),
+``v`` / ``not v`` (a state boolean), ``p == c`` / ``p != c`` (an observed constant),
+``c in p`` / ``not (c in p)`` (a one-character constant in a string parameter),
+``p <= v`` … (numeric parameter against a numeric state value), ``len(S) == 0`` / ``> 0``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+MISSING = object()
+"""The value of a term that cannot be formed for a call (a parameter that was not passed …)."""
+
+PUNCTUATION = '/\\|?%*:"<>'
+"""One-character constants tried inside string parameters."""
+
+
+def _literal(value: Any) -> str:
+    """A contract literal for a JSON-like scalar or tuple."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_literal(v) for v in value) + ")"
+    text = str(value)
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    escaped = escaped.replace("\t", "\\t").replace("\r", "\\r")
+    return '"' + escaped + '"'
+
+
+def literal(value: Any) -> str:
+    """A contract literal for a JSON-like scalar or tuple (strings escaped)."""
+    return _literal(value)
+
+
+@dataclass(frozen=True)
+class Term:
+    """A value computed from a call's arguments and the state before it."""
+
+    text: str
+    """How the term is written in a contract."""
+    fn: Callable[[Mapping[str, Any], Mapping[str, Any]], Any]
+    """(args, state) → value, or :data:`MISSING`."""
+    params: tuple[str, ...] = ()
+
+    def __call__(self, args: Mapping[str, Any], state: Mapping[str, Any]) -> Any:
+        try:
+            return self.fn(args, state)
+        except (TypeError, KeyError, ValueError):
+            return MISSING
+
+
+@dataclass(frozen=True)
+class Atom:
+    """A fact about one call, true or false before it."""
+
+    text: str
+    fn: Callable[[Mapping[str, Any], Mapping[str, Any]], bool]
+    params: tuple[str, ...] = ()
+    negation: str = ""
+    """The text of the atom's negation (for explanations)."""
+
+    def __call__(self, args: Mapping[str, Any], state: Mapping[str, Any]) -> bool:
+        try:
+            return bool(self.fn(args, state))
+        except (TypeError, KeyError, ValueError):
+            return False
+
+
+def _param(name: str) -> Term:
+    def get(args: Mapping[str, Any], state: Mapping[str, Any]) -> Any:
+        return args.get(name, MISSING)
+
+    return Term(name, get, (name,))
+
+
+def _below(var: str, name: str) -> Term:
+    def get(args: Mapping[str, Any], state: Mapping[str, Any]) -> Any:
+        p, v = args.get(name, MISSING), state.get(var, MISSING)
+        if not isinstance(p, str) or not isinstance(v, str):
+            return MISSING
+        return v + "/" + p
+
+    return Term(f'{var} + "/" + {name}', get, (name,))
+
+
+def _tuple(names: Sequence[str]) -> Term:
+    def get(args: Mapping[str, Any], state: Mapping[str, Any]) -> Any:
+        values = tuple(args.get(n, MISSING) for n in names)
+        return MISSING if any(v is MISSING for v in values) else values
+
+    return Term("(" + ", ".join(names) + ")", get, tuple(names))
+
+
+def _contains(collection: Any, value: Any) -> bool:
+    if value is MISSING or collection is MISSING or collection is None:
+        return False
+    try:
+        return value in collection
+    except TypeError:
+        return False
+
+
+def _is_collection(value: Any) -> bool:
+    return isinstance(value, frozenset | set | list | tuple | Mapping)
+
+
+def terms_for(
+    params: Sequence[str],
+    calls: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    state_kinds: Mapping[str, str],
+    tuple_sizes: Iterable[int],
+    max_terms: int,
+) -> list[Term]:
+    """The terms of one tool: its parameters, strings below string state variables, and tuples
+    of parameters of the lengths the state's collections hold (at most ``max_terms``)."""
+    del calls
+    out = [_param(p) for p in params]
+    for var, kind in state_kinds.items():
+        if kind == "str":
+            out += [_below(var, p) for p in params]
+    for size in sorted(set(tuple_sizes)):
+        if 2 <= size <= 4 and size <= len(params):
+            out += [_tuple(c) for c in itertools.permutations(params, size)]
+    return out[:max_terms]
+
+
+def atoms_for(
+    params: Sequence[str],
+    terms: Sequence[Term],
+    calls: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    state_kinds: Mapping[str, str],
+    max_atoms: int,
+    min_support: int,
+    maps: frozenset[str] = frozenset(),
+) -> list[Atom]:
+    """Every atom of the language for one tool's recorded calls, cut at ``max_atoms`` (membership
+    first, then booleans, constants, characters, comparisons and emptiness)."""
+    atoms: list[Atom] = []
+    collections = [v for v, k in state_kinds.items() if k == "collection"]
+    for term in terms:
+        for var in collections:
+            atoms += _membership(term, var, calls)
+    for term in terms:
+        if "+" not in term.text:
+            continue
+        for var in collections:
+            atoms.append(_nothing_below(term, var, var in maps))
+    for var, kind in state_kinds.items():
+        if kind == "bool":
+            atoms.append(Atom(var, lambda a, s, v=var: s.get(v) is True, (), f"not {var}"))
+            atoms.append(Atom(f"not {var}", lambda a, s, v=var: s.get(v) is False, (), var))
+    for p in params:
+        counts: Counter[Any] = Counter()
+        chars: Counter[str] = Counter()
+        for args, _ in calls:
+            value = args.get(p, MISSING)
+            if isinstance(value, str | int | bool) or value is None:
+                counts[value] += 1
+            if isinstance(value, str):
+                chars.update(c for c in set(value) if c in PUNCTUATION)
+        if 1 < len(counts) <= 12:  # a small closed set of values: constants
+            for value, n in sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0]))):
+                if n < min_support:
+                    continue
+                lit = _literal(value)
+                atoms.append(
+                    Atom(f"{p} == {lit}", lambda a, s, p=p, v=value: _eq(a.get(p, MISSING), v))
+                )
+                atoms.append(
+                    Atom(
+                        f"{p} != {lit}",
+                        lambda a, s, p=p, v=value: not _eq(a.get(p, MISSING), v),
+                    )
+                )
+        for c, n in sorted(chars.items()):
+            if n < min_support:
+                continue
+            lit = _literal(c)
+            atoms.append(
+                Atom(
+                    f"not ({lit} in {p})",
+                    lambda a, s, p=p, c=c: isinstance(a.get(p), str) and c not in a[p],
+                    (p,),
+                )
+            )
+        numeric = [v for v, k in state_kinds.items() if k == "number"]
+        if any(
+            isinstance(a.get(p), int | float) and not isinstance(a.get(p), bool) for a, _ in calls
+        ):
+            for var in numeric:
+                for op, fn in _COMPARISONS:
+                    atoms.append(
+                        Atom(
+                            f"{p} {op} {var}",
+                            lambda a, s, p=p, var=var, fn=fn: (
+                                _num(a.get(p)) is not None
+                                and _num(s.get(var)) is not None
+                                and fn(a[p], s[var])
+                            ),
+                            (p,),
+                        )
+                    )
+    for var in collections:
+        atoms.append(Atom(f"len({var}) == 0", lambda a, s, v=var: _size(s.get(v)) == 0))
+        atoms.append(Atom(f"len({var}) > 0", lambda a, s, v=var: _size(s.get(v)) > 0))
+    seen: set[str] = set()
+    unique = []
+    for atom in atoms:
+        if atom.text not in seen:
+            seen.add(atom.text)
+            unique.append(atom)
+    return unique[:max_atoms]
+
+
+_COMPARISONS: tuple[tuple[str, Callable[[Any, Any], bool]], ...] = (
+    ("<=", lambda x, y: x <= y),
+    ("<", lambda x, y: x < y),
+    (">=", lambda x, y: x >= y),
+    (">", lambda x, y: x > y),
+)
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def _size(value: Any) -> int:
+    try:
+        return len(value)
+    except TypeError:
+        return -1
+
+
+def _eq(x: Any, y: Any) -> bool:
+    return x is not MISSING and type(x) is type(y) and x == y
+
+
+def _below_any(coll: Any, prefix: Any) -> bool:
+    if not isinstance(prefix, str) or coll is None or coll is MISSING:
+        return False
+    start = prefix + "/"
+    return any(isinstance(x, str) and x.startswith(start) for x in coll)
+
+
+def _nothing_below(term: Term, var: str, is_map: bool) -> Atom:
+    """``all(not startswith(x, T + "/") for x in S)``: nothing of S lies below the path T."""
+
+    def holds(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        value = term(a, s)
+        return isinstance(value, str) and not _below_any(s.get(var), value)
+
+    items = f"keys({var})" if is_map else var
+    return Atom(f'all(not startswith(x, {term.text} + "/") for x in {items})', holds, term.params)
+
+
+def _membership(
+    term: Term, var: str, calls: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]
+) -> list[Atom]:
+    """``term in var`` and ``term not in var`` when the term's values have the shape of the
+    collection's items for some call."""
+    fits = True
+    for args, state in calls:
+        value, coll = term(args, state), state.get(var)
+        if value is MISSING or not _is_collection(coll) or not coll:
+            continue
+        sample = next(iter(coll))
+        fits = type(sample) is type(value) and (
+            not isinstance(value, tuple) or len(sample) == len(value)
+        )
+        break
+    if not fits:
+        return []
+
+    def inside(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        return _contains(s.get(var), term(a, s))
+
+    def outside(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        value = term(a, s)
+        return value is not MISSING and not _contains(s.get(var), value)
+
+    pos = f"{term.text} in {var}"
+    neg = f"{term.text} not in {var}"
+    return [Atom(pos, inside, term.params, neg), Atom(neg, outside, term.params, pos)]

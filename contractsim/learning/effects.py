@@ -1,0 +1,402 @@
+"""Effects from the difference between the state before a successful call and ``state_after``.
+
+Per state variable, candidate templates are tried on every observed success:
+
+* sets: ``S.remove(T)…; S.add(T)…`` (a greedy cover of the removed and added items by terms),
+  or one ``S.add(T)`` / ``S.remove(T)``;
+* maps: ``M[T] = V`` and ``M.remove(T)``, V a term, a constant, ``result.f`` or ``M2[T]``;
+* scalars: ``x = V``, V a term, a constant, ``result.f``, another state variable or
+  ``parent(v)``;
+* no change.
+
+When no template explains every observation, a *decision list* of up to three
+``if ATOM { template }`` branches (atoms of the precondition language, on the state before) and
+a final template is searched. Observations nothing explains are reported, never guessed at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .atoms import MISSING, Atom, Term, literal
+
+MAX_BRANCHES = 3
+MAX_TEMPLATES = 400
+
+
+@dataclass(frozen=True)
+class Observation:
+    args: Mapping[str, Any]
+    before: Mapping[str, Any]
+    after: Any
+    """The variable's observed value after the call."""
+    result: Any
+
+
+@dataclass
+class Template:
+    lines: list[str]
+    apply: Callable[[Observation], Any]
+    explains: int = 0
+
+
+@dataclass
+class VariableEffect:
+    """What was learned for one variable of one tool."""
+
+    var: str
+    lines: list[str] = field(default_factory=list)
+    observations: int = 0
+    changed: int = 0
+    unexplained: int = 0
+    examples: list[str] = field(default_factory=list)
+
+
+def _parent(value: Any) -> Any:
+    if not isinstance(value, str) or "/" not in value:
+        return MISSING
+    head = value.rstrip("/").rsplit("/", 1)[0]
+    return head or "/"
+
+
+def _values(
+    var: str,
+    obs: Sequence[Observation],
+    terms: Sequence[Term],
+    kinds: Mapping[str, str],
+    key_terms: Sequence[Term] = (),
+) -> list[tuple[str, Callable[[Observation], Any]]]:
+    """Candidate right-hand sides."""
+    out: list[tuple[str, Callable[[Observation], Any]]] = []
+    for t in terms:
+        out.append((t.text, lambda o, t=t: t(o.args, o.before)))
+    for v, k in kinds.items():
+        if k in ("str", "number", "bool"):
+            out.append((v, lambda o, v=v: o.before.get(v, MISSING)))
+        if k == "str":
+            out.append((f"parent({v})", lambda o, v=v: _parent(o.before.get(v, MISSING))))
+    fields: set[str] = set()
+    for o in obs[:200]:
+        if isinstance(o.result, Mapping):
+            fields.update(str(f) for f in o.result if str(f).isidentifier())
+    for f in sorted(fields):
+        out.append(
+            (
+                f"result.{f}",
+                lambda o, f=f: (
+                    o.result.get(f, MISSING) if isinstance(o.result, Mapping) else MISSING
+                ),
+            )
+        )
+    for v, k in kinds.items():
+        if k == "map":
+            for t in key_terms:
+                out.append(
+                    (
+                        f"{v}[{t.text}]",
+                        lambda o, v=v, t=t: _lookup(o.before.get(v), t(o.args, o.before)),
+                    )
+                )
+    return out
+
+
+def _lookup(m: Any, key: Any) -> Any:
+    if isinstance(m, Mapping) and key is not MISSING:
+        try:
+            return m.get(key, MISSING)
+        except TypeError:
+            return MISSING
+    return MISSING
+
+
+def _constants(values: Sequence[Any]) -> list[Any]:
+    seen: dict[Any, int] = {}
+    for v in values:
+        if isinstance(v, str | int | float | bool) or v is None:
+            seen[v] = seen.get(v, 0) + 1
+    return [v for v, n in sorted(seen.items(), key=lambda kv: -kv[1]) if n >= 2][:3]
+
+
+def _set_templates(var: str, obs: Sequence[Observation], terms: Sequence[Term]) -> list[Template]:
+    out: list[Template] = []
+    for t in terms:
+        out.append(
+            Template([f"{var}.add({t.text})"], lambda o, t=t: _set_add(o, var, t(o.args, o.before)))
+        )
+        out.append(
+            Template(
+                [f"{var}.remove({t.text})"], lambda o, t=t: _set_rem(o, var, t(o.args, o.before))
+            )
+        )
+    combo = _set_cover(var, obs, terms)
+    if combo is not None:
+        out.insert(0, combo)
+    return out
+
+
+def _set_add(o: Observation, var: str, value: Any) -> Any:
+    s = o.before.get(var)
+    if value is MISSING or not isinstance(s, frozenset):
+        return MISSING
+    return s | {value}
+
+
+def _set_rem(o: Observation, var: str, value: Any) -> Any:
+    s = o.before.get(var)
+    if value is MISSING or not isinstance(s, frozenset):
+        return MISSING
+    return s - {value}
+
+
+def _set_cover(var: str, obs: Sequence[Observation], terms: Sequence[Term]) -> Template | None:
+    """``S.remove(R)…; S.add(A)…``: the terms always absent after / present after that cover
+    every removed / added item."""
+    adds: list[Term] = []
+    rems: list[Term] = []
+    for want_present, chosen in ((True, adds), (False, rems)):
+        good = []
+        for t in terms:
+            ok = True
+            for o in obs:
+                v = t(o.args, o.before)
+                if v is MISSING or not isinstance(o.after, frozenset):
+                    ok = False
+                    break
+                if (v in o.after) != want_present and not (
+                    # the delete-then-add order: a removed item that is added back is present
+                    not want_present and any(a(o.args, o.before) == v for a in adds)
+                ):
+                    ok = False
+                    break
+            if ok:
+                good.append(t)
+        need = [
+            (o.after - o.before.get(var, frozenset()))
+            if want_present
+            else (o.before.get(var, frozenset()) - o.after)
+            for o in obs
+        ]
+        uncovered = {(i, x) for i, items in enumerate(need) for x in items}
+        while uncovered:
+            best, gain = None, 0
+            for t in good:
+                g = sum(1 for i, x in uncovered if t(obs[i].args, obs[i].before) == x)
+                if g > gain:
+                    best, gain = t, g
+            if best is None:
+                return None
+            chosen.append(best)
+            good.remove(best)
+            uncovered = {(i, x) for i, x in uncovered if best(obs[i].args, obs[i].before) != x}
+    if not adds and not rems:
+        return None
+    lines = [f"{var}.remove({t.text})" for t in rems] + [f"{var}.add({t.text})" for t in adds]
+
+    def apply(o: Observation) -> Any:
+        s = o.before.get(var)
+        if not isinstance(s, frozenset):
+            return MISSING
+        gone = {t(o.args, o.before) for t in rems}
+        new = {t(o.args, o.before) for t in adds}
+        if MISSING in gone or MISSING in new:
+            return MISSING
+        return (s - gone) | new
+
+    return Template(lines, apply)
+
+
+def _map_templates(
+    var: str,
+    obs: Sequence[Observation],
+    terms: Sequence[Term],
+    kinds: Mapping[str, str],
+) -> list[Template]:
+    out: list[Template] = []
+    changed_values = [
+        o.after[k]
+        for o in obs
+        if isinstance(o.after, Mapping) and isinstance(o.before.get(var), Mapping)
+        for k in o.after
+        if k not in o.before[var] or o.before[var][k] != o.after[k]
+    ]
+    values = _values(var, obs, terms, kinds, terms)
+    values += [(literal(c), lambda o, c=c: c) for c in _constants(changed_values)]
+    for t in terms:
+        # which values ever fit: keep the template list short
+        for text, fn in values:
+            if text == f"{var}[{t.text}]":
+                continue
+            if not any(_fits(o, var, t, fn) for o in obs[:50]):
+                continue
+            out.append(
+                Template(
+                    [f"{var}[{t.text}] = {text}"], lambda o, t=t, fn=fn: _map_set(o, var, t, fn)
+                )
+            )
+        out.append(Template([f"{var}.remove({t.text})"], lambda o, t=t: _map_del(o, var, t)))
+    return out[:MAX_TEMPLATES]
+
+
+def _fits(o: Observation, var: str, t: Term, fn: Callable[[Observation], Any]) -> bool:
+    key = t(o.args, o.before)
+    if key is MISSING or not isinstance(o.after, Mapping):
+        return False
+    try:
+        return key in o.after and o.after[key] == fn(o)
+    except TypeError:
+        return False
+
+
+def _map_set(o: Observation, var: str, t: Term, fn: Callable[[Observation], Any]) -> Any:
+    m = o.before.get(var)
+    key, value = t(o.args, o.before), fn(o)
+    if not isinstance(m, Mapping) or key is MISSING or value is MISSING:
+        return MISSING
+    try:
+        out = dict(m)
+        out[key] = value
+    except TypeError:
+        return MISSING
+    return out
+
+
+def _map_del(o: Observation, var: str, t: Term) -> Any:
+    m = o.before.get(var)
+    key = t(o.args, o.before)
+    if not isinstance(m, Mapping) or key is MISSING:
+        return MISSING
+    out = dict(m)
+    try:
+        out.pop(key, None)
+    except TypeError:
+        return MISSING
+    return out
+
+
+def _scalar_templates(
+    var: str, obs: Sequence[Observation], terms: Sequence[Term], kinds: Mapping[str, str]
+) -> list[Template]:
+    values = _values(var, obs, terms, kinds)
+    values += [(literal(c), lambda o, c=c: c) for c in _constants([o.after for o in obs])]
+    out = []
+    for text, fn in values:
+        if text == var:
+            continue
+        out.append(Template([f"{var} = {text}"], fn))
+    return out
+
+
+def _same(x: Any, y: Any) -> bool:
+    if x is MISSING:
+        return False
+    try:
+        if isinstance(x, Mapping) and isinstance(y, Mapping):
+            return len(x) == len(y) and all(k in y and y[k] == v for k, v in x.items())
+        return (
+            bool(x == y)
+            and type(x) is type(y)
+            or (isinstance(x, int | float) and isinstance(y, int | float) and x == y)
+        )
+    except TypeError:
+        return False
+
+
+def learn_variable(
+    var: str,
+    kind: str,
+    obs: Sequence[Observation],
+    terms: Sequence[Term],
+    kinds: Mapping[str, str],
+    atoms: Sequence[Atom],
+    min_support: int,
+) -> VariableEffect:
+    """The effect on one variable that explains the most observations (a decision list)."""
+    result = VariableEffect(var, observations=len(obs))
+    changed = [i for i, o in enumerate(obs) if not _same(o.before.get(var, MISSING), o.after)]
+    result.changed = len(changed)
+    if not changed:
+        return result
+    if kind == "set":
+        templates = _set_templates(var, obs, terms)
+    elif kind == "map":
+        templates = _map_templates(var, obs, terms, kinds)
+    else:
+        templates = _scalar_templates(var, obs, terms, kinds)
+    everything = (1 << len(obs)) - 1
+    nothing = Template([], lambda o: o.before.get(var, MISSING))
+    templates.append(nothing)
+    for tpl in templates:
+        mask = 0
+        for i, o in enumerate(obs):
+            if _same(tpl.apply(o), o.after):
+                mask |= 1 << i
+        tpl.explains = mask
+    templates = [t for t in templates if t.explains]
+    atom_masks = []
+    for atom in atoms:
+        m = 0
+        for i, o in enumerate(obs):
+            if atom(o.args, o.before):
+                m |= 1 << i
+        if m and m != everything:
+            atom_masks.append((atom, m))
+    remaining = everything
+    branches: list[tuple[Atom, Template]] = []
+    final: Template | None = None
+    for _ in range(MAX_BRANCHES + 1):
+        whole = [t for t in templates if t.explains & remaining == remaining]
+        if whole:
+            final = min(whole, key=lambda t: (len(t.lines) == 0 and False, len(t.lines)))
+            # no change wins when it explains all that is left
+            if nothing in whole:
+                final = nothing
+            break
+        if len(branches) >= MAX_BRANCHES:
+            break
+        best: tuple[int, Atom, Template] | None = None
+        for atom, m in atom_masks:
+            part = m & remaining
+            n = part.bit_count()
+            if n < min_support or (best is not None and n <= best[0]):
+                continue
+            for t in templates:
+                if t is not nothing and t.explains & part == part:
+                    best = (n, atom, t)
+                    break
+        if best is None:
+            break
+        branches.append((best[1], best[2]))
+        remaining &= ~(m_of(best[1], atom_masks))
+    if final is None:
+        final = max(templates, key=lambda t: (t.explains & remaining).bit_count(), default=nothing)
+        left = remaining & ~final.explains
+        result.unexplained = left.bit_count()
+        for i in range(len(obs)):
+            if left >> i & 1 and len(result.examples) < 3:
+                result.examples.append(f"call with {dict(obs[i].args)}")
+    result.lines = _emit(branches, final)
+    return result
+
+
+def m_of(atom: Atom, atom_masks: Sequence[tuple[Atom, int]]) -> int:
+    for a, m in atom_masks:
+        if a is atom:
+            return m
+    return 0
+
+
+def _emit(branches: Sequence[tuple[Atom, Template]], final: Template) -> list[str]:
+    if not branches:
+        return list(final.lines)
+    out: list[str] = []
+    for n, (atom, tpl) in enumerate(branches):
+        head = "if" if n == 0 else "} else if"
+        out.append(f"{head} {atom.text} {{")
+        out += ["  " + line for line in tpl.lines]
+    if final.lines:
+        out.append("} else {")
+        out += ["  " + line for line in final.lines]
+    out.append("}")
+    return out

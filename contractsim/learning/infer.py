@@ -1,0 +1,172 @@
+"""A skeleton contract inferred from recorded values, when none is given.
+
+State variable types come from the initial states and every ``state_after``: JSON lists whose
+items never repeat become sets (of tuples when the items are lists of one length), objects
+become maps from strings, scalars keep their JSON type; a value of mixed types is the union
+:data:`ANY`.
+Parameter types come from the arguments of the successful calls — what the tool accepted (a
+union of the JSON types seen; a parameter missing from some successful calls is optional).
+Results are not typed (effects do not read them then).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..dsl.diagnostics import ContractError, Span, error
+
+if TYPE_CHECKING:
+    from ..api import Contract
+    from ..replay.traces import Adapter
+
+_SCALARS = ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"))
+
+
+def _scalar(value: Any) -> str | None:
+    if value is None:
+        return "null"
+    for cls, name in _SCALARS:
+        if isinstance(value, cls):
+            return name
+    return None
+
+
+ANY = "bool | int | float | str | null"
+"""What a value of mixed or unknown JSON type is declared as (there is no ``any`` type)."""
+
+
+def _union(names: Iterable[str]) -> str:
+    kinds = set(names)
+    if not kinds:
+        return ANY
+    if kinds <= {"int", "float"} and "float" in kinds:
+        kinds = {"float"}
+    order = ["bool", "int", "float", "str", "null", "list[str]"]
+    known = [k for k in order if k in kinds]
+    return " | ".join(known) if known else ANY
+
+
+def state_type(values: Sequence[Any]) -> tuple[str, str]:
+    """(type, empty initial value) for the observed values of one state variable."""
+    scalars = [_scalar(v) for v in values]
+    if all(s is not None for s in scalars):
+        t = _union(s for s in scalars if s is not None)
+        empty = {"bool": "false", "int": "0", "float": "0.0", "str": '""'}.get(t, "null")
+        if empty == "null" and "null" not in t:
+            t += " | null"
+        return t, empty
+    if all(isinstance(v, list) for v in values):
+        items = [x for v in values for x in v]
+        unique = all(len({repr(x) for x in v}) == len(v) for v in values)
+        if items and all(isinstance(x, list) for x in items):
+            sizes = {len(x) for x in items}
+            if len(sizes) == 1:
+                size = sizes.pop()
+                cols = [_union(_scalar(x[i]) or "?" for x in items) for i in range(size)]
+                if not any("|" in c for c in cols):
+                    return f"set[tuple[{', '.join(cols)}]]", "{}"
+            return f"list[{ANY}]", "[]"
+        item = _union(_scalar(x) or "?" for x in items) if items else "str"
+        if unique and "|" not in item:
+            return f"set[{item}]", "{}"
+        return f"list[{item}]", "[]"
+    if all(isinstance(v, dict) for v in values):
+        inner = [x for v in values for x in v.values()]
+        item = _union(_scalar(x) or "?" for x in inner) if inner else "str"
+        return f"map[str, {item}]", "{}"
+    return ANY, "null"
+
+
+def _records(paths: Sequence[str | os.PathLike[str]], adapter: Adapter | None) -> list[Any]:
+    from ..replay.traces import read_trace_text, trace_records
+
+    out = []
+    for path in paths:
+        for _, record in trace_records(read_trace_text(str(path)), str(path)):
+            out.append(adapter(record) if adapter is not None else record)
+    return out
+
+
+def skeleton_text(records: Sequence[Any], name: str = "learned") -> str:
+    """The text of a skeleton contract for these runs (JSON data)."""
+    state_values: dict[str, list[Any]] = {}
+    tools: dict[str, dict[str, list[Any]]] = {}
+    calls: dict[str, int] = {}
+    for run in records:
+        if not isinstance(run, dict):
+            continue
+        for k, v in (run.get("state") or {}).items():
+            state_values.setdefault(str(k), []).append(v)
+        for step in run.get("steps") or []:
+            if not isinstance(step, dict) or not isinstance(step.get("tool"), str):
+                continue
+            tool = step["tool"]
+            tools.setdefault(tool, {})
+            # parameter types are what the tool accepted: the arguments of successful calls
+            # (all calls for a tool that never succeeded)
+            key = tool if step.get("outcome") == "ok" else "\0" + tool
+            calls[key] = calls.get(key, 0) + 1
+            params = tools.setdefault(key, {})
+            for k, v in (step.get("args") or {}).items():
+                params.setdefault(str(k), []).append(v)
+            for k, v in (step.get("state_after") or {}).items():
+                state_values.setdefault(str(k), []).append(v)
+    lines = [f'contract {name} version "0.1.0"', '  "learned from recorded runs"', "", "state {"]
+    for var, values in state_values.items():
+        if not var.isidentifier():
+            continue
+        t, empty = state_type(values)
+        lines.append(f"  {var}: {t} = {empty}")
+    lines += ["}", ""]
+    for tool in list(tools):
+        if not tool.isidentifier():
+            continue
+        params = tools[tool] if calls.get(tool) else tools.get("\0" + tool, {})
+        seen = calls.get(tool) or calls.get("\0" + tool, 0)
+        parts = []
+        for p, values in params.items():
+            if not p.isidentifier():
+                continue
+            kinds = [
+                _scalar(v)
+                or (
+                    "list[str]"
+                    if isinstance(v, list) and all(isinstance(x, str) for x in v)
+                    else ""
+                )
+                for v in values
+            ]
+            t = _union(k for k in kinds if k)
+            optional = "?" if len(values) < seen else ""
+            parts.append(f"{p}{optional}: {t}")
+        lines.append(f"tool {tool}({', '.join(parts)}) {{")
+        lines.append("}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def infer_skeleton(
+    paths: Sequence[str | os.PathLike[str]],
+    load_text: Callable[[str, str], Contract],
+    adapter: Adapter | None = None,
+) -> Contract:
+    """A checked skeleton contract inferred from the runs of the trace files; ``load_text``
+    (text, filename) checks and compiles contract text (the façade's ``loads``)."""
+    records = _records(paths, adapter)
+    text = skeleton_text(records)
+    try:
+        return load_text(text, "learned.contract")
+    except ContractError as exc:
+        first = exc.diagnostics[0]
+        raise ContractError(
+            [
+                error(
+                    "E0903",
+                    f"the types inferred from the runs do not make a contract: {first.message}",
+                    Span(file=str(paths[0]) if paths else "<traces>"),
+                    hint="give --skeleton with the types, state and tool signatures",
+                )
+            ]
+        ) from None
