@@ -6,7 +6,7 @@ with ``contract.simulator()``, guard real tool calls with ``contract.guard()``.
 
 from typing import TYPE_CHECKING, Any
 
-from .api import Contract, check, check_text, from_pddl, load, loads
+from .api import Contract, check, check_text, from_pddl, import_spec, load, loads
 from .compiler.values import UNKNOWN
 from .dsl.diagnostics import ContractError, Diagnostic, Span
 
@@ -49,6 +49,7 @@ __all__ = [
     "check",
     "check_text",
     "from_pddl",
+    "import_spec",
     "load",
     "loads",
 ]

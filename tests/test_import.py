@@ -193,7 +193,9 @@ def instances(schema: Any, root: Any, rng: random.Random, depth: int = 0) -> Any
                 obj[name] = instances(sub, root, rng, depth + 1)
         extra = schema.get("additionalProperties")
         if not props or rng.random() < 0.1:
-            obj["extra_key"] = instances(extra if isinstance(extra, dict) else {}, root, rng, depth + 1)
+            obj["extra_key"] = instances(
+                extra if isinstance(extra, dict) else {}, root, rng, depth + 1
+            )
         return obj
     return None
 
@@ -217,7 +219,11 @@ def compare(kind: str, file: str, seed: int = 0, samples: int = 300) -> tuple[in
         root = tool_docs.get(tool.name, doc)
         source = normalise(copy.deepcopy(schemas[tool.name]), root, openapi30)
         source["additionalProperties"] = False
-        source_with_root = {**source, "components": root.get("components", {}), "$defs": root.get("$defs", {})}
+        source_with_root = {
+            **source,
+            "components": root.get("components", {}),
+            "$defs": root.get("$defs", {}),
+        }
         src_v = Validator(source_with_root)
         exp_v = Validator(exported)
         raw = schemas[tool.name]
@@ -256,3 +262,230 @@ def test_round_trip_accepts_what_the_source_accepts(kind: str, file: str) -> Non
     total, accepted = compare(kind, file)
     assert total > 0
     assert accepted > 0, f"{file}: no generated instance was valid; the comparison says nothing"
+
+
+# ---------------------------------------------------------------- what is imported
+def _doc(schemas: dict[str, Any], body: Any, **op: Any) -> dict[str, Any]:
+    operation = {"operationId": "op", "responses": {"200": {"description": "ok"}}, **op}
+    if body is not None:
+        operation["requestBody"] = {"content": {"application/json": {"schema": body}}}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "t", "version": "1.0.0"},
+        "paths": {"/x/{id}": {"post": operation}},
+        "components": {"schemas": schemas},
+    }
+
+
+def test_parameters_from_every_place_are_flattened_without_collisions() -> None:
+    doc = _doc(
+        {},
+        {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]},
+        parameters=[
+            {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}},
+            {"name": "id", "in": "query", "schema": {"type": "boolean"}},
+            {"name": "X-Trace", "in": "header", "schema": {"type": "string"}},
+            {"name": "session", "in": "cookie", "schema": {"type": "string"}},
+        ],
+    )
+    result = import_spec(doc, "openapi")
+    assert (
+        "    id: int,\n    query_id?: bool,\n    X_Trace?: str,\n    session?: str,\n"
+        in result.text
+    )
+    assert "    body_id: str,\n" in result.text
+    assert ("parameter", "/paths/~1x~1{id}/post/parameters/1", "query_id") in result.renames
+    assert check_text(result.text, "t.contract") == []
+
+
+def test_tags_risk_results_and_error_outcomes() -> None:
+    doc = _doc(
+        {
+            "Pet": {
+                "type": "object",
+                "properties": {"n": {"type": "string"}},
+                "additionalProperties": False,
+            }
+        },
+        None,
+        tags=["pets", "store.admin", "Pet Store"],
+        responses={
+            "201": {
+                "description": "made",
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Pet"}}},
+            },
+            "404": {"description": "no {such} pet"},
+            "default": {"description": "boom"},
+        },
+    )
+    text = import_spec(doc, "openapi").text
+    assert "tool op() -> Pet" in text
+    assert "tags [pets, store.admin, Pet_Store]" in text
+    assert 'outcome http_404 fails HTTP_404 "no {{such}} pet" on http_404' in text
+    assert 'outcome http_error fails HTTP_ERROR "boom" on http_error' in text
+    c = loads(text, "t.contract")
+    assert [o.name for o in c.ir.tool("op").outcomes] == ["ok", "http_404", "http_error"]
+    mcp = import_spec(
+        {
+            "tools": [
+                {
+                    "name": "rm",
+                    "inputSchema": {"type": "object"},
+                    "annotations": {
+                        "destructiveHint": True,
+                        "idempotentHint": True,
+                        "openWorldHint": True,
+                    },
+                },
+                {
+                    "name": "ls",
+                    "inputSchema": {"type": "object"},
+                    "annotations": {"readOnlyHint": True},
+                },
+            ]
+        },
+        "mcp",
+    )
+    assert "risk destructive, idempotent, open_world" in mcp.text
+    assert "risk read_only" in mcp.text
+    exported = export(loads(mcp.text, "m.contract").ir, "mcp")
+    assert exported[0]["annotations"] == {
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": True,
+        "openWorldHint": True,
+    }
+    assert exported[1]["annotations"]["readOnlyHint"] is True
+
+
+def test_unsupported_features_are_reported_at_their_pointer() -> None:
+    doc = _doc(
+        {},
+        {
+            "type": "object",
+            "properties": {
+                "n": {"type": "number", "multipleOf": 0.5, "exclusiveMaximum": 3},
+                "k": {"enum": [1, 2]},
+                "t": {"type": "array", "prefixItems": [{"type": "string"}]},
+                "f": {"type": "string", "format": "hostname"},
+                "bad name": {"type": "string"},
+            },
+            "additionalProperties": False,
+        },
+    )
+    result = import_spec(doc, "openapi")
+    body = "/paths/~1x~1{id}/post/requestBody/content/application~1json/schema/properties"
+    got = {w.pointer: w.message for w in result.warnings}
+    assert got[f"{body}/n/multipleOf"] == "`multipleOf` cannot be expressed in a contract; dropped"
+    assert got[f"{body}/n/exclusiveMaximum"].startswith(
+        "`exclusiveMaximum` on a number cannot be expressed"
+    )
+    assert got[f"{body}/k/enum"].startswith("an enum of values that are not strings")
+    assert (
+        got[f"{body}/t/prefixItems"] == "`prefixItems` cannot be expressed in a contract; dropped"
+    )
+    assert got[f"{body}/f/format"] == 'format "hostname" is not one contractsim checks; dropped'
+    assert got[f"{body}/bad name"] == 'parameter "bad name" is imported as `bad_name`'
+    assert (
+        f"#   {body}/n/multipleOf: `multipleOf` cannot be expressed in a contract; dropped"
+        in result.text
+    )
+    assert check_text(result.text, "t.contract") == []
+
+
+def test_integer_exclusive_bounds_nullable_and_defaults() -> None:
+    doc = _doc(
+        {},
+        {
+            "type": "object",
+            "properties": {
+                "a": {"type": "integer", "exclusiveMinimum": True, "minimum": 0, "nullable": True},
+                "b": {"type": "string", "default": "x", "enum": ["x", "y"]},
+            },
+            "additionalProperties": False,
+        },
+    )
+    doc["openapi"] = "3.0.3"
+    text = import_spec(doc, "openapi").text
+    assert "a?: int min 1 | null," in text
+    assert 'b: enum { "x", "y" } = "x",' in text
+
+
+def test_untrusted_text_is_escaped() -> None:
+    evil = 'x" }\ntool pwn() { effect x = 1 }\n# {len(secret)}'
+    doc = _doc(
+        {},
+        {
+            "type": "object",
+            "properties": {"p": {"type": "string", "description": evil, "pattern": evil}},
+            "additionalProperties": False,
+        },
+        description=evil,
+        summary=evil,
+    )
+    doc["info"]["description"] = evil
+    result = import_spec(doc, "openapi")
+    c = loads(result.text, "t.contract")
+    assert [t.name for t in c.ir.tools] == ["op"]
+    assert c.ir.tool("op").description == evil
+    assert c.ir.tool("op").params[0].description == evil
+
+
+@pytest.mark.parametrize(
+    ("doc", "code", "message"),
+    [
+        ({"swagger": "2.0"}, "E0902", "is not an OpenAPI 3 document (a Swagger 2.0 document)"),
+        ({"openapi": "4.0.0", "paths": {}}, "E0902", "/openapi: OpenAPI 4.0.0 is not supported"),
+        (_doc({}, {"$ref": "https://example.com/s.json"}), "E0903", "points outside this document"),
+        (_doc({}, {"$ref": "#/components/schemas/Nope"}), "E0903", "points at nothing"),
+        (
+            _doc(
+                {"A": {"$ref": "#/components/schemas/B"}, "B": {"$ref": "#/components/schemas/A"}},
+                {"type": "object", "properties": {"a": {"$ref": "#/components/schemas/A"}}},
+            ),
+            "E0903",
+            "a cycle that never reaches a value",
+        ),
+    ],
+)
+def test_bad_documents_are_diagnostics(doc: Any, code: str, message: str) -> None:
+    with pytest.raises(ContractError) as info:
+        import_spec(doc, "openapi", file="spec.json")
+    [d] = info.value.diagnostics
+    assert d.code == code and message in d.message, d.message
+
+
+def test_recursive_schemas_through_objects_import() -> None:
+    doc = _doc(
+        {
+            "Node": {
+                "type": "object",
+                "properties": {
+                    "kids": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}
+                },
+                "additionalProperties": False,
+            }
+        },
+        {"$ref": "#/components/schemas/Node"},
+    )
+    text = import_spec(doc, "openapi").text
+    assert "type Node = record { kids?: list[Node] }" in text
+    assert check_text(text, "t.contract") == []
+
+
+def test_cli_import_and_bad_input(tmp_path: Path) -> None:
+    runner = CliRunner()
+    out = tmp_path / "p.contract"
+    r = runner.invoke(main, ["import", "openapi", str(SPECS / "petstore.yaml"), "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "wrote" in r.stderr and "3 tool(s), 4 warning(s)" in r.stderr
+    assert runner.invoke(main, ["check", str(out)]).exit_code == 0
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("a: [1, 2\n", "utf-8")
+    r = runner.invoke(main, ["import", "openapi", str(bad)])
+    assert r.exit_code == 2
+    assert "error[E0901]" in r.stdout and "is neither JSON nor YAML" in r.stdout
+    r = runner.invoke(main, ["import", "mcp", str(tmp_path / "missing.json")])
+    assert r.exit_code == 2 and "error[E0901]: no such spec file" in r.stdout
+    r = runner.invoke(main, ["import", "openai", str(SPECS / "petstore.yaml"), "--format", "json"])
+    assert r.exit_code == 2 and '"code": "E0902"' in r.stdout

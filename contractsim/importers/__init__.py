@@ -112,7 +112,11 @@ def import_spec(
 
 def _openapi(doc: Any, file: str, stem: str) -> ImportResult:
     if not isinstance(doc, dict) or not isinstance(doc.get("openapi"), str):
-        found = "a Swagger 2.0 document" if isinstance(doc, dict) and "swagger" in doc else "no `openapi` version"
+        found = (
+            "a Swagger 2.0 document"
+            if isinstance(doc, dict) and "swagger" in doc
+            else "no `openapi` version"
+        )
         raise _fail(
             file,
             "E0902",
@@ -121,14 +125,29 @@ def _openapi(doc: Any, file: str, stem: str) -> ImportResult:
         )
     version = doc["openapi"]
     if not (version.startswith("3.0") or version.startswith("3.1")):
-        raise _fail(file, "E0902", f"/openapi: OpenAPI {version} is not supported (3.0 and 3.1 are)")
+        raise _fail(
+            file, "E0902", f"/openapi: OpenAPI {version} is not supported (3.0 and 3.1 are)"
+        )
     sch = SchemaImporter(doc, file, ("/components/schemas/",), openapi30=version.startswith("3.0"))
     tools = openapi_tools(sch, doc)
-    info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
+    info: dict[str, Any] = doc["info"] if isinstance(doc.get("info"), dict) else {}
     title = str(info.get("title") or stem)
-    text = emit("openapi", file, title, str(info.get("version", "")), _str(info.get("description")), sch, tools)
+    text = emit(
+        "openapi",
+        file,
+        title,
+        str(info.get("version", "")),
+        _str(info.get("description")),
+        sch,
+        tools,
+    )
     return ImportResult(
-        text, sch.warnings, sch.renames, _tool_names(sch, tools), {t.name: t.source_schema() for t in tools}, doc
+        text,
+        sch.warnings,
+        sch.renames,
+        _tool_names(sch, tools),
+        {t.name: t.source_schema() for t in tools},
+        doc,
     )
 
 
@@ -156,7 +175,11 @@ def _tool_list(doc: Any, kind: str, file: str) -> tuple[list[Any], str]:
         return doc["tools"], base + "/tools"
     if isinstance(doc, list):
         return doc, base
-    what = "an MCP tools/list answer (`{\"tools\": [...]}`)" if kind == "mcp" else "an OpenAI tools array"
+    what = (
+        'an MCP tools/list answer (`{"tools": [...]}`)'
+        if kind == "mcp"
+        else "an OpenAI tools array"
+    )
     raise _fail(file, "E0902", f"/: {file} is not {what}", "pass a JSON list of tool definitions")
 
 
@@ -176,16 +199,39 @@ def _tools(doc: Any, kind: str, file: str, stem: str) -> ImportResult:
                 sch.warn(at, f"a {item.get('type')!s} tool is not a function; skipped")
                 continue
         elif "inputSchema" not in item:
-            raise _fail(file, "E0902", f"{at}: an MCP tool needs `inputSchema`", "pass the `tools` of a tools/list answer")
-        known = {"name", "description", "parameters", "strict", "type", "inputSchema", "outputSchema", "annotations", "title", "_meta", "icons"}
+            raise _fail(
+                file,
+                "E0902",
+                f"{at}: an MCP tool needs `inputSchema`",
+                "pass the `tools` of a tools/list answer",
+            )
+        known = {
+            "name",
+            "description",
+            "parameters",
+            "strict",
+            "type",
+            "inputSchema",
+            "outputSchema",
+            "annotations",
+            "title",
+            "_meta",
+            "icons",
+        }
+        owner = "an MCP tool" if kind == "mcp" else "an OpenAI function"
         for key in item:
             if key not in known:
-                sch.warn(ptr(at, key), f"`{key}` is not part of {'an MCP tool' if kind == 'mcp' else 'an OpenAI function'}; ignored")
+                sch.warn(ptr(at, key), f"`{key}` is not part of {owner}; ignored")
         if not isinstance(item.get("name"), str) or not item["name"]:
             raise _fail(file, "E0902", f"{at}/name: a tool needs a name")
         sch.named_prefixes = ("/$defs/", "/definitions/")
         tools.append(mcp_tool(sch, item, at, taken))
     text = emit(kind, file, stem, "0.1.0", None, sch, tools)
     return ImportResult(
-        text, sch.warnings, sch.renames, _tool_names(sch, tools), {t.name: t.source_schema() for t in tools}, doc
+        text,
+        sch.warnings,
+        sch.renames,
+        _tool_names(sch, tools),
+        {t.name: t.source_schema() for t in tools},
+        doc,
     )

@@ -52,7 +52,10 @@ def _param_list(
     assert merged is not None
     obj, obj_ptr = merged
     if obj.get("additionalProperties", True) is not False and obj.get("properties"):
-        sch.warn(ptr(obj_ptr, "additionalProperties"), "arguments beyond those listed are allowed here; a contract tool refuses them")
+        sch.warn(
+            ptr(obj_ptr, "additionalProperties"),
+            "arguments beyond those listed are allowed here; a contract tool refuses them",
+        )
     out = []
     required = obj.get("required") or []
     for name, sub in (obj.get("properties") or {}).items():
@@ -109,14 +112,20 @@ def openapi_tools(sch: SchemaImporter, doc: dict[str, Any]) -> list[ToolSpec]:
             text = op.get("description") or op.get("summary")
             tool.description = text if isinstance(text, str) else None
             for tag in op.get("tags") or []:
-                tag_name = ".".join(identifier(part) for part in str(tag).split(".")) if tag else "_"
+                tag_name = (
+                    ".".join(identifier(part) for part in str(tag).split(".")) if tag else "_"
+                )
                 if tag_name != tag:
                     sch.renames.append(("tag", str(tag), tag_name))
                 tool.tags.append(tag_name)
             taken: set[str] = set()
             params = {}
             for i, p in enumerate([*shared, *(op.get("parameters") or [])]):
-                at = ptr(item_ptr, "parameters", i) if i < len(shared) else ptr(op_ptr, "parameters", i - len(shared))
+                at = (
+                    ptr(item_ptr, "parameters", i)
+                    if i < len(shared)
+                    else ptr(op_ptr, "parameters", i - len(shared))
+                )
                 p, at = sch.deref(p, at)
                 if not isinstance(p, dict) or "name" not in p or "in" not in p:
                     raise sch.fail("E0902", at, "a parameter needs `name` and `in`")
@@ -126,16 +135,24 @@ def openapi_tools(sch: SchemaImporter, doc: dict[str, Any]) -> list[ToolSpec]:
                 schema = p.get("schema")
                 if schema is None:
                     content = p.get("content") or {}
-                    media = next(iter(content.values()), {}) if isinstance(content, dict) else {}
+                    media: Any = (
+                        next(iter(content.values()), {}) if isinstance(content, dict) else {}
+                    )
                     schema = media.get("schema", {}) if isinstance(media, dict) else {}
-                    sch.warn(ptr(at, "content"), "a parameter given by `content` is imported from its schema; its serialization is not kept")
+                    sch.warn(
+                        ptr(at, "content"),
+                        "a parameter given by `content` is imported from its schema; its "
+                        "serialization is not kept",
+                    )
                 if where == "path":
                     required = True
                 else:
                     required = p.get("required") is True
                 sub = schema
                 tool.params.append(
-                    sch.member_text(ident, sub, ptr(at, "schema"), required, 0, p.get("description"))
+                    sch.member_text(
+                        ident, sub, ptr(at, "schema"), required, 0, p.get("description")
+                    )
                 )
                 tool.source_props[ident] = sub
                 if required:
@@ -146,7 +163,9 @@ def openapi_tools(sch: SchemaImporter, doc: dict[str, Any]) -> list[ToolSpec]:
                 content = body.get("content") or {} if isinstance(body, dict) else {}
                 media_key = next((k for k in content if "json" in k), None)
                 if media_key is None and content:
-                    sch.warn(ptr(body_ptr, "content"), "no JSON media type; the body is not imported")
+                    sch.warn(
+                        ptr(body_ptr, "content"), "no JSON media type; the body is not imported"
+                    )
                 elif media_key is not None:
                     schema = content[media_key].get("schema", {})
                     at = ptr(body_ptr, "content", media_key, "schema")
@@ -154,7 +173,9 @@ def openapi_tools(sch: SchemaImporter, doc: dict[str, Any]) -> list[ToolSpec]:
                         tool.params += _param_list(sch, schema, at, taken, "body", tool)
                     else:
                         ident = _param_name(sch, "body", taken, "request", at)
-                        tool.params.append(sch.member_text(ident, schema, at, body.get("required") is True, 0))
+                        tool.params.append(
+                            sch.member_text(ident, schema, at, body.get("required") is True, 0)
+                        )
                         tool.source_props[ident] = schema
                         if body.get("required") is True:
                             tool.source_required.append(ident)
@@ -162,11 +183,16 @@ def openapi_tools(sch: SchemaImporter, doc: dict[str, Any]) -> list[ToolSpec]:
             tools.append(tool)
     for key in ("webhooks", "callbacks"):
         if doc.get(key):
-            sch.warn(f"/{key}", f"`{key}` are requests the API makes, not tools an agent calls; not imported")
+            sch.warn(
+                f"/{key}",
+                f"`{key}` are requests the API makes, not tools an agent calls; not imported",
+            )
     return tools
 
 
-def _responses(sch: SchemaImporter, op: dict[str, Any], op_ptr: str) -> tuple[str | None, list[tuple[str, str, str]]]:
+def _responses(
+    sch: SchemaImporter, op: dict[str, Any], op_ptr: str
+) -> tuple[str | None, list[tuple[str, str, str]]]:
     responses = op.get("responses") or {}
     returns = None
     outcomes = []
@@ -176,14 +202,19 @@ def _responses(sch: SchemaImporter, op: dict[str, Any], op_ptr: str) -> tuple[st
             continue
         s = str(status)
         content = resp.get("content") or {}
-        media_key = next((k for k in content if "json" in k), None) if isinstance(content, dict) else None
+        media_key = (
+            next((k for k in content if "json" in k), None) if isinstance(content, dict) else None
+        )
         if s.startswith("2") and returns is None:
             if media_key is not None and "schema" in content[media_key]:
-                returns = sch.type_text(content[media_key]["schema"], ptr(at, "content", media_key, "schema"))
+                returns = sch.type_text(
+                    content[media_key]["schema"], ptr(at, "content", media_key, "schema")
+                )
             continue
         if s[:1] in ("4", "5") or s == "default":
             code = "HTTP_ERROR" if s == "default" else code_name("HTTP_" + s)
-            message = resp.get("description") if isinstance(resp.get("description"), str) else s
+            description = resp.get("description")
+            message = description if isinstance(description, str) else s
             outcomes.append((code.lower(), code, message))
     return returns, outcomes
 
@@ -195,12 +226,19 @@ def mcp_tool(sch: SchemaImporter, t: dict[str, Any], at: str, taken: set[str]) -
     if name != raw:
         sch.renames.append(("tool", raw, name))
         sch.warn(ptr(at, "name"), f"tool {string_text(raw)} is imported as `{name}`")
-    tool = ToolSpec(name=name, description=t.get("description") if isinstance(t.get("description"), str) else None)
+    tool = ToolSpec(
+        name=name,
+        description=t.get("description") if isinstance(t.get("description"), str) else None,
+    )
     schema = t.get("inputSchema", t.get("parameters", {"type": "object"}))
     key = "inputSchema" if "inputSchema" in t else "parameters"
     # references in a tool's schemas are local to each schema (`#/$defs/X`)
     sch.doc, sch.scope = schema, ptr(at, key)
-    tool.params = _param_list(sch, schema, ptr(at, key), set(), "arg", tool) if sch.merged_object(schema, ptr(at, key)) else []
+    tool.params = (
+        _param_list(sch, schema, ptr(at, key), set(), "arg", tool)
+        if sch.merged_object(schema, ptr(at, key))
+        else []
+    )
     if "outputSchema" in t:
         sch.doc, sch.scope = t["outputSchema"], ptr(at, "outputSchema")
         tool.returns = sch.type_text(t["outputSchema"], ptr(at, "outputSchema"))
@@ -209,7 +247,10 @@ def mcp_tool(sch: SchemaImporter, t: dict[str, Any], at: str, taken: set[str]) -
         if ann.get("readOnlyHint") is True:
             tool.risk.append("read_only")
             if ann.get("destructiveHint") is True:
-                sch.warn(ptr(at, "annotations"), "`readOnlyHint` and `destructiveHint` are both true; kept read_only")
+                sch.warn(
+                    ptr(at, "annotations"),
+                    "`readOnlyHint` and `destructiveHint` are both true; kept read_only",
+                )
         elif ann.get("destructiveHint") is True:
             tool.risk.append("destructive")
         if ann.get("idempotentHint") is True:
@@ -217,8 +258,17 @@ def mcp_tool(sch: SchemaImporter, t: dict[str, Any], at: str, taken: set[str]) -
         if ann.get("openWorldHint") is True:
             tool.risk.append("open_world")
         for k in ann:
-            if k not in ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint", "title"):
-                sch.warn(ptr(at, "annotations", k), f"annotation `{k}` has no contract counterpart; dropped")
+            if k not in (
+                "readOnlyHint",
+                "destructiveHint",
+                "idempotentHint",
+                "openWorldHint",
+                "title",
+            ):
+                sch.warn(
+                    ptr(at, "annotations", k),
+                    f"annotation `{k}` has no contract counterpart; dropped",
+                )
     return tool
 
 
@@ -233,20 +283,26 @@ def emit(
 ) -> str:
     """The contract text."""
     lines = [f"# Imported from {comment_text(source_name)} ({kind}) by `contractsim import`."]
-    lines.append("# A skeleton: add state, preconditions and effects by hand or with `contractsim learn`.")
+    lines.append(
+        "# A skeleton: add state, preconditions and effects by hand or with `contractsim learn`."
+    )
     if sch.warnings:
-        lines.append(f"# {len(sch.warnings)} thing(s) the contract cannot say exactly (JSON pointer: what):")
+        lines.append(
+            f"# {len(sch.warnings)} thing(s) the contract cannot say exactly (JSON pointer: what):"
+        )
         lines += [f"#   {comment_text(w.text())}" for w in sch.warnings]
     contract_name = identifier(title or "imported")
     if not SEMVER.fullmatch(version or ""):
-        lines.append(f"# the version {comment_text(repr(version))} is not a semantic version; 0.0.0 is used")
+        lines.append(
+            f"# the version {comment_text(repr(version))} is not a semantic version; 0.0.0 is used"
+        )
         version = "0.0.0"
     lines.append(f"contract {contract_name} version {string_text(version)}")
     if description:
         lines.append(f"  {string_text(description)}")
     lines.append("")
     if sch.needs_json:
-        lines.append(f"type {JSON_TYPE} = {JSON_DECL} \"any JSON value\"")
+        lines.append(f'type {JSON_TYPE} = {JSON_DECL} "any JSON value"')
     for name, text in sch.decls.items():
         desc = sch.decl_descriptions.get(name)
         lines.append(f"type {name} = {text}" + (f" {string_text(desc)}" if desc else ""))

@@ -16,7 +16,9 @@ TYPE_WORDS = RESERVED | frozenset(
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def identifier(name: str, taken: set[str] | frozenset[str] = frozenset(), avoid=RESERVED) -> str:
+def identifier(
+    name: str, taken: set[str] | frozenset[str] = frozenset(), avoid: frozenset[str] = RESERVED
+) -> str:
     """``name`` as a contract identifier: characters other than ASCII letters, digits and ``_``
     become ``_``, a leading digit gets a ``_`` prefix, a reserved word a ``_`` suffix, and a
     name already in ``taken`` a ``_2``, ``_3`` … suffix. The same input gives the same output."""

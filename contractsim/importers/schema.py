@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..compiler.validators import pattern_problem
 from ..dsl.diagnostics import ContractError, Span, error
 from .names import TYPE_WORDS, identifier, is_identifier, pattern_text, string_text
 
@@ -118,7 +119,9 @@ class SchemaImporter:
 
     # ------------------------------------------------------------ references
     def fail(self, code: str, pointer: str, message: str, hint: str | None = None) -> ContractError:
-        return ContractError([error(code, f"{pointer or '/'}: {message}", Span(file=self.file), hint)])
+        return ContractError(
+            [error(code, f"{pointer or '/'}: {message}", Span(file=self.file), hint)]
+        )
 
     def warn(self, pointer: str, message: str) -> None:
         w = Warning_(pointer, message)
@@ -129,7 +132,9 @@ class SchemaImporter:
         """The schema a local ``$ref`` points at, and its pointer. Remote references are refused
         (the importer never fetches anything)."""
         if not isinstance(ref, str):
-            raise self.fail("E0902", pointer, f"`$ref` must be a string (got {json.dumps(ref)[:60]})")
+            raise self.fail(
+                "E0902", pointer, f"`$ref` must be a string (got {json.dumps(ref)[:60]})"
+            )
         if not ref.startswith("#"):
             raise self.fail(
                 "E0903",
@@ -170,9 +175,6 @@ class SchemaImporter:
         """Declare (once) the named type for a reusable schema and return its name."""
         name = self.type_name_for(ref_pointer)
         assert name is not None
-        if name in self.decls or name in self._declaring:
-            return name
-        self._declaring.add(name)
         if ref_pointer in self._alias_chain:
             raise self.fail(
                 "E0903",
@@ -181,6 +183,9 @@ class SchemaImporter:
                 + " -> ".join([*self._alias_chain, ref_pointer]),
                 "a recursive schema must recurse through an object or an array",
             )
+        if name in self.decls or name in self._declaring:
+            return name
+        self._declaring.add(name)
         self._alias_chain.append(ref_pointer)
         try:
             text = self.type_text(schema, ref_pointer, alias=True)
@@ -210,17 +215,34 @@ class SchemaImporter:
         if schema is True or schema == {}:
             return self.json_type()
         if schema is False:
-            self.warn(pointer, "`false` (no value allowed) cannot be expressed; imported as any JSON value")
+            self.warn(
+                pointer,
+                "`false` (no value allowed) cannot be expressed; imported as any JSON value",
+            )
             return self.json_type()
         if not isinstance(schema, dict):
-            raise self.fail("E0902", pointer, f"a schema must be an object (got {type(schema).__name__})")
+            raise self.fail(
+                "E0902", pointer, f"a schema must be an object (got {type(schema).__name__})"
+            )
         nullable = schema.get("nullable") is True and self.openapi30
         if "nullable" in schema and not self.openapi30:
-            self.warn(ptr(pointer, "nullable"), "`nullable` is not a JSON Schema 2020-12 keyword (OpenAPI 3.1); ignored")
+            self.warn(
+                ptr(pointer, "nullable"),
+                "`nullable` is not a JSON Schema 2020-12 keyword (OpenAPI 3.1); ignored",
+            )
         text = self._base(schema, pointer, depth)
         if nullable and not text.endswith("| null") and text != "null":
             text = f"{text} | null"
         return text
+
+    def nested(self, schema: Any, pointer: str, depth: int) -> str:
+        """The type of a value inside a list, map or record: a reference from there may
+        recurse (the alias chain starts afresh)."""
+        chain, self._alias_chain = self._alias_chain, []
+        try:
+            return self.type_text(schema, pointer, depth=depth + 1)
+        finally:
+            self._alias_chain = chain
 
     def json_type(self) -> str:
         self.needs_json = True
@@ -235,7 +257,9 @@ class SchemaImporter:
     def _base(self, schema: dict[str, Any], pointer: str, depth: int) -> str:
         self._unknown_keywords(schema, pointer)
         if "$ref" in schema:
-            others = [k for k in schema if k not in ANNOTATIONS and k != "$ref" and not k.startswith("x-")]
+            others = [
+                k for k in schema if k not in ANNOTATIONS and k != "$ref" and not k.startswith("x-")
+            ]
             for k in others:
                 self.warn(ptr(pointer, k), f"`{k}` beside `$ref` cannot be expressed; dropped")
             target, target_ptr = self.resolve_ref(schema["$ref"], ptr(pointer, "$ref"))
@@ -268,14 +292,24 @@ class SchemaImporter:
         if kind is None:
             if "properties" in schema or "additionalProperties" in schema:
                 kind = "object"
-                self.warn(ptr(pointer, "type"), "no `type`: the source also allows values that are not objects; imported as an object")
+                self.warn(
+                    ptr(pointer, "type"),
+                    "no `type`: the source also allows values that are not objects; imported "
+                    "as an object",
+                )
             elif "items" in schema:
                 kind = "array"
-                self.warn(ptr(pointer, "type"), "no `type`: the source also allows values that are not arrays; imported as a list")
+                self.warn(
+                    ptr(pointer, "type"),
+                    "no `type`: the source also allows values that are not arrays; imported as "
+                    "a list",
+                )
             else:
                 constrained = [k for k in schema if k in HANDLED]
                 for k in constrained:
-                    self.warn(ptr(pointer, k), f"`{k}` without a `type` cannot be expressed; dropped")
+                    self.warn(
+                        ptr(pointer, k), f"`{k}` without a `type` cannot be expressed; dropped"
+                    )
                 return self.json_type()
         return self._typed(schema, kind, pointer, depth)
 
@@ -301,9 +335,16 @@ class SchemaImporter:
             if fmt in FORMATS:
                 out += f" format {string_text(fmt)}"
             else:
-                self.warn(ptr(pointer, "format"), f"format {string_text(fmt)} is not one contractsim checks; dropped")
+                self.warn(
+                    ptr(pointer, "format"),
+                    f"format {string_text(fmt)} is not one contractsim checks; dropped",
+                )
         if isinstance(schema.get("pattern"), str):
-            out += f" pattern {pattern_text(schema['pattern'])}"
+            problem = pattern_problem(schema["pattern"])
+            if problem is None:
+                out += f" pattern {pattern_text(schema['pattern'])}"
+            else:
+                self.warn(ptr(pointer, "pattern"), f"{problem[1]} ({problem[0]}); dropped")
         for key, word in (("minLength", "min_length"), ("maxLength", "max_length")):
             value = schema.get(key)
             if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
@@ -330,9 +371,17 @@ class SchemaImporter:
                 else:
                     high = int(value) - 1 if high is None else min(high, int(value) - 1)
             else:
-                self.warn(ptr(pointer, key), f"`{key}` on a number cannot be expressed (contract bounds are inclusive); dropped")
+                self.warn(
+                    ptr(pointer, key),
+                    f"`{key}` on a number cannot be expressed (contract bounds are inclusive); "
+                    "dropped",
+                )
         for value, word in ((low, "min"), (high, "max")):
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            if (
+                isinstance(value, (int, float))
+                and not isinstance(value, bool)
+                and math.isfinite(value)
+            ):
                 if integer and isinstance(value, float) and not value.is_integer():
                     value = math.ceil(value) if word == "min" else math.floor(value)
                 if integer:
@@ -341,15 +390,21 @@ class SchemaImporter:
         if "multipleOf" in schema:
             pass  # reported as an unknown keyword
         if schema.get("format") is not None:
-            self.warn(ptr(pointer, "format"), f"format {string_text(str(schema['format']))} on a number is not checked; dropped")
+            self.warn(
+                ptr(pointer, "format"),
+                f"format {string_text(str(schema['format']))} on a number is not checked; dropped",
+            )
         return out
 
     def _array(self, schema: dict[str, Any], pointer: str, depth: int) -> str:
         items = schema.get("items", True)
         if isinstance(items, list):
-            self.warn(ptr(pointer, "items"), "a list of `items` (tuple) cannot be expressed; imported as a list of any value")
+            self.warn(
+                ptr(pointer, "items"),
+                "a list of `items` (tuple) cannot be expressed; imported as a list of any value",
+            )
             items = True
-        inner = self.type_text(items, ptr(pointer, "items"), depth=depth + 1)
+        inner = self.nested(items, ptr(pointer, "items"), depth)
         generic = "set" if schema.get("uniqueItems") is True else "list"
         out = f"{generic}[{inner}]"
         for key, word in (("minItems", "min_items"), ("maxItems", "max_items")):
@@ -376,7 +431,10 @@ class SchemaImporter:
             taken.add(ident)
             if ident != name:
                 self.renames.append(("field", at, ident))
-                self.warn(at, f"property {string_text(name)} is not a contract name; imported as `{ident}`")
+                self.warn(
+                    at,
+                    f"property {string_text(name)} is not a contract name; imported as `{ident}`",
+                )
             fields.append(self.member_text(ident, sub, at, name in required, depth))
         return fields
 
@@ -384,13 +442,16 @@ class SchemaImporter:
         self, ident: str, sub: Any, at: str, required: bool, depth: int, description: Any = None
     ) -> str:
         """``name: T``, ``name?: T`` or ``name: T = default`` with its description."""
-        type_text = self.type_text(sub, at, depth=depth + 1)
+        type_text = self.nested(sub, at, depth)
         default = sub.get("default") if isinstance(sub, dict) else None
         default_text = None
         if isinstance(sub, dict) and "default" in sub:
             default_text = value_text(default)
             if default_text is None:
-                self.warn(ptr(at, "default"), "this default cannot be written as a contract value; dropped")
+                self.warn(
+                    ptr(at, "default"),
+                    "this default cannot be written as a contract value; dropped",
+                )
         out = ident
         if required:
             out += f": {type_text}"
@@ -408,10 +469,12 @@ class SchemaImporter:
         extra = schema.get("additionalProperties", True)
         has_props = bool(schema.get("properties"))
         if not has_props and extra is not False:
-            value = self.type_text(extra, ptr(pointer, "additionalProperties"), depth=depth + 1)
+            value = self.nested(extra, ptr(pointer, "additionalProperties"), depth)
             key = "str"
             if "propertyNames" in schema:
-                key = self.type_text(schema["propertyNames"], ptr(pointer, "propertyNames"), depth=depth + 1)
+                key = self.type_text(
+                    schema["propertyNames"], ptr(pointer, "propertyNames"), depth=depth + 1
+                )
             out = f"map[{key}, {value}]"
             for k, word in (("minProperties", "min_items"), ("maxProperties", "max_items")):
                 v = schema.get(k)
@@ -421,15 +484,23 @@ class SchemaImporter:
         if extra is not False:
             self.warn(
                 ptr(pointer, "additionalProperties"),
-                "properties beyond those listed are allowed here; a contract record is closed, so they are refused",
+                "properties beyond those listed are allowed here; a contract record is closed, "
+                "so they are refused",
             )
         for k in ("minProperties", "maxProperties", "propertyNames"):
             if k in schema:
-                self.warn(ptr(pointer, k), f"`{k}` on an object with listed properties cannot be expressed; dropped")
+                self.warn(
+                    ptr(pointer, k),
+                    f"`{k}` on an object with listed properties cannot be expressed; dropped",
+                )
         fields = self.object_fields(schema, pointer, depth)
         for name in schema.get("required") or []:
             if name not in (schema.get("properties") or {}):
-                self.warn(ptr(pointer, "required"), f"required property {string_text(str(name))} is not listed in `properties`; dropped")
+                self.warn(
+                    ptr(pointer, "required"),
+                    f"required property {string_text(str(name))} is not listed in `properties`; "
+                    "dropped",
+                )
         return "record { " + ", ".join(fields) + " }" if fields else "record {}"
 
     def _enum(self, values: list[Any], schema: dict[str, Any], pointer: str) -> str:
@@ -437,10 +508,18 @@ class SchemaImporter:
         has_null = None in values
         others = [v for v in values if v is not None and not isinstance(v, str)]
         if others or not strings:
-            self.warn(pointer, "an enum of values that are not strings cannot be expressed; imported as their type")
+            self.warn(
+                pointer,
+                "an enum of values that are not strings cannot be expressed; imported as their "
+                "type",
+            )
             kinds = {type(v).__name__ for v in others}
-            base = "int" if kinds == {"int"} else "float" if kinds <= {"int", "float"} else (
-                "bool" if kinds == {"bool"} else self.json_type()
+            base = (
+                "int"
+                if kinds == {"int"}
+                else "float"
+                if kinds <= {"int", "float"}
+                else ("bool" if kinds == {"bool"} else self.json_type())
             )
             if strings:
                 base = self.json_type()
@@ -449,7 +528,9 @@ class SchemaImporter:
         return out + (" | null" if has_null else "")
 
     # ------------------------------------------------------------ composition
-    def merged_object(self, schema: Any, pointer: str, depth: int = 0) -> tuple[dict[str, Any], str] | None:
+    def merged_object(
+        self, schema: Any, pointer: str, depth: int = 0
+    ) -> tuple[dict[str, Any], str] | None:
         """An ``allOf`` (or a plain object) flattened into one object schema, or None when a
         part is not an object."""
         schema, pointer = self.deref(schema, pointer)
@@ -498,7 +579,11 @@ class SchemaImporter:
             return self.type_text(parts[0], ptr(pointer, "allOf", 0), depth=depth + 1)
         merged = self.merged_object(schema, pointer)
         if merged is None:
-            self.warn(ptr(pointer, "allOf"), "`allOf` of schemas that are not all objects cannot be expressed; only the first part is kept")
+            self.warn(
+                ptr(pointer, "allOf"),
+                "`allOf` of schemas that are not all objects cannot be expressed; only the "
+                "first part is kept",
+            )
             return self.type_text(parts[0], ptr(pointer, "allOf", 0), depth=depth + 1)
         return self._object(merged[0], pointer, depth)
 
@@ -511,14 +596,20 @@ class SchemaImporter:
             tagged = self._tagged(options, disc, key, pointer, depth)
             if tagged is not None:
                 return tagged
-        nulls = [o for o in options if isinstance(o, dict) and o.get("type") == "null" and len(o) == 1]
+        nulls = [
+            o for o in options if isinstance(o, dict) and o.get("type") == "null" and len(o) == 1
+        ]
         parts = [
             self.type_text(o, ptr(pointer, key, i), depth=depth + 1)
             for i, o in enumerate(options)
             if not (isinstance(o, dict) and o.get("type") == "null" and len(o) == 1)
         ]
         if key == "oneOf" and len(parts) > 1:
-            self.warn(ptr(pointer, key), "`oneOf` (exactly one option) is imported as an untagged union, where a value may match several options")
+            self.warn(
+                ptr(pointer, key),
+                "`oneOf` (exactly one option) is imported as an untagged union, where a value "
+                "may match several options",
+            )
         if nulls:
             parts.append("null")
         return " | ".join(f"({p})" if " | " in p else p for p in parts)
@@ -528,7 +619,11 @@ class SchemaImporter:
     ) -> str | None:
         tag = disc["propertyName"]
         if not is_identifier(tag):
-            self.warn(ptr(pointer, "discriminator"), f"discriminator {string_text(tag)} is not a contract name; imported as an untagged union, the discriminator dropped")
+            self.warn(
+                ptr(pointer, "discriminator"),
+                f"discriminator {string_text(tag)} is not a contract name; imported as an "
+                "untagged union, the discriminator dropped",
+            )
             return None
         mapping = disc.get("mapping") or {}
         by_target = {v.lstrip("#"): k for k, v in mapping.items() if isinstance(v, str)}
@@ -540,7 +635,11 @@ class SchemaImporter:
                 _, target_ptr = self.resolve_ref(option["$ref"], at)
             merged = self.merged_object(option, at)
             if merged is None or tag not in (merged[0].get("properties") or {}):
-                self.warn(ptr(pointer, "discriminator"), f"variant {i} has no object property {string_text(tag)}; imported as an untagged union, the discriminator dropped")
+                self.warn(
+                    ptr(pointer, "discriminator"),
+                    f"variant {i} has no object property {string_text(tag)}; imported as an "
+                    "untagged union, the discriminator dropped",
+                )
                 return None
             obj, obj_ptr = merged
             if target_ptr is not None and target_ptr in by_target:
@@ -548,17 +647,37 @@ class SchemaImporter:
             elif target_ptr is not None:
                 value = target_ptr.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
             else:
-                self.warn(ptr(pointer, "discriminator"), f"variant {i} is inline and has no tag value; imported as an untagged union, the discriminator dropped")
+                self.warn(
+                    ptr(pointer, "discriminator"),
+                    f"variant {i} is inline and has no tag value; imported as an untagged "
+                    "union, the discriminator dropped",
+                )
                 return None
             if tag not in (obj.get("required") or []):
-                self.warn(ptr(obj_ptr, "required"), f"the discriminator {string_text(tag)} is not required here; the contract's tagged union requires it")
+                self.warn(
+                    ptr(obj_ptr, "required"),
+                    f"the discriminator {string_text(tag)} is not required here; the contract's "
+                    "tagged union requires it",
+                )
             tag_schema = obj["properties"][tag]
             tag_schema, _ = self.deref(tag_schema, obj_ptr)
-            if not (isinstance(tag_schema, dict) and tag_schema.get("type") == "string" and set(tag_schema) - ANNOTATIONS <= {"type", "enum", "const"}):
-                self.warn(ptr(obj_ptr, "properties", tag), "the discriminator property is not a plain string; its own constraints are replaced by the tag value")
+            if not (
+                isinstance(tag_schema, dict)
+                and tag_schema.get("type") == "string"
+                and set(tag_schema) - ANNOTATIONS <= {"type", "enum", "const"}
+            ):
+                self.warn(
+                    ptr(obj_ptr, "properties", tag),
+                    "the discriminator property is not a plain string; its own constraints are "
+                    "replaced by the tag value",
+                )
             fields = self.object_fields(obj, obj_ptr, depth + 1, skip=tag)
             if obj.get("additionalProperties", True) is not False:
-                self.warn(ptr(obj_ptr, "additionalProperties"), "properties beyond those listed are allowed here; a contract record is closed, so they are refused")
+                self.warn(
+                    ptr(obj_ptr, "additionalProperties"),
+                    "properties beyond those listed are allowed here; a contract record is "
+                    "closed, so they are refused",
+                )
             variants.append(f"{string_text(value)}: record {{ {', '.join(fields)} }}")
         return f"union by {tag} {{ " + ", ".join(variants) + " }"
 
