@@ -274,7 +274,7 @@ def import_spec(
     (``kind`` = ``openapi``, ``mcp`` or ``openai``; ``source`` a path or the parsed document) as
     a contract skeleton (docs/import.md). The result's ``text`` checks; its ``warnings`` list,
     at JSON pointers, what the contract cannot say exactly. Raises :class:`ContractError` with
-    E09xx diagnostics for input that cannot be imported."""
+    E15xx diagnostics for input that cannot be imported."""
     from .importers import KINDS
     from .importers import import_spec as _import_spec
 

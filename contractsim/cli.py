@@ -508,7 +508,7 @@ def import_cmd(kind: str, file: str, output: str | None, name: str | None, fmt: 
     pointers (on stderr, and as comments at the top of the contract). Nothing is fetched: a
     remote $ref is an error.
 
-    Exit 0 on success (also with warnings), 2 when FILE cannot be read or imported (E09xx
+    Exit 0 on success (also with warnings), 2 when FILE cannot be read or imported (E15xx
     diagnostics: not JSON/YAML, not that kind of document, a remote, missing or cyclic $ref,
     too large) or the output cannot be written.
     """

@@ -434,16 +434,16 @@ def test_untrusted_text_is_escaped() -> None:
 @pytest.mark.parametrize(
     ("doc", "code", "message"),
     [
-        ({"swagger": "2.0"}, "E0902", "is not an OpenAPI 3 document (a Swagger 2.0 document)"),
-        ({"openapi": "4.0.0", "paths": {}}, "E0902", "/openapi: OpenAPI 4.0.0 is not supported"),
-        (_doc({}, {"$ref": "https://example.com/s.json"}), "E0903", "points outside this document"),
-        (_doc({}, {"$ref": "#/components/schemas/Nope"}), "E0903", "points at nothing"),
+        ({"swagger": "2.0"}, "E1502", "is not an OpenAPI 3 document (a Swagger 2.0 document)"),
+        ({"openapi": "4.0.0", "paths": {}}, "E1502", "/openapi: OpenAPI 4.0.0 is not supported"),
+        (_doc({}, {"$ref": "https://example.com/s.json"}), "E1503", "points outside this document"),
+        (_doc({}, {"$ref": "#/components/schemas/Nope"}), "E1503", "points at nothing"),
         (
             _doc(
                 {"A": {"$ref": "#/components/schemas/B"}, "B": {"$ref": "#/components/schemas/A"}},
                 {"type": "object", "properties": {"a": {"$ref": "#/components/schemas/A"}}},
             ),
-            "E0903",
+            "E1503",
             "a cycle that never reaches a value",
         ),
     ],
@@ -484,8 +484,8 @@ def test_cli_import_and_bad_input(tmp_path: Path) -> None:
     bad.write_text("a: [1, 2\n", "utf-8")
     r = runner.invoke(main, ["import", "openapi", str(bad)])
     assert r.exit_code == 2
-    assert "error[E0901]" in r.stdout and "is neither JSON nor YAML" in r.stdout
+    assert "error[E1501]" in r.stdout and "is neither JSON nor YAML" in r.stdout
     r = runner.invoke(main, ["import", "mcp", str(tmp_path / "missing.json")])
-    assert r.exit_code == 2 and "error[E0901]: no such spec file" in r.stdout
+    assert r.exit_code == 2 and "error[E1501]: no such spec file" in r.stdout
     r = runner.invoke(main, ["import", "openai", str(SPECS / "petstore.yaml"), "--format", "json"])
-    assert r.exit_code == 2 and '"code": "E0902"' in r.stdout
+    assert r.exit_code == 2 and '"code": "E1502"' in r.stdout

@@ -66,7 +66,7 @@ def parse_spec(text: str, file: str = "<spec>") -> Any:
         raise ContractError(
             [
                 error(
-                    "E0901",
+                    "E1501",
                     f"{file} is neither JSON nor YAML: {problem}",
                     Span(file=file, line=line, col=col, end_line=line, end_col=col + 1),
                     "pass an OpenAPI document, an MCP tools/list answer or an OpenAI tools array",
@@ -74,7 +74,7 @@ def parse_spec(text: str, file: str = "<spec>") -> Any:
             ]
         ) from None
     except RecursionError:
-        raise _fail(file, "E0901", f"{file} is nested too deeply to read") from None
+        raise _fail(file, "E1501", f"{file} is nested too deeply to read") from None
 
 
 def import_spec(
@@ -86,7 +86,7 @@ def import_spec(
 ) -> ImportResult:
     """Import ``source`` — a path, or the already parsed document — of ``kind`` (``openapi``,
     ``mcp`` or ``openai``) as contract text. Raises :class:`~contractsim.ContractError` with
-    E09xx diagnostics for input that cannot be imported (unreadable, not JSON/YAML, not that
+    E15xx diagnostics for input that cannot be imported (unreadable, not JSON/YAML, not that
     kind of document, a remote or cyclic ``$ref``)."""
     if kind not in KINDS:
         raise ValueError(f"unknown spec kind {kind!r}; expected one of {', '.join(KINDS)}")
@@ -95,11 +95,11 @@ def import_spec(
         file = file or "<spec>"
     else:
         file = file or str(source)
-        data = read_input(source, "spec", "E0901", MAX_SPEC_BYTES)
+        data = read_input(source, "spec", "E1501", MAX_SPEC_BYTES)
         try:
             text = data.decode("utf-8").removeprefix("\ufeff")
         except UnicodeDecodeError:
-            raise _fail(file, "E0901", f"{file} is not UTF-8 text") from None
+            raise _fail(file, "E1501", f"{file} is not UTF-8 text") from None
         doc = parse_spec(text, file)
     stem = name or (Path(file).stem if not file.startswith("<") else "imported")
     try:
@@ -107,7 +107,7 @@ def import_spec(
             return _openapi(doc, file, stem)
         return _tools(doc, kind, file, stem)
     except RecursionError:
-        raise _fail(file, "E0902", f"{file} is nested too deeply to import") from None
+        raise _fail(file, "E1502", f"{file} is nested too deeply to import") from None
 
 
 def _openapi(doc: Any, file: str, stem: str) -> ImportResult:
@@ -119,14 +119,14 @@ def _openapi(doc: Any, file: str, stem: str) -> ImportResult:
         )
         raise _fail(
             file,
-            "E0902",
+            "E1502",
             f"/: {file} is not an OpenAPI 3 document ({found})",
             "convert Swagger 2.0 with a converter first; only OpenAPI 3.0 and 3.1 are imported",
         )
     version = doc["openapi"]
     if not (version.startswith("3.0") or version.startswith("3.1")):
         raise _fail(
-            file, "E0902", f"/openapi: OpenAPI {version} is not supported (3.0 and 3.1 are)"
+            file, "E1502", f"/openapi: OpenAPI {version} is not supported (3.0 and 3.1 are)"
         )
     sch = SchemaImporter(doc, file, ("/components/schemas/",), openapi30=version.startswith("3.0"))
     tools = openapi_tools(sch, doc)
@@ -180,7 +180,7 @@ def _tool_list(doc: Any, kind: str, file: str) -> tuple[list[Any], str]:
         if kind == "mcp"
         else "an OpenAI tools array"
     )
-    raise _fail(file, "E0902", f"/: {file} is not {what}", "pass a JSON list of tool definitions")
+    raise _fail(file, "E1502", f"/: {file} is not {what}", "pass a JSON list of tool definitions")
 
 
 def _tools(doc: Any, kind: str, file: str, stem: str) -> ImportResult:
@@ -191,7 +191,7 @@ def _tools(doc: Any, kind: str, file: str, stem: str) -> ImportResult:
     for i, item in enumerate(items):
         at = ptr(base, i)
         if not isinstance(item, dict):
-            raise _fail(file, "E0902", f"{at}: a tool definition must be an object")
+            raise _fail(file, "E1502", f"{at}: a tool definition must be an object")
         if kind == "openai":
             if isinstance(item.get("function"), dict):
                 item, at = item["function"], ptr(at, "function")
@@ -201,7 +201,7 @@ def _tools(doc: Any, kind: str, file: str, stem: str) -> ImportResult:
         elif "inputSchema" not in item:
             raise _fail(
                 file,
-                "E0902",
+                "E1502",
                 f"{at}: an MCP tool needs `inputSchema`",
                 "pass the `tools` of a tools/list answer",
             )
@@ -223,7 +223,7 @@ def _tools(doc: Any, kind: str, file: str, stem: str) -> ImportResult:
             if key not in known:
                 sch.warn(ptr(at, key), f"`{key}` is not part of {owner}; ignored")
         if not isinstance(item.get("name"), str) or not item["name"]:
-            raise _fail(file, "E0902", f"{at}/name: a tool needs a name")
+            raise _fail(file, "E1502", f"{at}/name: a tool needs a name")
         sch.named_prefixes = ("/$defs/", "/definitions/")
         tools.append(mcp_tool(sch, item, at, taken))
     text = emit(kind, file, stem, "0.1.0", None, sch, tools)

@@ -86,13 +86,13 @@ def openapi_tools(sch: SchemaImporter, doc: dict[str, Any]) -> list[ToolSpec]:
     taken_tools: set[str] = set()
     paths = doc.get("paths") or {}
     if not isinstance(paths, dict):
-        raise sch.fail("E0902", "/paths", "`paths` must be an object")
+        raise sch.fail("E1502", "/paths", "`paths` must be an object")
     for path, item in paths.items():
         item_ptr = ptr("", "paths", path)
         if isinstance(item, dict) and "$ref" in item:
             item, item_ptr = sch.deref(item, item_ptr)
         if not isinstance(item, dict):
-            raise sch.fail("E0902", item_ptr, "a path item must be an object")
+            raise sch.fail("E1502", item_ptr, "a path item must be an object")
         shared = item.get("parameters") or []
         for method in METHODS:
             op = item.get(method)
@@ -100,7 +100,7 @@ def openapi_tools(sch: SchemaImporter, doc: dict[str, Any]) -> list[ToolSpec]:
                 continue
             op_ptr = ptr(item_ptr, method)
             if not isinstance(op, dict):
-                raise sch.fail("E0902", op_ptr, "an operation must be an object")
+                raise sch.fail("E1502", op_ptr, "an operation must be an object")
             raw = op.get("operationId") or f"{method}_{path}"
             name = identifier(str(raw), taken_tools)
             name = re.sub(r"__+", "_", name) if "operationId" not in op else name
@@ -128,7 +128,7 @@ def openapi_tools(sch: SchemaImporter, doc: dict[str, Any]) -> list[ToolSpec]:
                 )
                 p, at = sch.deref(p, at)
                 if not isinstance(p, dict) or "name" not in p or "in" not in p:
-                    raise sch.fail("E0902", at, "a parameter needs `name` and `in`")
+                    raise sch.fail("E1502", at, "a parameter needs `name` and `in`")
                 params[(p["in"], p["name"])] = (p, at)  # operation parameters override shared ones
             for (where, pname), (p, at) in params.items():
                 ident = _param_name(sch, str(pname), taken, str(where), at)
@@ -334,4 +334,5 @@ def emit(
             for event, code, message in t.outcomes:
                 lines.append(f"  outcome {event} fails {code} {template_text(message)} on {event}")
         lines.append("}")
-    return "\n".join(lines) + "\n"
+    # string literals are escaped, so a blank line is never inside one
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines) + "\n")

@@ -133,11 +133,11 @@ class SchemaImporter:
         (the importer never fetches anything)."""
         if not isinstance(ref, str):
             raise self.fail(
-                "E0902", pointer, f"`$ref` must be a string (got {json.dumps(ref)[:60]})"
+                "E1502", pointer, f"`$ref` must be a string (got {json.dumps(ref)[:60]})"
             )
         if not ref.startswith("#"):
             raise self.fail(
-                "E0903",
+                "E1503",
                 pointer,
                 f"`$ref` {string_text(ref[:200])} points outside this document",
                 "the importer never fetches remote references: bundle the document into one "
@@ -152,7 +152,7 @@ class SchemaImporter:
                 target = target[int(token)]
             else:
                 raise self.fail(
-                    "E0903", pointer, f"`$ref` {string_text(ref[:200])} points at nothing"
+                    "E1503", pointer, f"`$ref` {string_text(ref[:200])} points at nothing"
                 )
         return target, ref[1:]
 
@@ -177,7 +177,7 @@ class SchemaImporter:
         assert name is not None
         if ref_pointer in self._alias_chain:
             raise self.fail(
-                "E0903",
+                "E1503",
                 at,
                 f"the reference to {ref_pointer} is a cycle that never reaches a value: "
                 + " -> ".join([*self._alias_chain, ref_pointer]),
@@ -203,7 +203,7 @@ class SchemaImporter:
         while isinstance(schema, dict) and "$ref" in schema:
             schema, pointer = self.resolve_ref(schema["$ref"], pointer)
             if pointer in seen:
-                raise self.fail("E0903", pointer, "cyclic `$ref`: " + " -> ".join(seen))
+                raise self.fail("E1503", pointer, "cyclic `$ref`: " + " -> ".join(seen))
             seen.append(pointer)
         return schema, pointer
 
@@ -211,7 +211,7 @@ class SchemaImporter:
     def type_text(self, schema: Any, pointer: str, alias: bool = False, depth: int = 0) -> str:
         """The contract type for ``schema`` at ``pointer``."""
         if depth > MAX_DEPTH:
-            raise self.fail("E0902", pointer, f"the schema is nested more than {MAX_DEPTH} levels")
+            raise self.fail("E1502", pointer, f"the schema is nested more than {MAX_DEPTH} levels")
         if schema is True or schema == {}:
             return self.json_type()
         if schema is False:
@@ -222,7 +222,7 @@ class SchemaImporter:
             return self.json_type()
         if not isinstance(schema, dict):
             raise self.fail(
-                "E0902", pointer, f"a schema must be an object (got {type(schema).__name__})"
+                "E1502", pointer, f"a schema must be an object (got {type(schema).__name__})"
             )
         nullable = schema.get("nullable") is True and self.openapi30
         if "nullable" in schema and not self.openapi30:
@@ -266,7 +266,7 @@ class SchemaImporter:
             if self.type_name_for(target_ptr) is not None:
                 return self.named(target_ptr, target, pointer)
             if target_ptr in self._alias_chain:
-                raise self.fail("E0903", pointer, "cyclic `$ref` through an unnamed schema")
+                raise self.fail("E1503", pointer, "cyclic `$ref` through an unnamed schema")
             self._alias_chain.append(target_ptr)
             try:
                 return self.type_text(target, target_ptr, depth=depth + 1)
@@ -281,7 +281,7 @@ class SchemaImporter:
             return self._enum([schema["const"]], schema, ptr(pointer, "const"))
         if "enum" in schema:
             if not isinstance(schema["enum"], list) or not schema["enum"]:
-                raise self.fail("E0902", ptr(pointer, "enum"), "`enum` must be a non-empty list")
+                raise self.fail("E1502", ptr(pointer, "enum"), "`enum` must be a non-empty list")
             return self._enum(schema["enum"], schema, ptr(pointer, "enum"))
         kind = schema.get("type")
         if isinstance(kind, list):
@@ -326,7 +326,7 @@ class SchemaImporter:
             return self._array(schema, pointer, depth)
         if kind == "object":
             return self._object(schema, pointer, depth)
-        raise self.fail("E0902", ptr(pointer, "type"), f"unknown type {json.dumps(kind)[:60]}")
+        raise self.fail("E1502", ptr(pointer, "type"), f"unknown type {json.dumps(kind)[:60]}")
 
     def _string_constraints(self, schema: dict[str, Any], pointer: str) -> str:
         out = ""
@@ -419,7 +419,7 @@ class SchemaImporter:
         """The record fields of an object schema (``name: T``, ``name?: T``, defaults)."""
         props = schema.get("properties") or {}
         if not isinstance(props, dict):
-            raise self.fail("E0902", ptr(pointer, "properties"), "`properties` must be an object")
+            raise self.fail("E1502", ptr(pointer, "properties"), "`properties` must be an object")
         required = schema.get("required") or []
         fields = []
         taken: set[str] = set()
@@ -537,7 +537,7 @@ class SchemaImporter:
         if not isinstance(schema, dict):
             return None
         if depth > MAX_DEPTH:
-            raise self.fail("E0902", pointer, f"`allOf` nested more than {MAX_DEPTH} levels")
+            raise self.fail("E1502", pointer, f"`allOf` nested more than {MAX_DEPTH} levels")
         if "allOf" in schema:
             props: dict[str, Any] = {}
             required: list[str] = []
@@ -574,7 +574,7 @@ class SchemaImporter:
     def _all_of(self, schema: dict[str, Any], pointer: str, depth: int) -> str:
         parts = schema["allOf"]
         if not isinstance(parts, list) or not parts:
-            raise self.fail("E0902", ptr(pointer, "allOf"), "`allOf` must be a non-empty list")
+            raise self.fail("E1502", ptr(pointer, "allOf"), "`allOf` must be a non-empty list")
         if len(parts) == 1 and set(schema) <= {"allOf"} | ANNOTATIONS:
             return self.type_text(parts[0], ptr(pointer, "allOf", 0), depth=depth + 1)
         merged = self.merged_object(schema, pointer)
@@ -590,7 +590,7 @@ class SchemaImporter:
     def _union(self, schema: dict[str, Any], key: str, pointer: str, depth: int) -> str:
         options = schema[key]
         if not isinstance(options, list) or not options:
-            raise self.fail("E0902", ptr(pointer, key), f"`{key}` must be a non-empty list")
+            raise self.fail("E1502", ptr(pointer, key), f"`{key}` must be a non-empty list")
         disc = schema.get("discriminator")
         if isinstance(disc, dict) and isinstance(disc.get("propertyName"), str):
             tagged = self._tagged(options, disc, key, pointer, depth)
