@@ -208,7 +208,9 @@ def compare(kind: str, file: str, seed: int = 0, samples: int = 300) -> tuple[in
     diags = check_text(result.text, "imported.contract")
     assert not [d for d in diags if d.severity == "error"], [d.message for d in diags]
     contract = loads(result.text, "imported.contract")
-    doc, schemas = copy.deepcopy((result.document, result.source_schemas))
+    doc, schemas, returns = copy.deepcopy(
+        (result.document, result.source_schemas, result.source_returns)
+    )
     apply_reported(doc, result.warnings)
     rng = random.Random(seed)
     total = accepted = 0
@@ -242,6 +244,42 @@ def compare(kind: str, file: str, seed: int = 0, samples: int = 300) -> tuple[in
             )
             total += 1
             accepted += src_ok
+        if tool.name in returns:
+            t, a = _compare_returns(
+                file, tool.name, returns[tool.name], exported, root, openapi30, rng, samples
+            )
+            total, accepted = total + t, accepted + a
+    return total, accepted
+
+
+def _compare_returns(
+    file: str,
+    name: str,
+    raw: Any,
+    exported: dict[str, Any],
+    root: Any,
+    openapi30: bool,
+    rng: random.Random,
+    samples: int,
+) -> tuple[int, int]:
+    """The tool's result schema: the export's `x-contract-returns` against the source's."""
+    returns_root = root if isinstance(root, dict) else {}
+    source = normalise(copy.deepcopy(raw), returns_root, openapi30)
+    src_v = Validator({"anyOf": [source], "components": returns_root.get("components", {})})
+    exp = {"anyOf": [exported["x-contract-returns"]], "$defs": exported.get("$defs", {})}
+    exp_v = Validator(exp)
+    total = accepted = 0
+    for _ in range(samples):
+        value = (
+            instances(raw, returns_root, rng) if rng.random() < 0.5 else instances(exp, exp, rng)
+        )
+        src_ok, exp_ok = src_v.is_valid(value), exp_v.is_valid(value)
+        assert src_ok == exp_ok, (
+            f"{file}: result of {name}: source says {src_ok}, export says {exp_ok} "
+            f"for {json.dumps(value)[:400]}"
+        )
+        total += 1
+        accepted += src_ok
     return total, accepted
 
 

@@ -41,6 +41,10 @@ class ImportResult:
     tool_names: dict[str, str]
     source_schemas: dict[str, dict[str, Any]]
     document: Any = None
+    """The parsed source document."""
+    source_returns: dict[str, Any] | None = None
+    """Per contract tool, the source schema of its result (the first 2xx JSON response, or
+    the MCP ``outputSchema``), for tools that declare one."""
     """Per contract tool, the source's arguments flattened into one object schema by contract
     parameter name (``$ref``s still point into the source document): what the round trip
     compares the export with."""
@@ -148,6 +152,7 @@ def _openapi(doc: Any, file: str, stem: str) -> ImportResult:
         _tool_names(sch, tools),
         {t.name: t.source_schema() for t in tools},
         doc,
+        {t.name: t.source_returns for t in tools if t.source_returns is not None},
     )
 
 
@@ -234,4 +239,5 @@ def _tools(doc: Any, kind: str, file: str, stem: str) -> ImportResult:
         _tool_names(sch, tools),
         {t.name: t.source_schema() for t in tools},
         doc,
+        {t.name: t.source_returns for t in tools if t.source_returns is not None},
     )

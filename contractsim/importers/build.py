@@ -25,6 +25,7 @@ class ToolSpec:
     # the source's arguments as one object schema, by contract parameter name (for comparisons)
     source_props: dict[str, Any] = field(default_factory=dict)
     source_required: list[str] = field(default_factory=list)
+    source_returns: Any = None
 
     def source_schema(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": "object", "properties": self.source_props}
@@ -179,7 +180,7 @@ def openapi_tools(sch: SchemaImporter, doc: dict[str, Any]) -> list[ToolSpec]:
                         tool.source_props[ident] = schema
                         if body.get("required") is True:
                             tool.source_required.append(ident)
-            tool.returns, tool.outcomes = _responses(sch, op, op_ptr)
+            tool.returns, tool.outcomes, tool.source_returns = _responses(sch, op, op_ptr)
             tools.append(tool)
     for key in ("webhooks", "callbacks"):
         if doc.get(key):
@@ -192,9 +193,10 @@ def openapi_tools(sch: SchemaImporter, doc: dict[str, Any]) -> list[ToolSpec]:
 
 def _responses(
     sch: SchemaImporter, op: dict[str, Any], op_ptr: str
-) -> tuple[str | None, list[tuple[str, str, str]]]:
+) -> tuple[str | None, list[tuple[str, str, str]], Any]:
     responses = op.get("responses") or {}
     returns = None
+    source_returns = None
     outcomes = []
     for status in sorted(responses, key=str):
         resp, at = sch.deref(responses[status], ptr(op_ptr, "responses", status))
@@ -207,16 +209,15 @@ def _responses(
         )
         if s.startswith("2") and returns is None:
             if media_key is not None and "schema" in content[media_key]:
-                returns = sch.type_text(
-                    content[media_key]["schema"], ptr(at, "content", media_key, "schema")
-                )
+                source_returns = content[media_key]["schema"]
+                returns = sch.type_text(source_returns, ptr(at, "content", media_key, "schema"))
             continue
         if s[:1] in ("4", "5") or s == "default":
             code = "HTTP_ERROR" if s == "default" else code_name("HTTP_" + s)
             description = resp.get("description")
             message = description if isinstance(description, str) else s
             outcomes.append((code.lower(), code, message))
-    return returns, outcomes
+    return returns, outcomes, source_returns
 
 
 def mcp_tool(sch: SchemaImporter, t: dict[str, Any], at: str, taken: set[str]) -> ToolSpec:
@@ -242,6 +243,7 @@ def mcp_tool(sch: SchemaImporter, t: dict[str, Any], at: str, taken: set[str]) -
     if "outputSchema" in t:
         sch.doc, sch.scope = t["outputSchema"], ptr(at, "outputSchema")
         tool.returns = sch.type_text(t["outputSchema"], ptr(at, "outputSchema"))
+        tool.source_returns = t["outputSchema"]
     ann = t.get("annotations") or {}
     if isinstance(ann, dict):
         if ann.get("readOnlyHint") is True:

@@ -549,7 +549,7 @@ class SchemaImporter:
                 sub, _ = merged
                 for name, value in (sub.get("properties") or {}).items():
                     if name in props and props[name] != value:
-                        props[name] = {"allOf": [props[name], value]}
+                        props[name] = self._intersect(props[name], value, pointer)
                     else:
                         props[name] = value
                 required += [r for r in sub.get("required") or [] if r not in required]
@@ -570,6 +570,21 @@ class SchemaImporter:
         if schema.get("type") == "object" or "properties" in schema:
             return schema, pointer
         return None
+
+    def _intersect(self, a: Any, b: Any, pointer: str) -> dict[str, Any]:
+        """Two definitions of one property in an ``allOf``: two arrays are an array of items
+        that fit both (a wrapper's ``array of object`` refined to ``array of Station``)."""
+        da, _ = self.deref(a, pointer)
+        db, _ = self.deref(b, pointer)
+        if (
+            isinstance(da, dict)
+            and isinstance(db, dict)
+            and da.get("type") == "array" == db.get("type")
+            and set(da) | set(db) <= {"type", "items"} | ANNOTATIONS
+        ):
+            items = [x for x in (da.get("items"), db.get("items")) if x is not None]
+            return {"type": "array", "items": {"allOf": items}} if items else {"type": "array"}
+        return {"allOf": [a, b]}
 
     def _all_of(self, schema: dict[str, Any], pointer: str, depth: int) -> str:
         parts = schema["allOf"]
