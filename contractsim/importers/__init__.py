@@ -112,6 +112,14 @@ def import_spec(
         return _tools(doc, kind, file, stem)
     except RecursionError:
         raise _fail(file, "E1502", f"{file} is nested too deeply to import") from None
+    except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+        # a value of an unexpected shape where the importer has no check of its own yet
+        raise _fail(
+            file,
+            "E1502",
+            f"{file} has a value of an unexpected shape ({type(exc).__name__}: {exc})",
+            "validate the document (e.g. with openapi-spec-validator) and fix what it reports",
+        ) from None
 
 
 def _openapi(doc: Any, file: str, stem: str) -> ImportResult:

@@ -58,8 +58,9 @@ def _param_list(
             "arguments beyond those listed are allowed here; a contract tool refuses them",
         )
     out = []
+    props = sch.props_of(obj, obj_ptr)
     required = obj.get("required") or []
-    for name, sub in (obj.get("properties") or {}).items():
+    for name, sub in props.items():
         at = ptr(obj_ptr, "properties", name)
         ident = _param_name(sch, name, taken, prefix, at)
         out.append(sch.member_text(ident, sub, at, name in required, 0))
@@ -80,6 +81,14 @@ def _param_name(sch: SchemaImporter, name: str, taken: set[str], prefix: str, at
     return ident
 
 
+def _list(sch: SchemaImporter, value: Any, pointer: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise sch.fail("E1502", pointer, f"must be a list (got {type(value).__name__})")
+    return value
+
+
 def openapi_tools(sch: SchemaImporter, doc: dict[str, Any]) -> list[ToolSpec]:
     """One tool per operation; parameters flattened (path, query, header, cookie, then the JSON
     body's properties, or one ``body`` parameter when the body is not an object)."""
@@ -94,7 +103,7 @@ def openapi_tools(sch: SchemaImporter, doc: dict[str, Any]) -> list[ToolSpec]:
             item, item_ptr = sch.deref(item, item_ptr)
         if not isinstance(item, dict):
             raise sch.fail("E1502", item_ptr, "a path item must be an object")
-        shared = item.get("parameters") or []
+        shared = _list(sch, item.get("parameters"), ptr(item_ptr, "parameters"))
         for method in METHODS:
             op = item.get(method)
             if op is None:
@@ -121,15 +130,24 @@ def openapi_tools(sch: SchemaImporter, doc: dict[str, Any]) -> list[ToolSpec]:
                 tool.tags.append(tag_name)
             taken: set[str] = set()
             params = {}
-            for i, p in enumerate([*shared, *(op.get("parameters") or [])]):
+            own = _list(sch, op.get("parameters"), ptr(op_ptr, "parameters"))
+            for i, p in enumerate([*shared, *own]):
                 at = (
                     ptr(item_ptr, "parameters", i)
                     if i < len(shared)
                     else ptr(op_ptr, "parameters", i - len(shared))
                 )
                 p, at = sch.deref(p, at)
-                if not isinstance(p, dict) or "name" not in p or "in" not in p:
-                    raise sch.fail("E1502", at, "a parameter needs `name` and `in`")
+                if not (
+                    isinstance(p, dict)
+                    and isinstance(p.get("name"), str)
+                    and p.get("in") in ("path", "query", "header", "cookie")
+                ):
+                    raise sch.fail(
+                        "E1502",
+                        at,
+                        "a parameter needs a `name` and `in` (path, query, header or cookie)",
+                    )
                 params[(p["in"], p["name"])] = (p, at)  # operation parameters override shared ones
             for (where, pname), (p, at) in params.items():
                 ident = _param_name(sch, str(pname), taken, str(where), at)
@@ -161,7 +179,9 @@ def openapi_tools(sch: SchemaImporter, doc: dict[str, Any]) -> list[ToolSpec]:
             body = op.get("requestBody")
             if body is not None:
                 body, body_ptr = sch.deref(body, ptr(op_ptr, "requestBody"))
-                content = body.get("content") or {} if isinstance(body, dict) else {}
+                content = (body.get("content") or {}) if isinstance(body, dict) else {}
+                if not isinstance(content, dict):
+                    raise sch.fail("E1502", ptr(body_ptr, "content"), "`content` must be an object")
                 media_key = next((k for k in content if "json" in k), None)
                 if media_key is None and content:
                     sch.warn(
@@ -195,6 +215,8 @@ def _responses(
     sch: SchemaImporter, op: dict[str, Any], op_ptr: str
 ) -> tuple[str | None, list[tuple[str, str, str]], Any]:
     responses = op.get("responses") or {}
+    if not isinstance(responses, dict):
+        raise sch.fail("E1502", ptr(op_ptr, "responses"), "`responses` must be an object")
     returns = None
     source_returns = None
     outcomes = []

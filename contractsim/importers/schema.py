@@ -123,6 +123,16 @@ class SchemaImporter:
             [error(code, f"{pointer or '/'}: {message}", Span(file=self.file), hint)]
         )
 
+    def props_of(self, schema: dict[str, Any], pointer: str) -> dict[str, Any]:
+        """``properties`` (an object of schemas) and ``required`` (a list of names), checked."""
+        props = schema.get("properties") or {}
+        if not isinstance(props, dict):
+            raise self.fail("E1502", ptr(pointer, "properties"), "`properties` must be an object")
+        required = schema.get("required") or []
+        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+            raise self.fail("E1502", ptr(pointer, "required"), "`required` must be a list of names")
+        return props
+
     def warn(self, pointer: str, message: str) -> None:
         w = Warning_(pointer, message)
         if w not in self.warnings:
@@ -417,9 +427,7 @@ class SchemaImporter:
         self, schema: dict[str, Any], pointer: str, depth: int, skip: str | None = None
     ) -> list[str]:
         """The record fields of an object schema (``name: T``, ``name?: T``, defaults)."""
-        props = schema.get("properties") or {}
-        if not isinstance(props, dict):
-            raise self.fail("E1502", ptr(pointer, "properties"), "`properties` must be an object")
+        props = self.props_of(schema, pointer)
         required = schema.get("required") or []
         fields = []
         taken: set[str] = set()
@@ -438,6 +446,45 @@ class SchemaImporter:
             fields.append(self.member_text(ident, sub, at, name in required, depth))
         return fields
 
+    def default_fits(self, schema: Any, value: Any, pointer: str) -> bool:
+        """Whether a default plainly fits its schema (type, enum, bounds, lengths): a default
+        that does not would make the imported contract fail `check` (E0301, E0404)."""
+        schema, _ = self.deref(schema, pointer)
+        if not isinstance(schema, dict) or any(k in schema for k in ("allOf", "oneOf", "anyOf")):
+            return False
+        if value is None:
+            kind = schema.get("type")
+            return (self.openapi30 and schema.get("nullable") is True) or (
+                isinstance(kind, list) and "null" in kind
+            )
+        if "enum" in schema and value not in schema["enum"]:
+            return False
+        kinds = schema.get("type")
+        kinds = kinds if isinstance(kinds, list) else [kinds]
+        checks = {
+            "string": isinstance(value, str),
+            "integer": isinstance(value, int) and not isinstance(value, bool),
+            "number": isinstance(value, (int, float)) and not isinstance(value, bool),
+            "boolean": isinstance(value, bool),
+            "array": isinstance(value, list)
+            and all(not isinstance(v, (list, dict)) for v in value)
+            and "items" not in schema,
+        }
+        if not any(checks.get(k, False) for k in kinds):
+            return False
+        if isinstance(value, str):
+            if len(value) < schema.get("minLength", 0) or "pattern" in schema:
+                return False
+            if isinstance(schema.get("maxLength"), int) and len(value) > schema["maxLength"]:
+                return False
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            low, high = schema.get("minimum"), schema.get("maximum")
+            if isinstance(low, (int, float)) and value < low:
+                return False
+            if isinstance(high, (int, float)) and value > high:
+                return False
+        return True
+
     def member_text(
         self, ident: str, sub: Any, at: str, required: bool, depth: int, description: Any = None
     ) -> str:
@@ -446,11 +493,12 @@ class SchemaImporter:
         default = sub.get("default") if isinstance(sub, dict) else None
         default_text = None
         if isinstance(sub, dict) and "default" in sub:
-            default_text = value_text(default)
+            default_text = value_text(default) if self.default_fits(sub, default, at) else None
             if default_text is None:
                 self.warn(
                     ptr(at, "default"),
-                    "this default cannot be written as a contract value; dropped",
+                    "this default does not plainly fit its schema (or has no contract literal); "
+                    "dropped",
                 )
         out = ident
         if required:
@@ -494,7 +542,7 @@ class SchemaImporter:
                     f"`{k}` on an object with listed properties cannot be expressed; dropped",
                 )
         fields = self.object_fields(schema, pointer, depth)
-        for name in schema.get("required") or []:
+        for name in schema.get("required") or []:  # checked by object_fields
             if name not in (schema.get("properties") or {}):
                 self.warn(
                     ptr(pointer, "required"),
@@ -546,8 +594,8 @@ class SchemaImporter:
                 merged = self.merged_object(part, ptr(pointer, "allOf", i), depth + 1)
                 if merged is None:
                     return None
-                sub, _ = merged
-                for name, value in (sub.get("properties") or {}).items():
+                sub, sub_ptr = merged
+                for name, value in self.props_of(sub, sub_ptr).items():
                     if name in props and props[name] != value:
                         props[name] = self._intersect(props[name], value, pointer)
                     else:
