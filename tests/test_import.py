@@ -585,3 +585,44 @@ def test_mangled_documents_give_diagnostics_or_contracts_that_check() -> None:
             continue
         errors = [d for d in check_text(result.text, "t.contract") if d.severity == "error"]
         assert not errors, (errors[0].message, result.text[:2000])
+
+
+def test_too_large_and_not_utf8_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import contractsim.importers as importers
+
+    spec = tmp_path / "big.json"
+    spec.write_text(json.dumps({"tools": []}) + " " * 100, "utf-8")
+    monkeypatch.setattr(importers, "MAX_SPEC_BYTES", 50)
+    with pytest.raises(ContractError) as info:
+        import_spec(spec, "mcp")
+    assert info.value.diagnostics[0].code == "E1501"
+    assert "is larger than 50 bytes" in info.value.diagnostics[0].message
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes(b"openapi: 3.0.0\ninfo: {title: caf\xe9}\n")
+    with pytest.raises(ContractError) as info:
+        import_spec(latin, "openapi")
+    assert info.value.diagnostics[0].message == f"{latin} is not UTF-8 text"
+
+
+def test_other_wrappings_of_tool_lists() -> None:
+    rpc = {"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "a", "inputSchema": {}}]}}
+    assert "tool a()" in import_spec(rpc, "mcp").text
+    responses_style = [{"type": "function", "name": "f", "parameters": {"type": "object"}}]
+    assert "tool f()" in import_spec(responses_style, "openai").text
+    strict = [
+        {
+            "type": "function",
+            "function": {
+                "name": "g",
+                "strict": True,
+                "parameters": {
+                    "type": "object",
+                    "properties": {"q": {"type": ["string", "null"]}},
+                    "required": ["q"],
+                    "additionalProperties": False,
+                },
+            },
+        }
+    ]
+    result = import_spec(strict, "openai")
+    assert "    q: str | null,\n" in result.text and result.warnings == []

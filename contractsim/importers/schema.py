@@ -77,6 +77,9 @@ HANDLED = frozenset(
 JSON_TYPE = "Json"
 JSON_DECL = "bool | int | float | str | null | list[Json] | map[str, Json]"
 MAX_DEPTH = 64
+MAX_SCHEMAS = 200_000
+"""Schemas translated per document at most: YAML aliases can make a small file expand into
+billions of nested schemas (a "billion laughs"); this bounds the work."""
 
 
 def pointer_escape(token: str) -> str:
@@ -108,6 +111,7 @@ class SchemaImporter:
     named_prefixes: tuple[str, ...]
     openapi30: bool = False
     scope: str = ""
+    visited: int = 0
     warnings: list[Warning_] = field(default_factory=list)
     renames: list[tuple[str, str, str]] = field(default_factory=list)
     decls: dict[str, str] = field(default_factory=dict)
@@ -222,6 +226,15 @@ class SchemaImporter:
         """The contract type for ``schema`` at ``pointer``."""
         if depth > MAX_DEPTH:
             raise self.fail("E1502", pointer, f"the schema is nested more than {MAX_DEPTH} levels")
+        self.visited += 1
+        if self.visited > MAX_SCHEMAS:
+            raise self.fail(
+                "E1502",
+                pointer,
+                f"the document expands to more than {MAX_SCHEMAS:,} schemas",
+                "YAML aliases repeat a schema wherever they are used: write the document with "
+                "`$ref`s instead",
+            )
         if schema is True or schema == {}:
             return self.json_type()
         if schema is False:
