@@ -14,7 +14,7 @@ layer (``tests/test_layers.py``).
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .api import Contract, check, check_text, diff, from_pddl, learn, load, loads
+    from .api import Contract, check, check_text, diff, from_pddl, import_spec, learn, load, loads
     from .compiler.values import UNKNOWN
     from .dsl.diagnostics import ContractError, Diagnostic, Span
     from .runtime.guard import CallResult, ContractViolation, Guard, GuardError
@@ -29,6 +29,7 @@ _LAZY = {
     "diff": "api",
     "learn": "api",
     "from_pddl": "api",
+    "import_spec": "api",
     "load": "api",
     "loads": "api",
     "UNKNOWN": "compiler.values",
@@ -77,6 +78,7 @@ __all__ = [
     "diff",
     "from_pddl",
     "learn",
+    "import_spec",
     "load",
     "loads",
 ]

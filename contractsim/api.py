@@ -25,6 +25,7 @@ from .sources import read_source as read_source
 if TYPE_CHECKING:
     from .compiler.compile import CompiledContract
     from .diffing import DiffReport
+    from .importers import ImportResult
     from .learning import LearnResult
     from .replay.traces import Adapter, Run
     from .runtime.guard import Guard
@@ -326,6 +327,28 @@ def load_operand(value: Contract | str | os.PathLike[str], what: str) -> Contrac
         return loads(read_git(value), filename=value)
     _expect_path(value, what)
     return load(value)
+
+
+def import_spec(
+    source: str | os.PathLike[str] | dict[str, Any] | list[Any],
+    kind: str,
+    *,
+    name: str | None = None,
+) -> ImportResult:
+    """Import an OpenAPI 3.0/3.1 document, an MCP ``tools/list`` answer or an OpenAI tools array
+    (``kind`` = ``openapi``, ``mcp`` or ``openai``; ``source`` a path or the parsed document) as
+    a contract skeleton (docs/import.md). The result's ``text`` checks; its ``warnings`` list,
+    at JSON pointers, what the contract cannot say exactly. Raises :class:`ContractError` with
+    E15xx diagnostics for input that cannot be imported."""
+    from .importers import KINDS
+    from .importers import import_spec as _import_spec
+
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    if not isinstance(source, dict | list):
+        _expect_path(source, "source")
+    _expect_name(name, "name", "the contract's name")
+    return _import_spec(source, kind, name=name)
 
 
 def _expect_text(text: Any, filename: Any) -> None:

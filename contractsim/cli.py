@@ -620,6 +620,69 @@ def learn_cmd(
     )
 
 
+@main.command(name="import")
+@click.argument("kind", type=click.Choice(["openapi", "mcp", "openai"]))
+@click.argument("file", type=click.Path(dir_okay=True))
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False), help="Write the contract here, not stdout."
+)
+@click.option("--name", help="The contract's name (default: the document's title or file name).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json: print {contract, warnings, renames} instead of the contract text.",
+)
+def import_cmd(kind: str, file: str, output: str | None, name: str | None, fmt: str) -> None:
+    """Import FILE — an OpenAPI 3.0/3.1 document (JSON or YAML), an MCP tools/list answer or an
+    OpenAI tools array — as a contract skeleton: types, tool signatures, descriptions,
+    constraints, result types, outcomes for documented error responses, tags and risk
+    (docs/import.md). What the contract cannot say exactly is listed as warnings with JSON
+    pointers (on stderr, and as comments at the top of the contract). Nothing is fetched: a
+    remote $ref is an error.
+
+    Exit 0 on success (also with warnings), 2 when FILE cannot be read or imported (E15xx
+    diagnostics: not JSON/YAML, not that kind of document, a remote, missing or cyclic $ref,
+    too large) or the output cannot be written.
+    """
+    from .dsl.diagnostics import ContractError
+    from .importers import import_spec
+
+    try:
+        result = import_spec(file, kind, name=name)
+    except ContractError as exc:
+        _fail_input(exc, fmt)
+        return
+    if fmt == "json":
+        payload = {
+            "contract": result.text,
+            "warnings": [{"pointer": w.pointer, "message": w.message} for w in result.warnings],
+            "renames": [{"kind": k, "source": s, "name": n} for k, s, n in result.renames],
+        }
+        text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    else:
+        text = result.text
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        try:
+            with open(output, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:
+            click.echo(f"error: cannot write {output}: {exc.strerror or exc}", err=True)
+            sys.exit(EXIT_INPUT)
+    if fmt == "text":
+        for w in result.warnings:
+            click.echo(f"warning: {w.text()}", err=True)
+        where = f"wrote {output}: " if output else ""
+        click.echo(
+            f"{where}{len(result.source_schemas)} tool(s), {len(result.warnings)} warning(s)",
+            err=True,
+        )
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
 
