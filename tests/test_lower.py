@@ -149,11 +149,11 @@ def test_header_and_declarations() -> None:
     assert c.header.description == "a demo"
     assert where(c.header.version_span) == (1, 23, 1, 30)
     (const,) = c.consts
-    assert const.name == "MAX" and const.value == ir.Literal_(value=10) and const.type is None
+    assert const.name == "MAX" and const.value == ir.ScalarLit(value=10) and const.type is None
     assert where(const.span) == (2, 7, 2, 10)
     assert c.events == (ir.EventDecl(name="late", description="too slow"),)
     (goal,) = c.goals
-    assert goal.cond == ir.Binary(op=">", left=ir.Name(name="MAX"), right=ir.Literal_(value=3))
+    assert goal.cond == ir.Binary(op=">", left=ir.Name(name="MAX"), right=ir.ScalarLit(value=3))
     (pred,) = c.predicates
     assert pred.params == (ir.Param(name="n", type=ir.NamedType(name="int")),)
 
@@ -187,7 +187,7 @@ def test_types() -> None:
                 name="email",
                 type=ir.NamedType(name="str"),
                 optional=True,
-                default=ir.Literal_(value="x"),
+                default=ir.ScalarLit(value="x"),
                 description="mail",
             ),
         )
@@ -221,21 +221,21 @@ def test_negative_constraint_and_literals() -> None:
     )
     assert c.types[0].type.constraints[0].value == -5
     values = {k.name: k.value for k in c.consts}
-    assert values["A"] == ir.Literal_(value=-2.5)
+    assert values["A"] == ir.ScalarLit(value=-2.5)
     assert values["B"] == ir.Collection(
-        type="list", items=(ir.Literal_(value=1), ir.Literal_(value=2))
+        type="list", items=(ir.ScalarLit(value=1), ir.ScalarLit(value=2))
     )
     assert values["C"] == ir.Collection(type="empty")
-    assert values["D"] == ir.Collection(type="set", items=(ir.Literal_(value=1),))
+    assert values["D"] == ir.Collection(type="set", items=(ir.ScalarLit(value=1),))
     assert values["E"] == ir.MapLit(
-        entries=(ir.MapEntry(key=ir.Literal_(value="a"), value=ir.Literal_(value=1)),)
+        entries=(ir.MapEntry(key=ir.ScalarLit(value="a"), value=ir.ScalarLit(value=1)),)
     )
     assert values["F"] == ir.Collection(
-        type="tuple", items=(ir.Literal_(value=1), ir.Literal_(value="x"))
+        type="tuple", items=(ir.ScalarLit(value=1), ir.ScalarLit(value="x"))
     )
-    assert values["G"] == ir.Literal_(value="\\d", raw=True)
-    assert values["H"] == ir.Literal_(value="a\tbA")
-    assert values["I"] == ir.Literal_(value="two\nlines")
+    assert values["G"] == ir.ScalarLit(value="\\d", raw=True)
+    assert values["H"] == ir.ScalarLit(value="a\tbA")
+    assert values["I"] == ir.ScalarLit(value="two\nlines")
 
 
 def test_expression_precedence_and_spans() -> None:
@@ -250,17 +250,19 @@ def test_expression_precedence_and_spans() -> None:
                 op=">",
                 left=ir.Binary(
                     op="+",
-                    left=ir.Literal_(value=1),
-                    right=ir.Binary(op="*", left=ir.Literal_(value=2), right=ir.Literal_(value=3)),
+                    left=ir.ScalarLit(value=1),
+                    right=ir.Binary(
+                        op="*", left=ir.ScalarLit(value=2), right=ir.ScalarLit(value=3)
+                    ),
                 ),
-                right=ir.Literal_(value=4),
+                right=ir.ScalarLit(value=4),
             ),
             right=ir.Unary(
                 op="not",
                 operand=ir.Binary(
                     op="in",
                     left=ir.Index(
-                        obj=ir.Attr(obj=ir.Name(name="x"), name="y"), key=ir.Literal_(value=0)
+                        obj=ir.Attr(obj=ir.Name(name="x"), name="y"), key=ir.ScalarLit(value=0)
                     ),
                     right=ir.Name(name="s"),
                 ),
@@ -268,8 +270,8 @@ def test_expression_precedence_and_spans() -> None:
         ),
         right=ir.Call(
             func="f",
-            args=(ir.Literal_(value=1),),
-            kwargs=(ir.KeywordArg(name="k", value=ir.Literal_(value=2)),),
+            args=(ir.ScalarLit(value=1),),
+            kwargs=(ir.KeywordArg(name="k", value=ir.ScalarLit(value=2)),),
         ),
     )
     end = len(line) + 1
@@ -292,7 +294,7 @@ def test_quantifiers_not_in_and_negation() -> None:
         op="all",
         var="x",
         coll=ir.Name(name="xs"),
-        body=ir.Binary(op=">", left=ir.Name(name="x"), right=ir.Literal_(value=0)),
+        body=ir.Binary(op=">", left=ir.Name(name="x"), right=ir.ScalarLit(value=0)),
     )
     assert e.left.right.op == "not in"  # type: ignore[union-attr]
     assert e.right.left == ir.Unary(op="-", operand=ir.Name(name="n"))  # type: ignore[union-attr]
@@ -319,9 +321,9 @@ def test_tool() -> None:
     assert tool.name == "send" and tool.description == "Sends."
     assert [p.name for p in tool.params] == ["to", "n", "note"]
     assert tool.params[0].type.constraints == (ir.Constraint(key="format", value="email"),)
-    assert tool.params[1].default == ir.Literal_(value=1)
+    assert tool.params[1].default == ir.ScalarLit(value=1)
     assert tool.params[2].optional and tool.params[2].description == "why"
-    assert tool.cost == ir.Binary(op="+", left=ir.Literal_(value=1), right=ir.Name(name="n"))
+    assert tool.cost == ir.Binary(op="+", left=ir.ScalarLit(value=1), right=ir.Name(name="n"))
     assert [t.name for t in tool.tags] == ["mail.send", "mail"]
     assert [r.name for r in tool.risks] == ["destructive", "needs_confirmation"]
     req, should, ensure = tool.conditions
@@ -331,7 +333,7 @@ def test_tool() -> None:
     assert [p.text for p in req.message.parts] == ["bad ", None]
     assert req.message.parts[1].expr == ir.Name(name="n")
     assert req.hint is not None and req.hint.parts[1].expr == ir.Binary(
-        op="+", left=ir.Name(name="n"), right=ir.Literal_(value=1)
+        op="+", left=ir.Name(name="n"), right=ir.ScalarLit(value=1)
     )
     assert ensure.cond.left == ir.Call(func="old", args=(ir.Name(name="n"),))  # type: ignore[union-attr]
     let, add, set_field, inc, dec = tool.effects
@@ -339,7 +341,7 @@ def test_tool() -> None:
     assert add == ir.MethodCall(target=ir.Name(name="s"), method="add", args=(ir.Name(name="k"),))
     assert set_field == ir.Assign(
         target=ir.Attr(obj=ir.Index(obj=ir.Name(name="m"), key=ir.Name(name="k")), name="f"),
-        value=ir.Literal_(value=1),
+        value=ir.ScalarLit(value=1),
     )
     assert (inc.op, dec.op) == ("+=", "-=")  # type: ignore[union-attr]
     ok, slow = tool.outcomes
@@ -377,10 +379,12 @@ def test_statements_if_for_report() -> None:
     )
     if_stmt, for_stmt = c.tools[0].effects
     assert isinstance(if_stmt, ir.If)
-    assert if_stmt.cond == ir.Binary(op="!=", left=ir.Name(name="x"), right=ir.Literal_(value=None))
+    assert if_stmt.cond == ir.Binary(
+        op="!=", left=ir.Name(name="x"), right=ir.ScalarLit(value=None)
+    )
     (nested,) = if_stmt.orelse
     assert isinstance(nested, ir.If) and nested.orelse == (
-        ir.Assign(target=ir.Name(name="z"), value=ir.Literal_(value=2)),
+        ir.Assign(target=ir.Name(name="z"), value=ir.ScalarLit(value=2)),
     )
     assert where(if_stmt.span) == (4, 5, 4, IF_LINE.index(";") + 1)
     assert isinstance(for_stmt, ir.For) and for_stmt.var == "i"
@@ -388,7 +392,7 @@ def test_statements_if_for_report() -> None:
     assert report == ir.Report(
         fields=(
             ir.ReportField(name="processed", value=ir.Name(name="i")),
-            ir.ReportField(name="dropped", value=ir.Literal_(value=0)),
+            ir.ReportField(name="dropped", value=ir.ScalarLit(value=0)),
         )
     )
 
@@ -397,7 +401,7 @@ def test_state_and_unknown() -> None:
     c = lowered(HEADER + 'state {\n  a: int = 1 "the a",\n  b: bool = unknown\n}\n')
     a, b = c.state
     assert a == ir.StateVar(
-        name="a", type=ir.NamedType(name="int"), init=ir.Literal_(value=1), description="the a"
+        name="a", type=ir.NamedType(name="int"), init=ir.ScalarLit(value=1), description="the a"
     )
     assert b.init is None
     assert where(a.span) == (3, 3, 3, 4)
@@ -420,7 +424,7 @@ def test_flow_and_machine() -> None:
     assert [s.name for s in flow.steps] == ["b"]
     first, event, last = flow.transitions
     assert (first.source, first.target, first.to_outcome) == ("a", "b", False)
-    assert first.when == ir.Literal_(value=True)
+    assert first.when == ir.ScalarLit(value=True)
     assert event.to_outcome and event.event == ir.EventRef(name="late", probability=0.1)
     assert where(event.target_span) == (8, 18, 8, 22)
     assert last.event is None and last.when is None

@@ -52,7 +52,7 @@ PASSES = (
         _AtomFinder,
         "expressions",
         generic={
-            "Literal_": "a constant alone is no atom about the state",
+            "ScalarLit": "a constant alone is no atom about the state",
             "Attr": "a field of a state variable is not tracked",
             "Index": "an entry of a state variable is not tracked",
             "Collection": "a collection literal is no condition",

@@ -120,7 +120,7 @@ class CodeGen(NodeVisitor):
             src.emit(line, 0)
         self._hoisted = []
 
-    def visit_Literal_(self, e: ir.Literal_, ctx: Ctx) -> str:
+    def visit_ScalarLit(self, e: ir.ScalarLit, ctx: Ctx) -> str:
         value = e.value
         if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
             return f"K_float({str(value)!r})"
@@ -525,7 +525,7 @@ def _truthy(e: ir.Expr, code: str) -> str:
         return code
     if isinstance(e, ir.Unary) and e.op == "not":
         return code
-    if isinstance(e, ir.Literal_) and isinstance(e.value, bool):
+    if isinstance(e, ir.ScalarLit) and isinstance(e.value, bool):
         return code
     return f"H_truth({code})"
 

@@ -59,7 +59,7 @@ class Interpreter(NodeVisitor):
     def generic_visit(self, node: ir.Node, *args: Any) -> Any:
         raise TypeError(f"the interpreter has no rule for {type(node).__name__}")
 
-    def visit_Literal_(self, e: ir.Literal_, env: Env) -> Any:
+    def visit_ScalarLit(self, e: ir.ScalarLit, env: Env) -> Any:
         return e.value
 
     def visit_Name(self, e: ir.Name, env: Env) -> Any:
@@ -315,16 +315,16 @@ class Interpreter(NodeVisitor):
         if isinstance(e, ir.Binary) or isinstance(e, ir.Quantifier):
             operands = [e.left, e.right] if isinstance(e, ir.Binary) else [e.coll]
             for side in operands:
-                if not isinstance(side, ir.Literal_):
+                if not isinstance(side, ir.ScalarLit):
                     self._leaf(side, env, out)
             return
         if isinstance(e, ir.Call) and e.func in self.predicates:
             out.append((expr_text(e), value))
             for arg in e.args:
-                if not isinstance(arg, ir.Literal_):
+                if not isinstance(arg, ir.ScalarLit):
                     self._leaf(arg, env, out)
             return
-        if not isinstance(e, ir.Literal_):
+        if not isinstance(e, ir.ScalarLit):
             self._leaf(e, env, out)
 
     def _leaf(self, e: ir.Expr, env: Env, out: list[tuple[str, Any]]) -> None:

@@ -144,7 +144,7 @@ def constant_value(e: ir.Expr, contract: ir.Contract, depth: int = 0) -> Const |
     """The plain (JSON-like) value of a constant expression, or None when it is not constant."""
     if depth > 32:
         return None
-    if isinstance(e, ir.Literal_):
+    if isinstance(e, ir.ScalarLit):
         return Const(e.value)
     if isinstance(e, ir.Unary) and e.op == "-":
         inner = constant_value(e.operand, contract, depth + 1)

@@ -62,7 +62,7 @@ def _literals(contract: ir.Contract) -> list[Any]:
         if var.init is not None:
             roots.extend(walk_expr(var.init))
     for e in roots:
-        if isinstance(e, ir.Literal_) and e.value is not None:
+        if isinstance(e, ir.ScalarLit) and e.value is not None:
             out.append(e.value)
     return out
 
@@ -310,7 +310,7 @@ class WitnessSearch:
             w = new_vars.get(v.name)
             if (
                 w is not None
-                and isinstance(v.init, ir.Literal_)
+                and isinstance(v.init, ir.ScalarLit)
                 and isinstance(v.init.value, bool)
                 and w.init == v.init
             ):

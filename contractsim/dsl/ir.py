@@ -114,7 +114,7 @@ TypeExpr = Annotated[
 # ------------------------------------------------------------------------------------- expressions
 
 
-class Literal_(Node):
+class ScalarLit(Node):
     kind: Literal["literal"] = "literal"
     value: bool | int | float | str | None
     raw: bool = False
@@ -200,7 +200,7 @@ class MapLit(Node):
 
 
 Expr = Annotated[
-    Union[Literal_, Name, Attr, Index, Call, Quantifier, Unary, Binary, Collection, MapLit],
+    Union[ScalarLit, Name, Attr, Index, Call, Quantifier, Unary, Binary, Collection, MapLit],
     Field(discriminator="kind"),
 ]
 

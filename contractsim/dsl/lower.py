@@ -78,15 +78,15 @@ class _Lowerer:
         return str(tok)
 
     # ------------------------------------------------------------------ strings
-    def _string(self, tree: Tree[Token]) -> ir.Literal_:
+    def _string(self, tree: Tree[Token]) -> ir.ScalarLit:
         tok = cast(Token, tree.children[0])
         text = self.unescape(tok).replace(_OPEN, "{").replace(_CLOSE, "}")
-        return construct(ir.Literal_, span=self.span(tree), value=text)
+        return construct(ir.ScalarLit, span=self.span(tree), value=text)
 
     def value(self, node: Tree[Token] | Token) -> Any:
         """A literal in a declaration position (a version, a description, a probability)."""
         lowered = self.lower(node)
-        return lowered.value if isinstance(lowered, ir.Literal_) else lowered
+        return lowered.value if isinstance(lowered, ir.ScalarLit) else lowered
 
     def unescape(self, tok: Token) -> str:
         raw = str(tok)
@@ -221,30 +221,30 @@ class _Lowerer:
                         hint="write `{{` and `}}` for literal braces",
                     )
                 )
-            return construct(ir.Literal_, span=self.span(tok), value=source)
+            return construct(ir.ScalarLit, span=self.span(tok), value=source)
         result = cast(ir.Expr, sub.lower(tree))
         self.diagnostics.extend(sub.diagnostics)
         return result
 
-    def _raw_string(self, tree: Tree[Token]) -> ir.Literal_:
+    def _raw_string(self, tree: Tree[Token]) -> ir.ScalarLit:
         tok = cast(Token, tree.children[0])
-        return construct(ir.Literal_, span=self.span(tree), value=str(tok)[2:-1], raw=True)
+        return construct(ir.ScalarLit, span=self.span(tree), value=str(tok)[2:-1], raw=True)
 
-    def _number(self, tree: Tree[Token]) -> ir.Literal_:
+    def _number(self, tree: Tree[Token]) -> ir.ScalarLit:
         tok = cast(Token, tree.children[0])
         if tok.type == "FLOAT":
             value: float = float(tok)
             if value in (float("inf"), float("-inf")):
                 self._too_big(tok, "the number is too large for a float", "floats go up to 1.8e308")
-            return construct(ir.Literal_, span=self.span(tree), value=value)
+            return construct(ir.ScalarLit, span=self.span(tree), value=value)
         digits = str(tok).lstrip("0") or "0"
         if len(digits) > 78:  # 2**256 has 78 digits; longer never fits
             self._too_big(tok, f"the integer has {len(digits):,} digits")
-            return construct(ir.Literal_, span=self.span(tree), value=0)
+            return construct(ir.ScalarLit, span=self.span(tree), value=0)
         number = int(digits)
         if number > 1 << 256:
             self._too_big(tok, "the integer is larger than 2**256")
-        return construct(ir.Literal_, span=self.span(tree), value=number)
+        return construct(ir.ScalarLit, span=self.span(tree), value=number)
 
     def _too_big(
         self,
@@ -254,9 +254,9 @@ class _Lowerer:
     ) -> None:
         self.diagnostics.append(error("E0109", message, self.span(tok), hint=hint))
 
-    def _neg_number(self, tree: Tree[Token]) -> ir.Literal_:
+    def _neg_number(self, tree: Tree[Token]) -> ir.ScalarLit:
         return construct(
-            ir.Literal_, span=self.span(tree), value=-cast(float, self.value(tree.children[0]))
+            ir.ScalarLit, span=self.span(tree), value=-cast(float, self.value(tree.children[0]))
         )
 
     # ------------------------------------------------------------------ contract
@@ -433,7 +433,7 @@ class _Lowerer:
     def _constraint(self, tree: Tree[Token]) -> ir.Constraint:
         key, value = tree.children
         lowered = self.lower(value)
-        if isinstance(lowered, ir.Literal_):
+        if isinstance(lowered, ir.ScalarLit):
             lowered = lowered.value
         return construct(
             ir.Constraint, span=self.span(tree), key=cast(ir.ConstraintKey, str(key)), value=lowered
@@ -845,11 +845,11 @@ class _Lowerer:
     def _neg(self, tree: Tree[Token]) -> ir.Expr:
         operand = self.lower(tree.children[0])
         if (
-            isinstance(operand, ir.Literal_)
+            isinstance(operand, ir.ScalarLit)
             and isinstance(operand.value, (int, float))
             and not isinstance(operand.value, bool)
         ):
-            return construct(ir.Literal_, span=self.span(tree), value=-operand.value)
+            return construct(ir.ScalarLit, span=self.span(tree), value=-operand.value)
         return construct(ir.Unary, span=self.span(tree), op="-", operand=operand)
 
     def _compare(self, tree: Tree[Token]) -> ir.Binary:
@@ -931,16 +931,16 @@ class _Lowerer:
             body=self.lower(body),
         )
 
-    def _literal(self, tree: Tree[Token], value: Any) -> ir.Literal_:
-        return construct(ir.Literal_, span=self.span(tree), value=value)
+    def _literal(self, tree: Tree[Token], value: Any) -> ir.ScalarLit:
+        return construct(ir.ScalarLit, span=self.span(tree), value=value)
 
-    def _true(self, tree: Tree[Token]) -> ir.Literal_:
+    def _true(self, tree: Tree[Token]) -> ir.ScalarLit:
         return self._literal(tree, True)
 
-    def _false(self, tree: Tree[Token]) -> ir.Literal_:
+    def _false(self, tree: Tree[Token]) -> ir.ScalarLit:
         return self._literal(tree, False)
 
-    def _null(self, tree: Tree[Token]) -> ir.Literal_:
+    def _null(self, tree: Tree[Token]) -> ir.ScalarLit:
         return self._literal(tree, None)
 
     def _name(self, tree: Tree[Token]) -> ir.Name:

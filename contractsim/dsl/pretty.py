@@ -63,7 +63,7 @@ class Printer(NodeVisitor):
     def generic_visit(self, node: ir.Node, *args: object) -> str:
         raise TypeError(f"no text for {type(node).__name__}")
 
-    def visit_Literal_(self, e: ir.Literal_, parent: int) -> str:
+    def visit_ScalarLit(self, e: ir.ScalarLit, parent: int) -> str:
         return literal_text(e.value, e.raw)
 
     def visit_Name(self, e: ir.Name, parent: int) -> str:

@@ -74,7 +74,7 @@ def _non_null_facts(cond: ir.Expr, positive: bool) -> frozenset[str]:
         if cond.op in ("!=", "==") and (cond.op == "!=") == positive:
             for a, b in ((cond.left, cond.right), (cond.right, cond.left)):
                 if (
-                    isinstance(b, ir.Literal_)
+                    isinstance(b, ir.ScalarLit)
                     and b.value is None
                     and isinstance(a, (ir.Name, ir.Attr))
                 ):
@@ -313,7 +313,7 @@ class Checker(NodeVisitor):
     def generic_visit(self, node: ir.Node, *args: Any) -> Any:
         raise TypeError(f"the type checker has no rule for {type(node).__name__}")
 
-    def visit_Literal_(self, e: ir.Literal_, scope: Scope) -> T.Ty:
+    def visit_ScalarLit(self, e: ir.ScalarLit, scope: Scope) -> T.Ty:
         v = e.value
         if v is None:
             return T.NULL
@@ -348,7 +348,7 @@ class Checker(NodeVisitor):
             self.expect(key, T.INT, e.key.span, "a list index")
             return obj.elem
         if isinstance(obj, T.TupleT):
-            if isinstance(e.key, ir.Literal_) and isinstance(e.key.value, int):
+            if isinstance(e.key, ir.ScalarLit) and isinstance(e.key.value, int):
                 if 0 <= e.key.value < len(obj.items):
                     return obj.items[e.key.value]
                 self.err("E0301", f"tuple index {e.key.value} is out of range", e.key.span)
@@ -596,7 +596,7 @@ class Checker(NodeVisitor):
         """A string literal compared with an enum must be one of its members."""
         if (
             isinstance(ty, T.EnumT)
-            and isinstance(other, ir.Literal_)
+            and isinstance(other, ir.ScalarLit)
             and isinstance(other.value, str)
             and other.value not in ty.members
         ):
@@ -691,12 +691,12 @@ class Checker(NodeVisitor):
             "coll": isinstance(base, (T.ListT, T.SetT, T.EmptyT)) or base == T.ANY,
             "set": isinstance(base, (T.SetT, T.EmptyT)) or base == T.ANY,
             "map": isinstance(base, (T.MapT, T.EmptyT)) or base == T.ANY,
-            "pattern": isinstance(a, ir.Literal_) and isinstance(a.value, str),
+            "pattern": isinstance(a, ir.ScalarLit) and isinstance(a.value, str),
         }[kind]
         if ok and kind == "pattern":
             from .patterns import pattern_problem
 
-            assert isinstance(a, ir.Literal_) and isinstance(a.value, str)
+            assert isinstance(a, ir.ScalarLit) and isinstance(a.value, str)
             problem = pattern_problem(a.value)
             if problem is not None:
                 self.err(problem[0], problem[1], a.span, hint='write patterns as raw strings r"…"')

@@ -20,7 +20,7 @@ import yaml
 from ..dsl.diagnostics import ContractError, Span, error
 from ..sources import MAX_SOURCE_BYTES, read_input
 from .build import emit, mcp_tool, openapi_tools
-from .schema import SchemaImporter, Warning_, ptr
+from .schema import SchemaImporter, StepWarning, ptr
 
 KINDS = ("openapi", "mcp", "openai")
 MAX_SPEC_BYTES = MAX_SOURCE_BYTES
@@ -35,7 +35,7 @@ class ImportResult:
     ``tool_names`` (source tool name → contract tool name)."""
 
     text: str
-    warnings: list[Warning_]
+    warnings: list[StepWarning]
     renames: list[tuple[str, str, str]]
     tool_names: dict[str, str]
     source_schemas: dict[str, dict[str, Any]]

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .names import code_name, comment_text, identifier, string_text, template_text
-from .schema import JSON_DECL, JSON_TYPE, SchemaImporter, Warning_, ptr
+from .schema import JSON_DECL, JSON_TYPE, SchemaImporter, StepWarning, ptr
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 SEMVER = re.compile(r"\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?")
@@ -40,7 +40,7 @@ class Built:
     renamed names (kind, source, contract name)."""
 
     text: str
-    warnings: list[Warning_]
+    warnings: list[StepWarning]
     renames: list[tuple[str, str, str]]
     tool_names: dict[str, str]
 

@@ -91,7 +91,7 @@ def ptr(base: str, *tokens: str | int) -> str:
 
 
 @dataclass
-class Warning_:
+class StepWarning:
     """One thing the import could not carry over exactly, at a JSON pointer of the source."""
 
     pointer: str
@@ -112,7 +112,7 @@ class SchemaImporter:
     openapi30: bool = False
     scope: str = ""
     visited: int = 0
-    warnings: list[Warning_] = field(default_factory=list)
+    warnings: list[StepWarning] = field(default_factory=list)
     renames: list[tuple[str, str, str]] = field(default_factory=list)
     decls: dict[str, str] = field(default_factory=dict)
     decl_descriptions: dict[str, str] = field(default_factory=dict)
@@ -138,7 +138,7 @@ class SchemaImporter:
         return props
 
     def warn(self, pointer: str, message: str) -> None:
-        w = Warning_(pointer, message)
+        w = StepWarning(pointer, message)
         if w not in self.warnings:
             self.warnings.append(w)
 

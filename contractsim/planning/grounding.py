@@ -137,7 +137,7 @@ def contract_literals(contract: ir.Contract) -> list[Any]:
     """The scalar literals written in a contract (goals, conditions, effects, constants)."""
     out: list[Any] = []
     for e in all_exprs(contract):
-        if isinstance(e, ir.Literal_) and not isinstance(e.value, bool) and e.value is not None:
+        if isinstance(e, ir.ScalarLit) and not isinstance(e.value, bool) and e.value is not None:
             if e.value not in out:
                 out.append(e.value)
     return out
@@ -170,7 +170,7 @@ def _static_checks(
     def template(e: ir.Expr) -> Any:
         if isinstance(e, ir.Name) and e.name in names:
             return ("param", names.index(e.name))
-        if isinstance(e, ir.Literal_):
+        if isinstance(e, ir.ScalarLit):
             return ("literal", e.value)
         if isinstance(e, ir.Collection) and e.type == "tuple":
             items = [template(x) for x in e.items]

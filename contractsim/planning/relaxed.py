@@ -91,7 +91,7 @@ class Relaxation:
         return i
 
     def _value(self, e: ir.Expr, env: Mapping[str, Any]) -> Any:
-        if isinstance(e, ir.Literal_):
+        if isinstance(e, ir.ScalarLit):
             return e.value
         if isinstance(e, ir.Name):
             if e.name in env:
@@ -135,7 +135,7 @@ class Relaxation:
                 root = s.target
                 if isinstance(root, ir.Name) and root.name in self.fact_vars:
                     kind = self.fact_vars[root.name]
-                    if kind == "bool" and s.op == "=" and isinstance(s.value, ir.Literal_):
+                    if kind == "bool" and s.op == "=" and isinstance(s.value, ir.ScalarLit):
                         if s.value.value is True:
                             out.append((root.name, True))
                         continue

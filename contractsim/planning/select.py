@@ -58,7 +58,7 @@ def tool_cost(tool: ir.Tool) -> float:
 
 
 def _number_terms(e: ir.Expr) -> float | None:
-    if isinstance(e, ir.Literal_):
+    if isinstance(e, ir.ScalarLit):
         v = e.value
         return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
     if isinstance(e, ir.Binary) and e.op == "+":

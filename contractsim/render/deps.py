@@ -114,7 +114,7 @@ class _Context:
 
 
 def _literal(e: ir.Expr, consts: dict[str, Any]) -> Any:
-    if isinstance(e, ir.Literal_):
+    if isinstance(e, ir.ScalarLit):
         return e.value
     if isinstance(e, ir.Name) and e.name in consts:
         return consts[e.name]

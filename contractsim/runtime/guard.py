@@ -51,7 +51,7 @@ from ..dsl.diagnostics import ContractError, did_you_mean, visible
 from ..dsl.walk import reads_clock
 from ..simulator.engine import Simulator, expect_state
 from ..simulator.observe import Observation, Observed, expected_verdict, predicted_failures
-from ..simulator.results import StepResult, Violation, Warning_
+from ..simulator.results import StepResult, StepWarning, Violation
 from ..simulator.state import State
 
 if TYPE_CHECKING:
@@ -150,7 +150,7 @@ class CallResult:
     ok: bool
     value: Any = None
     error: GuardError | None = None
-    warnings: tuple[Warning_, ...] = ()
+    warnings: tuple[StepWarning, ...] = ()
     outcome: str | None = None
     exception: BaseException | None = None
 
@@ -219,7 +219,7 @@ class CallRecord:
     verdict: str
     status: str = "running"  # running, blocked, ok, error, crash
     outcome: str | None = None
-    warnings: tuple[Warning_, ...] = ()
+    warnings: tuple[StepWarning, ...] = ()
     drift: Drift | None = None
 
 
@@ -725,7 +725,7 @@ class Guard:
         args: Mapping[str, Any],
         verdict: str,
         error: GuardError,
-        warnings: tuple[Warning_, ...],
+        warnings: tuple[StepWarning, ...],
     ) -> _Refused:
         with self._lock:
             record = CallRecord(
@@ -741,9 +741,9 @@ def _is_async(fn: Any) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
 
 
-def _possible_failures(prediction: StepResult) -> tuple[Warning_, ...]:
+def _possible_failures(prediction: StepResult) -> tuple[StepWarning, ...]:
     """The ways a call that is let through may still fail: environment events, unknowns."""
-    out: dict[tuple[str, str], Warning_] = {}
+    out: dict[tuple[str, str], StepWarning] = {}
     for b in prediction.branches:
         if not b.failed:
             continue
@@ -753,7 +753,7 @@ def _possible_failures(prediction: StepResult) -> tuple[Warning_, ...]:
                 text = f"may fail: {v.message} (on {b.event}{chance})"
             else:
                 text = f"may fail: {v.message}"
-            out.setdefault((v.code, text), Warning_(v.code, text, certain=False))
+            out.setdefault((v.code, text), StepWarning(v.code, text, certain=False))
     return tuple(out.values())
 
 
@@ -772,7 +772,7 @@ class _Pending:
 class _Refused:
     guard: Guard
     error: GuardError
-    warnings: tuple[Warning_, ...] = field(default=())
+    warnings: tuple[StepWarning, ...] = field(default=())
 
     def answer(self) -> Any:
         if self.guard.mode == "raise":

@@ -13,7 +13,7 @@ from ..compiler.compile import CCondition, CompiledContract, CTool, TemplateFn
 from ..compiler.interp import Env
 from ..compiler.values import show
 from .fast import NullContext
-from .results import Branch, Violation, Warning_
+from .results import Branch, StepWarning, Violation
 from .state import State
 
 
@@ -154,9 +154,9 @@ class Explainer:
             vals = tuple("<error>" for _ in t.template.parts if _ is not None)
         return t.render(vals)
 
-    def warning(self, code: str, key: str, vals: tuple[Any, ...]) -> Warning_:
+    def warning(self, code: str, key: str, vals: tuple[Any, ...]) -> StepWarning:
         t = self.compiled.warn_templates.get(key)
-        return Warning_(code, t.render(vals) if t is not None else code)
+        return StepWarning(code, t.render(vals) if t is not None else code)
 
     def eval_failure(
         self, state: State, code: str, message: str, span: Any, precise: str | None = None

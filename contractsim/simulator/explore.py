@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..compiler import lib
 from ..compiler.values import show, thaw
 from .goals import GoalPart, unmet_parts
-from .results import Branch, Verdict, Violation, Warning_
+from .results import Branch, StepWarning, Verdict, Violation
 from .state import State
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ class StepReport:
     args: Mapping[str, Any]
     verdict: Verdict
     violations: list[Violation] = field(default_factory=list)
-    warnings: list[Warning_] = field(default_factory=list)
+    warnings: list[StepWarning] = field(default_factory=list)
     warning_branches: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     on_live_paths: set[tuple[str, str]] = field(default_factory=set)
     after_failure: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -70,10 +70,10 @@ class StepReport:
             return None
         return self.after_failure.get(key)
 
-    def on_every_branch(self, w: Warning_) -> bool:
+    def on_every_branch(self, w: StepWarning) -> bool:
         return self.warning_branches.get((w.code, w.message), set()) >= self.branch_labels
 
-    def warning_where(self, w: Warning_) -> str | None:
+    def warning_where(self, w: StepWarning) -> str | None:
         """The branches a warning is limited to, when it is not emitted on all of them."""
         if self.on_every_branch(w):
             return None

@@ -155,7 +155,7 @@ def _constant_texts(e: ir.Expr) -> set[str]:
     """Texts of the literal collections in ``e`` (``("d", "c")``): their value says nothing."""
 
     def constant(x: ir.Expr) -> bool:
-        if isinstance(x, ir.Literal_):
+        if isinstance(x, ir.ScalarLit):
             return True
         return isinstance(x, ir.Collection) and all(constant(i) for i in x.items)
 

@@ -52,7 +52,7 @@ class Violation:
 
 
 @dataclass(frozen=True)
-class Warning_:
+class StepWarning:
     code: str
     message: str
     certain: bool = True
@@ -72,7 +72,7 @@ class Branch:
     event: str | None = None
     assumptions: tuple[str, ...] = ()
     violations: list[Violation] = field(default_factory=list)
-    warnings: list[Warning_] = field(default_factory=list)
+    warnings: list[StepWarning] = field(default_factory=list)
     report: dict[str, Any] = field(default_factory=dict)
     flow_path: tuple[str, ...] = ()
     approximate: bool = False  # an unknown condition made some effects unknown
@@ -114,8 +114,8 @@ class StepResult:
         return list(seen.values())
 
     @property
-    def warnings(self) -> list[Warning_]:
-        seen: dict[tuple[str, str], Warning_] = {}
+    def warnings(self) -> list[StepWarning]:
+        seen: dict[tuple[str, str], StepWarning] = {}
         for b in self.branches:
             for w in b.warnings:
                 seen.setdefault((w.code, w.message), w)

@@ -21,7 +21,7 @@ from ..compiler.validators import model_values, problems_from
 from ..compiler.values import UNKNOWN, FMap, show
 from ..dsl.diagnostics import did_you_mean
 from .explain import Explainer, cond_text, error_text, when_text
-from .results import Branch, StepResult, Violation, Warning_
+from .results import Branch, StepResult, StepWarning, Violation
 from .state import State
 
 MAX_FLOW_STEPS = 256
@@ -218,18 +218,18 @@ class Stepper:
         branches, held_state = self.undecided_branches(state, ctool, values, undecided)
         if force:
             branches = []  # it happened: the rules held (or the contract is wrong)
-        warnings: list[Warning_] = []
+        warnings: list[StepWarning] = []
         for cond in ctool.shoulds:
             result = self._explainer.eval(cond.test, state, values, safe, ctool)
             if result is True:
                 continue
             if isinstance(result, Violation):
-                warnings.append(Warning_(result.code, result.message))
+                warnings.append(StepWarning(result.code, result.message))
                 continue
             v = self._explainer.condition_violation(
                 cond, state, values, ctool, certain=result is False
             )
-            warnings.append(Warning_(v.code, v.message, certain=result is False))
+            warnings.append(StepWarning(v.code, v.message, certain=result is False))
         # the branches where the unknown preconditions hold: their own failures stay certain,
         # since the complementary worlds fail already (the branch above)
         held = tuple(f"{text} holds" for _, _, text in undecided)
@@ -354,9 +354,9 @@ class Stepper:
             return {var: holds} if var is not None and prim == "bool" else {}
         if isinstance(cond, ir.Binary) and cond.op in ("==", "!="):
             name, lit = cond.left, cond.right
-            if isinstance(name, ir.Literal_):
+            if isinstance(name, ir.ScalarLit):
                 name, lit = lit, name
-            if not isinstance(name, ir.Name) or not isinstance(lit, ir.Literal_):
+            if not isinstance(name, ir.Name) or not isinstance(lit, ir.ScalarLit):
                 return {}
             var, prim = self.unknown_var(name, state, ctool)
             value = literal_of(prim, lit.value)
