@@ -4,7 +4,7 @@ Load a contract with :func:`load` or :func:`loads`, check files with :func:`chec
 with ``contract.simulator()``, guard real tool calls with ``contract.guard()``.
 
 The packages follow the pipeline, bottom to top (docs/architecture.md): :mod:`.sources` reads
-input files and ``dsl.diagnostics`` reports; :mod:`.grammar` parses text; :mod:`.dsl` lowers it to
+input files and :mod:`.diagnostics` reports; :mod:`.grammar` parses text; :mod:`.dsl` lowers it to
 IR and checks it; :mod:`.compiler` compiles the IR; :mod:`.simulator` runs it; :mod:`.runtime`,
 :mod:`.replay`, :mod:`.export`, :mod:`.render` and :mod:`.pddl` build on them; :mod:`.api` is the
 façade and :mod:`.cli` the command line. A module imports only from its own package or a lower
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .api import Contract, check, check_text, diff, from_pddl, import_spec, learn, load, loads
     from .compiler.values import UNKNOWN
-    from .dsl.diagnostics import ContractError, Diagnostic, Span
+    from .diagnostics import ContractError, Diagnostic, Span
     from .runtime.guard import CallResult, ContractViolation, Guard, GuardError
     from .simulator.observe import Observation
 
@@ -33,9 +33,9 @@ _LAZY = {
     "load": "api",
     "loads": "api",
     "UNKNOWN": "compiler.values",
-    "ContractError": "dsl.diagnostics",
-    "Diagnostic": "dsl.diagnostics",
-    "Span": "dsl.diagnostics",
+    "ContractError": "diagnostics",
+    "Diagnostic": "diagnostics",
+    "Span": "diagnostics",
     "CallResult": "runtime.guard",
     "ContractViolation": "runtime.guard",
     "Guard": "runtime.guard",

@@ -10,9 +10,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .diagnostics import ContractError, Diagnostic, Span, error
 from .dsl import ir
 from .dsl.check import check_and_resolve
-from .dsl.diagnostics import ContractError, Diagnostic, Span, error
 from .dsl.lower import lower
 from .grammar.parse import nesting_depth_problem, parse
 from .sources import MAX_SOURCE_BYTES

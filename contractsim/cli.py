@@ -15,8 +15,8 @@ import click
 from . import __version__
 
 if TYPE_CHECKING:
+    from . import diagnostics
     from .api import Contract
-    from .dsl import diagnostics
 
 # The front end (pydantic, the parser) is imported inside each command, so that `--version` and
 # `--help` start as fast as click itself: a command imports ContractError, Span, load … itself
@@ -29,7 +29,7 @@ INPUT_CODES = ("E0100", "E0106")
 def _emit_diagnostics(
     diags: list[diagnostics.Diagnostic], sources: dict[str, str], fmt: str, limit: int
 ) -> None:
-    from .dsl.diagnostics import render_all
+    from .diagnostics import render_all
 
     if fmt == "json":
         click.echo(
@@ -47,7 +47,7 @@ def _fail_input(exc: diagnostics.ContractError, fmt: str = "text") -> None:
 
 def _load(path: str, fmt: str = "text") -> Contract:
     from .api import load
-    from .dsl.diagnostics import ContractError
+    from .diagnostics import ContractError
 
     try:
         return load(path)
@@ -94,7 +94,7 @@ def check(files: tuple[str, ...], fmt: str, strict: bool, max_errors: int) -> No
     Exit 0 when clean, 1 on errors (or warnings with --strict), 2 when a file cannot be read.
     """
     from .api import check_text, read_source
-    from .dsl.diagnostics import ContractError, Diagnostic
+    from .diagnostics import ContractError, Diagnostic
 
     diags: list[Diagnostic] = []
     sources: dict[str, str] = {}
@@ -194,7 +194,7 @@ def simulate(
     --goal), 3 when it may fail (because of unknown values, or because a bound left steps out),
     2 on bad input.
     """
-    from .dsl.diagnostics import ContractError, Span
+    from .diagnostics import ContractError, Span
     from .simulator.inputs import prepare_run
     from .simulator.report import render_text
 
@@ -203,7 +203,7 @@ def simulate(
         run = prepare_run(c.compiled, plan, state_file, now)
         goal = goal or run.plan.goal
         if goal is not None and goal not in c.compiled.goals:
-            from .dsl.diagnostics import error, suggestion_hint
+            from .diagnostics import error, suggestion_hint
 
             raise ContractError(
                 [
@@ -316,7 +316,7 @@ def render(
     """
     import graphviz
 
-    from .dsl.diagnostics import ContractError, Span, error
+    from .diagnostics import ContractError, Span, error
     from .render import RenderError
     from .render import render as draw
 
@@ -385,7 +385,7 @@ def export_cmd(contract: str, target: str, tool: str | None, output: str | None)
     Exit 0 on success, 2 on bad input (an unreadable or invalid contract, an unknown tool, an
     output file that cannot be written).
     """
-    from .dsl.diagnostics import ContractError, Span, error
+    from .diagnostics import ContractError, Span, error
     from .export import ExportError, export
 
     c = _load(contract)
@@ -453,7 +453,7 @@ def replay_cmd(
     Exit 0 when every step agrees, 1 when some step disagrees or the contract cannot evaluate
     itself (EVAL_ERROR), 2 on bad input.
     """
-    from .dsl.diagnostics import ContractError
+    from .diagnostics import ContractError
     from .replay import load_adapter, read_runs, render_json, render_text, replay_runs
     from .simulator.formats import parse_now
 
@@ -493,7 +493,7 @@ def import_pddl(domain: str, problem: str, output: str | None, fmt: str) -> None
     support (E08xx diagnostics at file:line:col), or the output cannot be written.
     """
     from .api import from_pddl
-    from .dsl.diagnostics import ContractError
+    from .diagnostics import ContractError
 
     try:
         contract = from_pddl(domain, problem)
@@ -579,7 +579,7 @@ def learn_cmd(
     from pathlib import Path
 
     from .api import learn
-    from .dsl.diagnostics import ContractError
+    from .diagnostics import ContractError
     from .replay import load_adapter
 
     if skeleton is not None and refine is not None:
@@ -647,7 +647,7 @@ def import_cmd(kind: str, file: str, output: str | None, name: str | None, fmt: 
     diagnostics: not JSON/YAML, not that kind of document, a remote, missing or cyclic $ref,
     too large) or the output cannot be written.
     """
-    from .dsl.diagnostics import ContractError
+    from .diagnostics import ContractError
     from .importers import import_spec
 
     try:
@@ -729,16 +729,16 @@ def diff_cmd(
     missing, unknown --tool).
     """
     from .api import load_operand
+    from .diagnostics import ContractError, Span
     from .diffing import diff_contracts
     from .diffing.render import render_json, render_markdown, render_text
-    from .dsl.diagnostics import ContractError, Span
 
     json_errors = "json" if fmt == "json" else "text"
     try:
         a = load_operand(old, "old")
         b = load_operand(new, "new")
         if tool is not None and a.ir.tool(tool) is None and b.ir.tool(tool) is None:
-            from .dsl.diagnostics import error, suggestion_hint
+            from .diagnostics import error, suggestion_hint
 
             names = sorted(set(a.tools) | set(b.tools))
             raise ContractError(
@@ -766,7 +766,7 @@ def diff_cmd(
 
 def _parse_values(items: tuple[str, ...], c: Contract) -> dict[str, list[Any]]:
     """``--values TOOL.PARAM=V,V2`` options as {"tool.param": [values]} (JSON values, else text)."""
-    from .dsl.diagnostics import ContractError, Diagnostic, Span, error, suggestion_hint
+    from .diagnostics import ContractError, Diagnostic, Span, error, suggestion_hint
 
     out: dict[str, list[Any]] = {}
     problems: list[Diagnostic] = []
@@ -826,7 +826,7 @@ def _goal_contract(c: Contract, goal: str, path: str) -> tuple[Contract, str]:
     """The contract and goal name for --goal: a declared goal, or an expression (added to the
     contract as goal `plan_goal`)."""
     from .api import loads
-    from .dsl.diagnostics import ContractError, Span, error, suggestion_hint
+    from .diagnostics import ContractError, Span, error, suggestion_hint
 
     if goal in c.compiled.goals:
         return c, goal
@@ -932,7 +932,7 @@ def plan_cmd(
     state was expanded), 3 when a bound (--max-depth, --max-states, --max-seconds) stopped the
     search first, 2 on bad input (unknown goal, unreadable state file, bad --values).
     """
-    from .dsl.diagnostics import ContractError
+    from .diagnostics import ContractError
     from .simulator.formats import parse_now, parse_state, read_text
     from .simulator.values import validate_state_overrides
 
@@ -1055,7 +1055,7 @@ def select_cmd(
     Exit 0 when a set is found, 1 when no set covers the needs (or no plan reaches --goal), 2
     on bad input (unknown need or tool, with a did-you-mean).
     """
-    from .dsl.diagnostics import ContractError, Diagnostic, Span, error, suggestion_hint
+    from .diagnostics import ContractError, Diagnostic, Span, error, suggestion_hint
 
     c = _load(contract, fmt)
     where = Span(file=contract)

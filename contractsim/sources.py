@@ -13,7 +13,7 @@ import os
 import stat
 from pathlib import Path
 
-from .dsl.diagnostics import ContractError, Span, article, error
+from .diagnostics import ContractError, Span, article, error
 
 __all__ = [
     "MAX_SOURCE_BYTES",

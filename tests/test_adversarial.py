@@ -22,7 +22,7 @@ from hypothesis import strategies as hs
 
 import contractsim
 from contractsim.api import check_text
-from contractsim.dsl.diagnostics import ContractError
+from contractsim.diagnostics import ContractError
 from contractsim.simulator.formats import parse_plan
 
 NOW = "2024-06-01T12:00:00Z"
@@ -1031,7 +1031,7 @@ def test_symlink_loops_and_dangling_links_are_said_as_such(tmp_path: Path, mini:
 
 
 def test_articles_in_messages() -> None:
-    from contractsim.dsl.diagnostics import article
+    from contractsim.diagnostics import article
 
     assert [article(w) for w in ("object", "adapter file", "`animal`", "union", "plan")] == [
         "an object",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from contractsim.api import check_text
-from contractsim.dsl.diagnostics import Diagnostic, did_you_mean
+from contractsim.diagnostics import Diagnostic, did_you_mean
 
 H = 'contract demo version "1.0.0"\n'
 

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import contractsim
-from contractsim.dsl.diagnostics import ContractError
+from contractsim.diagnostics import ContractError
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*/*.contract"))

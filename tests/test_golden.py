@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from contractsim.api import check_text
-from contractsim.dsl.diagnostics import render_all
+from contractsim.diagnostics import render_all
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"

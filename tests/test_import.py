@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from contractsim.api import check_text, loads
 from contractsim.cli import main
-from contractsim.dsl.diagnostics import ContractError
+from contractsim.diagnostics import ContractError
 from contractsim.export import export
 from contractsim.importers import import_spec
 

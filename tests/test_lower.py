@@ -9,8 +9,8 @@ import pytest
 from lark import Lark
 
 import contractsim
+from contractsim.diagnostics import Span
 from contractsim.dsl import ir
-from contractsim.dsl.diagnostics import Span
 from contractsim.dsl.lower import LOWERED_RULES, lower
 from contractsim.grammar.parse import grammar_text, parse, parser
 

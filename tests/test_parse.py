@@ -11,7 +11,7 @@ from click.testing import CliRunner
 import contractsim
 from contractsim import api, sources
 from contractsim.cli import main
-from contractsim.dsl.diagnostics import ContractError, Diagnostic
+from contractsim.diagnostics import ContractError, Diagnostic
 from contractsim.grammar.parse import MAX_NESTING, parse
 
 HEADER = 'contract demo version "1.0.0"\n'

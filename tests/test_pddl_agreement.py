@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import contractsim
-from contractsim.dsl.diagnostics import ContractError
+from contractsim.diagnostics import ContractError
 
 # unified-planning is in the `test` extra; without it the module is skipped, not an error.
 _sequential = pytest.importorskip("unified_planning.engines.sequential_simulator")

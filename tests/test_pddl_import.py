@@ -10,7 +10,7 @@ from click.testing import CliRunner
 import contractsim
 from contractsim.api import check_text
 from contractsim.cli import main
-from contractsim.dsl.diagnostics import ContractError
+from contractsim.diagnostics import ContractError
 from contractsim.pddl import pddl_to_contract
 
 DATA = Path(__file__).parent / "data" / "pddl"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import contractsim
-from contractsim.dsl.diagnostics import ContractError
+from contractsim.diagnostics import ContractError
 from contractsim.replay import read_runs, render_json, render_text, replay_runs
 from contractsim.replay.loop import diff_paths
 

@@ -17,8 +17,8 @@ from lark.exceptions import UnexpectedInput
 from pydantic import BaseModel
 
 import contractsim
+from contractsim.diagnostics import ContractError, Diagnostic
 from contractsim.dsl import ir
-from contractsim.dsl.diagnostics import ContractError, Diagnostic
 from contractsim.dsl.lower import lower
 from contractsim.grammar import literals, tables
 from contractsim.grammar.parse import _keywords, grammar_text, parse, parser

@@ -6,9 +6,9 @@ passes to ``check_and_resolve``."""
 
 from __future__ import annotations
 
+from ..diagnostics import Span
 from ..dsl import ir
 from ..dsl.check import has_error_within
-from ..dsl.diagnostics import Span
 from ..dsl.typecheck import Checker
 from ..dsl.walk import walk_expr
 from . import lib

@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..diagnostics import Span
 from ..dsl import ir
-from ..dsl.diagnostics import Span
 from ..dsl.pretty import expr_text
 from ..dsl.visitor import NodeVisitor
 from ..dsl.walk import assigned_roots, lvalue_path, stmt_exprs, used_names, walk_stmts

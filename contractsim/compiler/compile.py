@@ -9,8 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..diagnostics import Span
 from ..dsl import ir
-from ..dsl.diagnostics import Span
 from . import lib
 from .codegen import CodeGen, Flavour, Source
 from .empty import empty_of

@@ -6,7 +6,7 @@ import re
 import shutil
 import subprocess
 
-from ..dsl.diagnostics import ContractError, Span, error
+from ..diagnostics import ContractError, Span, error
 from ..sources import decode_source, read_source
 
 GIT_PREFIX = "git:"

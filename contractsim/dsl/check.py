@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Literal, Protocol
 
+from ..diagnostics import Diagnostic, Span, suggestion_hint
 from . import ir
 from . import types as T
 from .builtins import BUILTINS
-from .diagnostics import Diagnostic, Span, suggestion_hint
 from .typecheck import SEMVER, Checker, Scope, Symbol, _child_types
 from .walk import all_exprs, replace_nodes, stmt_exprs, walk_expr, walk_stmts
 

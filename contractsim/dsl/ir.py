@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, TypeVar, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .diagnostics import NO_SPAN, Span
+from ..diagnostics import NO_SPAN, Span
 
 
 class Node(BaseModel):
@@ -535,7 +535,7 @@ def construct(cls: type[_M], **fields: Any) -> _M:
     spans included.
 
     Only for models without validators that transform values, aliases or mutable defaults (the IR
-    models and :class:`~contractsim.dsl.diagnostics.Span`). An unknown or missing field raises
+    models and :class:`~contractsim.diagnostics.Span`). An unknown or missing field raises
     ``TypeError``, as the constructor would.
     """
     if VALIDATE:

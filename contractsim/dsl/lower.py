@@ -13,9 +13,9 @@ from typing import Any, cast
 
 from lark import Token, Tree
 
+from ..diagnostics import ContractError, Diagnostic, Span, error
 from ..grammar.parse import parse
 from . import ir
-from .diagnostics import ContractError, Diagnostic, Span, error
 from .ir import construct
 
 # ``\{`` and ``\}`` stay literal braces in message templates; until the template is read they are

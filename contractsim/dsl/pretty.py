@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ..diagnostics import control_escape
 from . import ir
-from .diagnostics import control_escape
 from .visitor import NodeVisitor
 
 _PRECEDENCE = {

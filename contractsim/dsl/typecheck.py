@@ -10,10 +10,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..diagnostics import Diagnostic, Span, error, suggestion_hint, warning
 from . import ir
 from . import types as T
 from .builtins import BUILTINS, _numeric_join
-from .diagnostics import Diagnostic, Span, error, suggestion_hint, warning
 from .visitor import NodeVisitor
 from .walk import template_exprs
 

@@ -7,8 +7,8 @@ from typing import TypeVar, cast
 
 from pydantic import BaseModel
 
+from ..diagnostics import Span
 from . import ir
-from .diagnostics import Span
 from .visitor import child_exprs, child_stmts
 
 

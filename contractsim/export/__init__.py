@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..diagnostics import suggestion_hint
 from ..dsl import ir
-from ..dsl.diagnostics import suggestion_hint
 from .card import card
 from .extensions import tool_schema
 from .mcp import mcp_tool

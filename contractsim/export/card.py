@@ -3,8 +3,8 @@ it needs, what it changes, how it can end, its errors and how to recover, its ri
 
 from __future__ import annotations
 
+from ..diagnostics import visible
 from ..dsl import ir
-from ..dsl.diagnostics import visible
 from ..dsl.pretty import expr_text
 from .extensions import (
     cost_json,

@@ -9,7 +9,7 @@ from importlib import resources
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from ..dsl.diagnostics import ContractError, Diagnostic, Span, error
+from ..diagnostics import ContractError, Diagnostic, Span, error
 from . import literals, tables
 
 MAX_NESTING = 64

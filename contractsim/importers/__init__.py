@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from ..dsl.diagnostics import ContractError, Span, error
+from ..diagnostics import ContractError, Span, error
 from ..sources import MAX_SOURCE_BYTES, read_input
 from .build import emit, mcp_tool, openapi_tools
 from .schema import SchemaImporter, StepWarning, ptr

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..dsl.diagnostics import ContractError, Span, error
+from ..diagnostics import ContractError, Span, error
 from ..dsl.patterns import pattern_problem
 from .names import TYPE_WORDS, identifier, is_identifier, pattern_text, string_text
 

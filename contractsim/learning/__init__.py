@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..dsl.diagnostics import ContractError
+from ..diagnostics import ContractError
 from .core import DEFAULT_MAX_ATOMS, DEFAULT_MIN_SUPPORT, Learned, learn_runs
 from .emit import drop_items, emit, skeleton_of
 

@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..dsl.diagnostics import ContractError, Span, error
+from ..diagnostics import ContractError, Span, error
 
 if TYPE_CHECKING:
     from ..api import Contract

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from ..dsl.diagnostics import ContractError, Span, error
+from ..diagnostics import ContractError, Span, error
 from ..sources import read_input
 from .emit import GOAL_NAME, emit_contract
 from .read import read_domain, read_problem

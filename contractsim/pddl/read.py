@@ -10,7 +10,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 
-from ..dsl.diagnostics import ContractError, Diagnostic, article, did_you_mean
+from ..diagnostics import ContractError, Diagnostic, article, did_you_mean
 from .model import (
     Action,
     And,

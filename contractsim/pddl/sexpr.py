@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..dsl.diagnostics import ContractError, Diagnostic, Span, error
+from ..diagnostics import ContractError, Diagnostic, Span, error
 
 _SPACE = " \t\r\f\v"
 _TOKEN = re.compile(r"\n|[ \t\r\f\v]+|;[^\n]*|[()]|[^ \t\r\n\f\v();]+")

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..compiler.values import UNKNOWN
+from ..diagnostics import ContractError
 from ..dsl import ir
-from ..dsl.diagnostics import ContractError
 from ..dsl.walk import all_exprs, assigned_roots
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..dsl.diagnostics import ContractError
+from ..diagnostics import ContractError
 from .grounding import ground
 from .relaxed import INF
 from .search import DEFAULT_MAX_SECONDS, DEFAULT_MAX_STATES, Successors

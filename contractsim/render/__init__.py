@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
+from ..diagnostics import did_you_mean
 from ..dsl import ir
-from ..dsl.diagnostics import did_you_mean
 from .graph import Graph
 
 if TYPE_CHECKING:

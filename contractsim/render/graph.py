@@ -12,7 +12,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..dsl.diagnostics import control_escape
+from ..diagnostics import control_escape
 
 Shape = Literal["box", "rounded", "circle", "doublecircle", "point", "note", "ellipse"]
 LineStyle = Literal["solid", "dashed", "bold"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..dsl.diagnostics import visible
+from ..diagnostics import visible
 from .loop import DEFAULT_NOW, OUTCOMES, VERDICTS, Disagreement, ReplayResult, RuleRow, iso_text
 
 STATE_CHARS = 600

@@ -31,7 +31,7 @@ from typing import Any
 from ..compiler.compile import CompiledContract
 from ..compiler.foreign import contract_value
 from ..compiler.values import json_ready, thaw
-from ..dsl.diagnostics import ContractError, Diagnostic, Span, article, did_you_mean, error
+from ..diagnostics import ContractError, Diagnostic, Span, article, did_you_mean, error
 from ..simulator.formats import item_lines, parse_data, parse_now
 from ..simulator.json_maps import JsonMaps, KeyProblem, entries_as_dicts, entries_for_keys
 from ..simulator.observe import STATUSES

@@ -47,7 +47,7 @@ from ..compiler.foreign import (
     safe_type_name,
 )
 from ..compiler.values import UNKNOWN, json_ready, thaw
-from ..dsl.diagnostics import ContractError, did_you_mean, visible
+from ..diagnostics import ContractError, did_you_mean, visible
 from ..dsl.walk import reads_clock
 from ..simulator.engine import Simulator, expect_state
 from ..simulator.observe import Observation, Observed, expected_verdict, predicted_failures

@@ -62,7 +62,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..compiler.validators import model_values
-from ..dsl.diagnostics import did_you_mean
+from ..diagnostics import did_you_mean
 from ..simulator.engine import Simulator, expect_state
 from ..simulator.results import Branch, StepResult, Violation
 from ..simulator.state import State

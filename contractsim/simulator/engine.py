@@ -25,7 +25,7 @@ from ..compiler.foreign import (
 )
 from ..compiler.interp import Env
 from ..compiler.values import UNKNOWN
-from ..dsl.diagnostics import did_you_mean
+from ..diagnostics import did_you_mean
 from .explain import Explainer
 from .explore import DEFAULT_MAX_BRANCHES, DEFAULT_MAX_SECONDS, DEFAULT_MAX_STATES
 from .fast import BoundCall, PlanCheck, PlanChecker
@@ -218,7 +218,7 @@ class Simulator:
         _expect_str(tool, "tool", "a tool name")
         args, unreadable = _read_args(tool, expect_mapping(args, "args", "parameter names"))
         if unreadable:
-            from ..dsl.diagnostics import ContractError, error
+            from ..diagnostics import ContractError, error
 
             raise ContractError([error(v.code, v.message, hint=v.hint) for v in unreadable])
         return self._checker().bind(tool, args)

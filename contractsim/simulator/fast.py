@@ -15,8 +15,8 @@ from pydantic import ValidationError
 from ..compiler import lib
 from ..compiler.compile import CompiledContract, CTool
 from ..compiler.validators import model_values, problems_from
+from ..diagnostics import did_you_mean
 from ..dsl import ir
-from ..dsl.diagnostics import did_you_mean
 from ..dsl.walk import all_exprs, walk_stmts
 from .results import Verdict
 from .state import State
@@ -138,7 +138,7 @@ class PlanChecker:
 
         Raises :class:`~contractsim.ContractError` when the tool is unknown or the arguments are
         invalid (a plan with such a call fails at that step anyway)."""
-        from ..dsl.diagnostics import ContractError, error
+        from ..diagnostics import ContractError, error
 
         args = dict(args or {})
         ctool = self.compiled.tools.get(tool)

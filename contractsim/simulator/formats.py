@@ -19,8 +19,8 @@ from typing import Any
 import yaml
 
 from ..compiler.compile import CompiledContract
+from ..diagnostics import ContractError, Diagnostic, Span, error, suggestion_hint
 from ..dsl import ir
-from ..dsl.diagnostics import ContractError, Diagnostic, Span, error, suggestion_hint
 from ..sources import read_input
 
 MAX_PLAN_BYTES = 32 * 1024 * 1024

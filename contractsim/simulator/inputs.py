@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from ..compiler.compile import CompiledContract
-from ..dsl.diagnostics import ContractError, Diagnostic
+from ..diagnostics import ContractError, Diagnostic
 from .formats import (
     Plan,
     diagnostic_at,

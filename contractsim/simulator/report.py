@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..compiler.values import FMap, order, show
-from ..dsl.diagnostics import visible
+from ..diagnostics import visible
 from .explore import PlanReport, StepReport
 
 MARKS = {"ok": "✓", "fails": "✗", "may_fail": "?"}

@@ -19,7 +19,7 @@ from ..compiler import lib
 from ..compiler.compile import CCondition, CompiledContract, COutcome, CTool, make_context
 from ..compiler.validators import model_values, problems_from
 from ..compiler.values import UNKNOWN, FMap, show
-from ..dsl.diagnostics import did_you_mean
+from ..diagnostics import did_you_mean
 from .explain import Explainer, cond_text, error_text, when_text
 from .results import Branch, StepResult, StepWarning, Violation
 from .state import State

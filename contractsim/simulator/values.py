@@ -12,8 +12,8 @@ from ..compiler.compile import CompiledContract
 from ..compiler.foreign import contract_value
 from ..compiler.validators import problems_from
 from ..compiler.values import UNKNOWN, FMap, Fresh
+from ..diagnostics import ContractError, Diagnostic, suggestion_hint
 from ..dsl import ir
-from ..dsl.diagnostics import ContractError, Diagnostic, suggestion_hint
 from .formats import diagnostic_at, line_of
 from .json_maps import JsonMaps, KeyProblem
 
