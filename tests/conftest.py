@@ -41,3 +41,24 @@ def cli_exit(*args: str) -> tuple[int, str]:
     result = cli(*args)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     return result.exit_code, result.output
+
+
+# A small contract with constrained types, an enum with odd members and a guarded machine, read by
+# the export and render tests that came from review.
+REVIEW_CONTRACT = """contract t version "1.0.0"
+type Lower = str pattern r"^[a-z]+$"
+type Percent = float min 0 max 100
+type Odd = enum { plain, "x\\"y", "new\\nline" }
+state { count: int = 0 }
+tool g(a?: map[str, int], b: Lower pattern r"^a", c: Percent max 200, o: Odd = "plain") { }
+tool start() { }
+tool stop() { }
+machine life {
+  states idle, busy
+  initial idle
+  final idle
+  idle -> busy on start when count < 3
+  busy -> busy on g
+  busy -> idle on stop
+}
+"""

@@ -11,7 +11,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conftest import cli_exit
+from conftest import REVIEW_CONTRACT, cli_exit
 from pydantic import ValidationError
 
 from contractsim.api import load, loads
@@ -433,27 +433,8 @@ def test_function_names_past_64_characters_are_refused(tmp_path: Path, target: s
 # ----------------------------------------------- found in review: OpenAI, card, OpenAPI
 
 
-TYPES = """contract t version "1.0.0"
-type Lower = str pattern r"^[a-z]+$"
-type Percent = float min 0 max 100
-type Odd = enum { plain, "x\\"y", "new\\nline" }
-state { count: int = 0 }
-tool g(a?: map[str, int], b: Lower pattern r"^a", c: Percent max 200, o: Odd = "plain") { }
-tool start() { }
-tool stop() { }
-machine life {
-  states idle, busy
-  initial idle
-  final idle
-  idle -> busy on start when count < 3
-  busy -> busy on g
-  busy -> idle on stop
-}
-"""
-
-
 def _openai_props() -> dict[str, dict[str, object]]:
-    tools = loads(TYPES).export("openai")
+    tools = loads(REVIEW_CONTRACT).export("openai")
     assert isinstance(tools, list)
     g = next(t for t in tools if t["function"]["name"] == "g")
     return g["function"]["parameters"]["properties"]  # type: ignore[no-any-return]
@@ -473,7 +454,7 @@ def test_openai_use_site_constraints_add_to_the_type_s_own() -> None:
 
 
 def test_card_names_protocol_guards_and_escapes_strings() -> None:
-    c = loads(TYPES)
+    c = loads(REVIEW_CONTRACT)
     card = c.card("start")
     assert "idle (when count < 3)" in card
     assert "idle -> busy when count < 3" in card
@@ -482,7 +463,7 @@ def test_card_names_protocol_guards_and_escapes_strings() -> None:
 
 
 def test_openapi_machines_keep_their_guards() -> None:
-    doc = loads(TYPES).export("openapi")
+    doc = loads(REVIEW_CONTRACT).export("openapi")
     assert isinstance(doc, dict)
     (machine,) = doc["x-contract-machines"]
     start = next(t for t in machine["transitions"] if t["on"] == "start")

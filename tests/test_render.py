@@ -13,6 +13,7 @@ from pathlib import Path
 import graphviz
 import pytest
 from click.testing import CliRunner
+from conftest import REVIEW_CONTRACT
 
 import contractsim
 from contractsim.cli import main
@@ -454,25 +455,6 @@ def test_cli_plan_overlay(tmp_path: Path) -> None:
 # ------------------------------------------------------- found in review: ids, dependencies
 
 
-GUARDED_MACHINE = """contract t version "1.0.0"
-type Lower = str pattern r"^[a-z]+$"
-type Percent = float min 0 max 100
-type Odd = enum { plain, "x\\"y", "new\\nline" }
-state { count: int = 0 }
-tool g(a?: map[str, int], b: Lower pattern r"^a", c: Percent max 200, o: Odd = "plain") { }
-tool start() { }
-tool stop() { }
-machine life {
-  states idle, busy
-  initial idle
-  final idle
-  idle -> busy on start when count < 3
-  busy -> busy on g
-  busy -> idle on stop
-}
-"""
-
-
 def test_mermaid_ids_are_sanitised_and_stay_distinct() -> None:
     assert node_id("plan_tool_end x") == "plan_tool_end_x20_x"
     assert node_id('foo-bar"baz') != node_id("foo_bar_baz")
@@ -480,5 +462,5 @@ def test_mermaid_ids_are_sanitised_and_stay_distinct() -> None:
 
 
 def test_a_protocol_self_loop_enables_nothing() -> None:
-    deps = dependencies(contractsim.loads(GUARDED_MACHINE).ir)
+    deps = dependencies(contractsim.loads(REVIEW_CONTRACT).ir)
     assert not any(d.source == "g" and "machine life" in d.reasons for d in deps)
