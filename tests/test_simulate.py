@@ -1121,3 +1121,18 @@ def test_uuid_format_needs_the_standard_hyphens() -> None:
     bad = sim.step(sim.initial_state(), "f", {"id": "9b2f3c1e4a5d-4e6f-8a7b-1c2d3e4f5a6b-"})
     good = sim.step(sim.initial_state(), "f", {"id": "9b2f3c1e-4a5d-4e6f-8a7b-1c2d3e4f5a6b"})
     assert (bad.verdict, good.verdict) == ("fails", "ok")
+
+
+def test_a_fresh_value_compared_in_an_effect_on_a_known_state_is_unknown() -> None:
+    """Found by the differential test: on a fully known state an effect ran the two-valued code,
+    where ordering a fresh value against text raised (EVAL_ERROR) instead of being unknown."""
+    c = contractsim.loads(
+        """contract c version "1.0.0"
+state { b1: bool = false }
+tool t() { effect { b1 = fresh() < add_days(today(), 1) } }
+"""
+    )
+    sim = c.simulator(now=NOW)
+    step = sim.step(sim.initial_state(), "t", {})
+    assert (step.verdict, step.violations) == ("ok", [])
+    assert step.branches[0].state["b1"] is UNKNOWN

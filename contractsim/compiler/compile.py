@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from ..diagnostics import Span
 from ..dsl import ir
+from ..dsl.walk import stmt_exprs, walk_expr, walk_stmts
 from . import lib
 from .codegen import CodeGen, Flavour, Source
 from .empty import empty_of
@@ -311,8 +312,11 @@ class _Builder:
         name = self.name("effect")
         for flavour in FLAVOURS:
             self.gen[flavour].effect_function(self.src[flavour], name, body, params, span)
+        # a fresh value's order and its joins with text are unknown: only the three-valued
+        # flavour can say so, so a body that makes one runs it even on a known state
+        fast: Flavour = "safe" if _makes_fresh_values(body) else "fast"
         return Compiled(
-            fast=_Lazy(self, name, "fast"), safe=_Lazy(self, name, "safe"), span=span, ir=body
+            fast=_Lazy(self, name, fast), safe=_Lazy(self, name, "safe"), span=span, ir=body
         )
 
     def template_fn(self, t: ir.Template | None, params: tuple[ir.Param, ...]) -> TemplateFn | None:
@@ -457,6 +461,15 @@ class _Builder:
             exec(code, env)  # noqa: S102 - generated from checked IR with every literal escaped
             modules[flavour] = env
         return modules
+
+
+def _makes_fresh_values(body: tuple[ir.Stmt, ...]) -> bool:
+    return any(
+        isinstance(x, ir.Call) and x.func == "fresh"
+        for s in walk_stmts(body)
+        for e in stmt_exprs(s)
+        for x in walk_expr(e)
+    )
 
 
 class _Lazy:
