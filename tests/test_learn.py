@@ -236,7 +236,12 @@ def test_blocks_learned_from_100_walks_agrees_with_the_true_contract(tmp_path: P
     learned = learn_from_runs(skeleton, runs).contract.simulator()
     sim = true.simulator()
     plans = random_plans(true, 200, 10, 11)
-    assert sum(first_failure(sim, p) == first_failure(learned, p) for p in plans) == len(plans)
+    # The default mode keeps only clauses that explain observed failures: a cause of failure the
+    # walks never hit (here `unstack` while holding another block, once in 200 plans) is not
+    # learned, so agreement is near total rather than total; `--safe` is the mode that never
+    # approves such a call (test_safe_never_approves_what_the_true_contract_refuses).
+    agree = sum(first_failure(sim, p) == first_failure(learned, p) for p in plans)
+    assert agree >= 0.99 * len(plans)
 
 
 @pytest.mark.slow
