@@ -16,9 +16,7 @@ from contractsim.cli import main
 from contractsim.planning.select import harmonic, select_cover
 
 ROOT = Path(__file__).resolve().parents[1]
-PDDL = Path("/work/shared/data/pddl")
-if not PDDL.exists():
-    PDDL = ROOT / "tests" / "data" / "pddl"
+PDDL = ROOT / "tests" / "data" / "pddl"
 NOW = "2024-05-20T12:00:00Z"
 
 ROOMS = """
