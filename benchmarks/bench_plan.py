@@ -32,7 +32,8 @@ sys.path.insert(0, str(ROOT))
 
 import contractsim  # noqa: E402
 
-DATA = Path("/work/shared/data/pddl")
+# the shared data beside the checkout, else the copies the tests ship
+DATA = ROOT.parent / "shared" / "data" / "pddl"
 if not (DATA / "blocks").exists():
     DATA = ROOT / "tests" / "data" / "pddl"
 CASES = [
