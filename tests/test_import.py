@@ -640,3 +640,13 @@ def test_a_yaml_alias_bomb_is_refused_before_anything_is_built(tmp_path: Path) -
     (d,) = info.value.diagnostics
     assert d.code == "E1501" and "YAML alias (*a0)" in d.message
     assert (d.span.line, d.span.col) == (3, 10)
+
+
+def test_name_wins_over_the_documents_title() -> None:
+    """Found by a new user: `--name` was ignored for OpenAPI documents (the title always won)."""
+    result = import_spec(str(SPECS / "petstore.yaml"), "openapi", name="my_pets")
+    assert result.text.splitlines()[0].startswith("contract my_pets ") or (
+        "\ncontract my_pets " in result.text
+    )
+    default = import_spec(str(SPECS / "petstore.yaml"), "openapi")
+    assert "contract Swagger_Petstore " in default.text

@@ -126,11 +126,11 @@ def import_spec(
         except UnicodeDecodeError:
             raise _fail(file, "E1501", f"{file} is not UTF-8 text") from None
         doc = parse_spec(text, file)
-    stem = name or (Path(file).stem if not file.startswith("<") else "imported")
+    stem = Path(file).stem if not file.startswith("<") else "imported"
     try:
         if kind == "openapi":
-            return _openapi(doc, file, stem)
-        return _tools(doc, kind, file, stem)
+            return _openapi(doc, file, stem, name)
+        return _tools(doc, kind, file, name or stem)
     except RecursionError:
         raise _fail(file, "E1502", f"{file} is nested too deeply to import") from None
     except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
@@ -143,7 +143,7 @@ def import_spec(
         ) from None
 
 
-def _openapi(doc: Any, file: str, stem: str) -> ImportResult:
+def _openapi(doc: Any, file: str, stem: str, name: str | None = None) -> ImportResult:
     if not isinstance(doc, dict) or not isinstance(doc.get("openapi"), str):
         found = (
             "a Swagger 2.0 document"
@@ -164,7 +164,8 @@ def _openapi(doc: Any, file: str, stem: str) -> ImportResult:
     sch = SchemaImporter(doc, file, ("/components/schemas/",), openapi30=version.startswith("3.0"))
     tools = openapi_tools(sch, doc)
     info: dict[str, Any] = doc["info"] if isinstance(doc.get("info"), dict) else {}
-    title = str(info.get("title") or stem)
+    # --name wins; else the document's title; else the file's name
+    title = name or str(info.get("title") or stem)
     text = emit(
         "openapi",
         file,
