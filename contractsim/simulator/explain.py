@@ -45,7 +45,7 @@ class Explainer:
             precise = self.interpreted_expr_error(fn, state, values, result)
             return Violation(
                 "EVAL_ERROR",
-                f"the contract cannot evaluate this: {precise or error_text(exc)}",
+                f"the contract cannot evaluate this: {precise or lib.failure_text(exc)}",
                 "evaluation",
                 location=self.loc(fn.span),
                 hint="guard the expression (e.g. `k in m and m[k] …`) in the contract",
@@ -197,20 +197,6 @@ class Explainer:
                 seen.add(target)
                 queue.append((target, path + [tool]))
         return []
-
-
-def error_text(exc: BaseException) -> str:
-    if isinstance(exc, lib.EvalError):
-        return str(exc)
-    if isinstance(exc, KeyError):
-        return f"key {show(exc.args[0]) if exc.args else '?'} is missing"
-    if isinstance(exc, ZeroDivisionError):
-        return "division by zero"
-    if isinstance(exc, RecursionError):
-        return "the expression nests too deeply"
-    if isinstance(exc, AttributeError):
-        return "a value of the wrong type (e.g. null where a record was expected)"
-    return f"{type(exc).__name__}: {exc}"
 
 
 def cond_text(cond: CCondition) -> str:

@@ -20,7 +20,7 @@ from ..compiler.compile import CCondition, CompiledContract, COutcome, CTool, ma
 from ..compiler.validators import model_values, problems_from
 from ..compiler.values import UNKNOWN, FMap, show
 from ..diagnostics import did_you_mean
-from .explain import Explainer, cond_text, error_text, when_text
+from .explain import Explainer, cond_text, when_text
 from .results import Branch, StepResult, StepWarning, Violation
 from .state import State
 
@@ -422,7 +422,7 @@ class Stepper:
                 except Exception as exc:  # noqa: BLE001 - any failure of generated code is reported
                     finished.append(
                         self._explainer.eval_failure(
-                            state, "EVAL_ERROR", error_text(exc), body.span
+                            state, "EVAL_ERROR", lib.failure_text(exc), body.span
                         )
                     )
                     continue
@@ -550,7 +550,7 @@ class Stepper:
                     body, state.derive(before), values, result
                 )
                 return self._explainer.eval_failure(
-                    state, "EVAL_ERROR", error_text(exc), where or body.span, precise
+                    state, "EVAL_ERROR", lib.failure_text(exc), where or body.span, precise
                 )
         too_large = oversized(work, state.data, self.compiled.state_names)
         if too_large is not None:
@@ -584,7 +584,8 @@ class Stepper:
                     violations.append(
                         Violation(
                             "EVAL_ERROR",
-                            f"the contract cannot evaluate `{cond_text(cond)}`: {error_text(exc)}",
+                            f"the contract cannot evaluate `{cond_text(cond)}`: "
+                            + lib.failure_text(exc),
                             "evaluation",
                             location=self._explainer.loc(cond.ir.span),
                         )
