@@ -225,19 +225,28 @@ class Simulator:
 
     def check_plan(self, calls: Sequence[BoundCall], state: State | None = None) -> PlanCheck:
         """Just the verdict of a linear plan of bound calls, on the fastest path available."""
-        if isinstance(calls, (str, bytes)) or not isinstance(calls, Sequence):
+        if type(calls) not in (list, tuple) and (
+            isinstance(calls, (str, bytes)) or not isinstance(calls, Sequence)
+        ):
             raise TypeError(
                 f"calls must be a list of calls from sim.bind(), not {safe_type_name(calls)}"
             )
+        # planners check millions of plans: the item types are compared at C speed, and walked
+        # one by one (subclasses allowed) only when that quick look is not conclusive
+        if not set(map(type, calls)) <= _BOUND_CALL:
+            self._expect_bound_calls(calls)
+        if state is not None:
+            expect_state(self, state, "state")
+        return (self._plan_checker or self._checker()).check(calls, state)
+
+    @staticmethod
+    def _expect_bound_calls(calls: Sequence[BoundCall]) -> None:
         for i, call in enumerate(calls):
             if not isinstance(call, BoundCall):
                 raise TypeError(
                     f"calls[{i}] must be a call from sim.bind(tool, args), not "
                     f"{safe_type_name(call)}"
                 )
-        if state is not None:
-            expect_state(self, state, "state")
-        return (self._plan_checker or self._checker()).check(calls, state)
 
     def _checker(self) -> PlanChecker:
         if self._plan_checker is None:
@@ -453,6 +462,9 @@ def expect_state(sim: Simulator, state: Any, what: str) -> None:
 def _expect_str(value: Any, what: str, expected: str) -> None:
     if not isinstance(value, str):
         raise TypeError(f"{what} must be {expected} (a str), not {safe_type_name(value)}")
+
+
+_BOUND_CALL = frozenset({BoundCall})
 
 
 def _expect_positive(value: Any, what: str, example: str) -> None:
