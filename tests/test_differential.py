@@ -43,6 +43,7 @@ VARS = {
     "l": ("list[int]", "[]"),
     "tp": ("tuple[int, str]", '(0, "")'),
     "r": ("Rec", 'Rec(a=0, b="")'),
+    "k": ("str", '"q"'),  # hidden by the parameter `k` of tool t: read as `state.k`
 }
 
 
@@ -76,9 +77,9 @@ def _lit_int(n: int) -> str:
 
 def leaf(draw: Any, ty: str, where: str = "effect") -> str:
     options = {
-        "int": [_lit_int(draw(st.integers(-4, 4))), "i1", "x", "LIMIT", "r.a", "tp[0]"],
+        "int": [_lit_int(draw(st.integers(-4, 4))), "i1", "x", "LIMIT", "r.a", "tp[0]", "state.i1"],
         "float": [draw(st.sampled_from(["0.5", "2.0", "(-1.5)"])), "f1"],
-        "str": [json.dumps(draw(st.sampled_from(STRS))), "s1", "k", "r.b", "tp[1]"],
+        "str": [json.dumps(draw(st.sampled_from(STRS))), "s1", "k", "r.b", "tp[1]", "state.k"],
         "bool": ["true", "false", "b1"],
         "set[int]": ["xs", "{}", "{1, 2}"],
         "set[str]": ["ss", '{"a"}'],
@@ -266,6 +267,9 @@ def stmt(draw: Any, depth: int) -> str:
                 ("r", "Rec"),
                 ("r.a", "int"),
                 ("m[k]", "int"),
+                ("state.k", "str"),
+                ("state.r.a", "int"),
+                ("state.m[state.k]", "int"),
             ]
         )
     )

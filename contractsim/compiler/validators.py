@@ -171,7 +171,7 @@ def constant_value(e: ir.Expr, contract: ir.Contract, depth: int = 0) -> Const |
             except TypeError:
                 return None
         return Const(out)
-    if isinstance(e, ir.Name):
+    if isinstance(e, ir.Name) and not e.state:
         for c in contract.consts:
             if c.name == e.name:
                 return constant_value(c.value, contract, depth + 1)

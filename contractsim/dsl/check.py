@@ -351,9 +351,8 @@ def _params_into(ck: Checker, params: Iterable[ir.Param], scope: Scope) -> None:
                 "W0608",
                 f"parameter `{p.name}` hides the state variable of the same name",
                 p.span,
-                hint="inside this tool the state variable cannot be read; rename the state "
-                "variable (a parameter's name is part of the tool's interface, which a contract "
-                "for an existing API cannot change)",
+                hint=f"inside this tool `{p.name}` is the parameter; write `state.{p.name}` "
+                "to read or assign the state variable (or rename the state variable)",
             )
         scope.names[p.name] = Symbol(ty, "param", p.span)
 

@@ -121,8 +121,12 @@ class ScalarLit(Node):
 
 
 class Name(Node):
+    """A name: a parameter, local, state variable, constant or `result`. ``state.NAME`` is a
+    name with ``state`` set: always the state variable, even where a parameter hides it."""
+
     kind: Literal["name"] = "name"
     name: str
+    state: bool = False
 
 
 class Attr(Node):

@@ -806,8 +806,10 @@ class _Lowerer:
     def _lv_name(self, tree: Tree[Token]) -> ir.Name:
         return construct(ir.Name, span=self.span(tree), name=str(tree.children[0]))
 
-    def _lv_attr(self, tree: Tree[Token]) -> ir.Attr:
+    def _lv_attr(self, tree: Tree[Token]) -> ir.Attr | ir.Name:
         obj, name = tree.children
+        if self._is_state_prefix(obj):
+            return self._state_name(tree, name)
         return construct(
             ir.Attr,
             span=self.span(tree),
@@ -864,8 +866,10 @@ class _Lowerer:
     def _arith(self, tree: Tree[Token]) -> ir.Binary:
         return self._binary(tree, str(tree.children[1]))
 
-    def _attr(self, tree: Tree[Token]) -> ir.Attr:
+    def _attr(self, tree: Tree[Token]) -> ir.Attr | ir.Name:
         obj, name = tree.children
+        if self._is_state_prefix(obj):
+            return self._state_name(tree, name)
         return construct(
             ir.Attr,
             span=self.span(tree),
@@ -877,6 +881,21 @@ class _Lowerer:
     def _index(self, tree: Tree[Token]) -> ir.Index:
         obj, key = tree.children
         return construct(ir.Index, span=self.span(tree), obj=self.lower(obj), key=self.lower(key))
+
+    # ------------------------------------------------------------------ `state.NAME`
+    @staticmethod
+    def _is_state_prefix(obj: Tree[Token] | Token) -> bool:
+        """Whether ``obj`` is the bare name ``state`` (of ``state.NAME``)."""
+        return (
+            isinstance(obj, Tree)
+            and obj.data in ("name", "lv_name")
+            and len(obj.children) == 1
+            and str(obj.children[0]) == "state"
+        )
+
+    def _state_name(self, tree: Tree[Token], name: Token) -> ir.Name:
+        """``state.NAME``: the state variable NAME, even where a parameter hides it."""
+        return construct(ir.Name, span=self.span(tree), name=str(name), state=True)
 
     def _split_args(
         self, args: Tree[Token] | Token | None

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..diagnostics import Diagnostic, Span, error, suggestion_hint, warning
+from ..diagnostics import Diagnostic, Span, did_you_mean, error, suggestion_hint, warning
 from . import ir
 from . import types as T
 from .builtins import BUILTINS, _numeric_join
@@ -327,7 +327,8 @@ class Checker(NodeVisitor):
 
     def visit_Name(self, e: ir.Name, scope: Scope) -> T.Ty:
         ty = self.name_type(e, scope)
-        return T.strip_null(ty) if scope.non_null and e.name in scope.non_null else ty
+        key = f"state.{e.name}" if e.state else e.name
+        return T.strip_null(ty) if scope.non_null and key in scope.non_null else ty
 
     def visit_Attr(self, e: ir.Attr, scope: Scope) -> T.Ty:
         ty = self.attr_type(e, scope)
@@ -432,6 +433,8 @@ class Checker(NodeVisitor):
             )
 
     def name_type(self, e: ir.Name, scope: Scope) -> T.Ty:
+        if e.state:
+            return self.state_ref_type(e, scope)
         sym = scope.names.get(e.name)
         if sym is not None:
             return sym.type
@@ -455,6 +458,27 @@ class Checker(NodeVisitor):
             e.span,
             hint=suggestion_hint(e.name, scope.names, "name"),
         )
+        return T.ANY
+
+    # ------------------------------------------------------------------ `state.NAME`
+    def state_ref_type(self, e: ir.Name, scope: Scope) -> T.Ty:
+        """``state.NAME``: the type of state variable NAME (E0201 with a did-you-mean when there
+        is none; a hint to ``state["NAME"]`` when ``state`` is itself a name here)."""
+        sym = self.state.get(e.name)
+        if sym is not None:
+            return sym.type
+        guess = did_you_mean(e.name, self.state)
+        hint = (
+            f"did you mean `state.{guess}`?"
+            if guess is not None
+            else suggestion_hint(e.name, self.state, "state variable")
+        )
+        if "state" in scope.names and guess is None:
+            hint = (
+                f"`state.NAME` always names a state variable; to read field `{e.name}` of "
+                f'`state` here, write `state["{e.name}"]`'
+            )
+        self.err("E0201", f"unknown state variable `state.{e.name}`", e.span, hint=hint)
         return T.ANY
 
     def attr_type(self, e: ir.Attr, scope: Scope) -> T.Ty:
@@ -874,7 +898,10 @@ class Checker(NodeVisitor):
         if not isinstance(root, ir.Name):
             self.err("E0303", "only state variables can be assigned", e.span)
             return T.ANY
-        sym = scope.names.get(root.name)
+        sym = self.state.get(root.name) if root.state else scope.names.get(root.name)
+        if root.state and sym is None:
+            self.state_ref_type(root, scope)
+            return T.ANY
         if sym is not None and sym.kind == "param":
             self.err(
                 "E0302",
@@ -927,7 +954,7 @@ def _upper_snake(text: str) -> str:
 
 def _lv_text(e: ir.Expr) -> str:
     if isinstance(e, ir.Name):
-        return e.name
+        return f"state.{e.name}" if e.state else e.name
     if isinstance(e, ir.Attr):
         return f"{_lv_text(e.obj)}.{e.name}"
     if isinstance(e, ir.Index):

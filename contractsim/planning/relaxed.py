@@ -94,7 +94,7 @@ class Relaxation:
         if isinstance(e, ir.ScalarLit):
             return e.value
         if isinstance(e, ir.Name):
-            if e.name in env:
+            if e.name in env and not e.state:
                 return env[e.name]
             if e.name in self.consts:
                 return self.consts[e.name]

@@ -377,7 +377,8 @@ class Stepper:
     def unknown_var(self, e: Any, state: State, ctool: CTool) -> tuple[int | None, str | None]:
         """The slot and primitive type of a state variable named by ``e`` whose value is
         unknown (not hidden by a parameter of the tool)."""
-        if e.name in ctool.params or e.name not in self.compiled.state_names:
+        hidden = e.name in ctool.params and not e.state  # `state.NAME` is never hidden
+        if hidden or e.name not in self.compiled.state_names:
             return None, None
         slot = self.layout[e.name]
         if state.data[slot] is not UNKNOWN:
