@@ -893,7 +893,7 @@ class _Lowerer:
             and str(obj.children[0]) == "state"
         )
 
-    def _state_name(self, tree: Tree[Token], name: Token) -> ir.Name:
+    def _state_name(self, tree: Tree[Token], name: Token | Tree[Token]) -> ir.Name:
         """``state.NAME``: the state variable NAME, even where a parameter hides it."""
         return construct(ir.Name, span=self.span(tree), name=str(name), state=True)
 
