@@ -4,6 +4,8 @@ and exported."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import contractsim
@@ -157,3 +159,207 @@ def test_state_prefix_in_every_evaluator(counter: contractsim.Contract) -> None:
     env = Env(counter.ir, state={"count": 9, "items": frozenset(), "labels": {}}, args={"count": 2})
     assert interp.eval(cond, env) is False
     assert tool is not None
+
+
+# --------------------------------------------------------------- 7. declared and accepted types
+
+SPEED = (
+    H
+    + """state {
+  speed_now: float | null = 0.0
+  changes: int = 0
+}
+tool set_speed(speed: float accepts float | int | str, unit: str accepts str | int = "kmh")
+    "Sets the speed."
+{
+  require speed != "fast" else FAST "too fast: {speed}"
+  effect {
+    speed_now = float(speed)
+    changes += 1
+  }
+}
+"""
+)
+
+
+@pytest.fixture(scope="module")
+def speed() -> contractsim.Contract:
+    return contractsim.loads(SPEED)
+
+
+def test_accepts_parses_beside_the_declared_type(speed: contractsim.Contract) -> None:
+    tool = speed.ir.tool("set_speed")
+    assert tool is not None
+    p = tool.params[0]
+    assert p.type == ir.NamedType(name="float")
+    assert isinstance(p.accepts, ir.UnionType)
+    assert [o.name for o in p.accepts.options] == ["float", "int", "str"]  # type: ignore[union-attr]
+    assert p.accepted_type is p.accepts
+    assert tool.params[1].default == ir.ScalarLit(value="kmh")
+    assert diags(SPEED[len(H) :]) == []
+
+
+def test_accepted_value_off_the_declared_type_warns_and_proceeds(
+    speed: contractsim.Contract,
+) -> None:
+    sim = speed.simulator(now=NOW)
+    r = sim.step(sim.initial_state(), "set_speed", {"speed": "12"})
+    assert r.verdict == "ok"
+    (b,) = r.branches
+    assert b.state["speed_now"] == 12.0
+    (w,) = b.warnings
+    assert (w.code, w.field, w.value, w.declared) == (
+        "OFF_SPEC_ARGUMENT",
+        "args.speed",
+        "12",
+        "float",
+    )
+    assert w.message == (
+        'set_speed: `args.speed`: must be a number (got "12"); the declared type is float, the '
+        "tool accepts float | int | str"
+    )
+    assert w.to_json() == {
+        "code": "OFF_SPEC_ARGUMENT",
+        "message": w.message,
+        "certain": True,
+        "field": "args.speed",
+        "value": "12",
+        "declared": "float",
+    }
+    # inside the declared type: no warning; outside the accepted type: refused as before
+    assert sim.step(sim.initial_state(), "set_speed", {"speed": 3}).branches[0].warnings == []
+    bad = sim.step(sim.initial_state(), "set_speed", {"speed": [1]})
+    assert bad.verdict == "fails"
+    assert [v.message for v in bad.branches[0].violations] == [
+        "set_speed: `args.speed`: must be one of float | int | str (got [1])"
+    ]
+    # the body sees the accepted value (so a condition on it can refuse the call)
+    fast = sim.step(sim.initial_state(), "set_speed", {"speed": "fast"})
+    assert [v.message for v in fast.branches[0].violations] == ["too fast: fast"]
+
+
+def test_check_plan_agrees_on_accepted_values(speed: contractsim.Contract) -> None:
+    sim = speed.simulator(now=NOW)
+    calls = [sim.bind("set_speed", {"speed": "12"}), sim.bind("set_speed", {"speed": 2, "unit": 7})]
+    assert sim.check_plan(calls).verdict == "ok"
+    assert sim.run([("set_speed", {"speed": "12"}), ("set_speed", {"speed": 2, "unit": 7})]).ok
+    with pytest.raises(contractsim.ContractError, match="must be one of float"):
+        sim.bind("set_speed", {"speed": [1]})
+
+
+def test_off_spec_warning_in_text_and_json_reports(tmp_path: Any) -> None:
+    from click.testing import CliRunner
+
+    from contractsim.cli import main
+
+    contract = tmp_path / "speed.contract"
+    contract.write_text(SPEED, encoding="utf-8")
+    plan = tmp_path / "plan.yaml"
+    plan.write_text('steps:\n  - {tool: set_speed, args: {speed: "12"}}\n', encoding="utf-8")
+    text = CliRunner().invoke(main, ["simulate", str(contract), str(plan), "--no-color"])
+    assert text.exit_code == 0, text.output
+    assert (
+        '! OFF_SPEC_ARGUMENT: set_speed: `args.speed`: must be a number (got "12"); the declared '
+        "type is float, the tool accepts float | int | str" in text.output
+    )
+    res = CliRunner().invoke(main, ["simulate", str(contract), str(plan), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    import json
+
+    (w,) = json.loads(res.output)["steps"][0]["warnings"]
+    assert (w["code"], w["field"], w["value"], w["declared"]) == (
+        "OFF_SPEC_ARGUMENT",
+        "args.speed",
+        "12",
+        "float",
+    )
+
+
+def test_guard_calls_the_tool_with_an_off_spec_value_and_warns(
+    speed: contractsim.Contract,
+) -> None:
+    guard = speed.guard(mode="return", now=NOW)
+    seen: list[Any] = []
+
+    @guard.tool()
+    def set_speed(speed: Any, unit: Any = "kmh") -> None:
+        seen.append(speed)
+
+    res = set_speed("12")
+    assert res.ok and seen == ["12"]
+    assert [(w.code, w.field, w.value) for w in res.warnings] == [
+        ("OFF_SPEC_ARGUMENT", "args.speed", "12")
+    ]
+    assert guard.state["speed_now"] == 12.0
+    refused = set_speed([1])
+    assert not refused.ok and seen == ["12"]
+    assert refused.error is not None and refused.error.code == "INVALID_ARGUMENT"
+
+
+def test_replay_agrees_with_a_real_call_given_an_off_spec_value(
+    speed: contractsim.Contract,
+) -> None:
+    from contractsim.replay.loop import replay_runs
+    from contractsim.replay.traces import Run, Step
+
+    steps = [
+        Step(tool="set_speed", args={"speed": "12"}, outcome="ok"),
+        Step(tool="set_speed", args={"speed": [1]}, outcome="error", error="TypeError"),
+    ]
+    result = replay_runs(speed, [Run(name="r", steps=steps)])
+    assert result.disagreements == []
+    assert result.matrix[("ok", "ok")] == 1
+    assert result.matrix[("fails", "error")] == 1
+
+
+def test_exports_and_cards_show_the_declared_type(speed: contractsim.Contract) -> None:
+    schema: Any = speed.export("jsonschema", "set_speed")
+    assert schema["properties"]["speed"] == {"type": "number"}
+    assert schema["properties"]["unit"] == {"type": "string", "default": "kmh"}
+    openapi: Any = speed.export("openapi", "set_speed")
+    body = openapi["paths"]["/tools/set_speed"]["post"]["requestBody"]
+    assert body["content"]["application/json"]["schema"]["properties"]["speed"] == {
+        "type": "number"
+    }
+    openai: Any = speed.export("openai", "set_speed")
+    assert openai["function"]["parameters"]["properties"]["speed"] == {"type": "number"}
+    mcp: Any = speed.export("mcp", "set_speed")
+    assert mcp["inputSchema"]["properties"]["speed"] == {"type": "number"}
+    assert speed.card("set_speed").splitlines()[0] == 'set_speed(speed: float, unit: str = "kmh")'
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "message", "hint"),
+    [
+        (
+            "tool t(x: int | str accepts int) { }\n",
+            "E0415",
+            "parameter `x` accepts int, which does not include its declared type int | str",
+            "add the declared type: `accepts int | str | int`",
+        ),
+        (
+            "predicate p(x: int accepts int | str) = true\ngoal g = p(1)\n",
+            "E0416",
+            "`accepts` is for tool parameters; predicate parameter `x` has one type",
+            "write `x: int | str`",
+        ),
+        (
+            'tool t(x: int accepts int | str = "a") { }\n',
+            "E0301",
+            "the default of `x` must be int, but this is str",
+            None,
+        ),
+    ],
+)
+def test_accepts_diagnostics(text: str, code: str, message: str, hint: str | None) -> None:
+    d = one(text, code)
+    assert d.message == message
+    assert d.hint == hint
+
+
+def test_the_body_sees_the_accepted_type() -> None:
+    d = one(
+        "state { v: float = 0.0 }\ntool t(x: float accepts float | str) { effect v = x }\n",
+        "E0301",
+    )
+    assert d.message == "cannot assign float | str to `v` of type float"

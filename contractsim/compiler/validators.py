@@ -466,10 +466,14 @@ class ValidatorBuilder:
             adapter = self._adapters[t] = TypeAdapter(self.annotation(t))
         return adapter
 
-    def args_model(self, tool: ir.Tool) -> type[BaseModel]:
-        """The pydantic model of a tool's arguments (unknown names forbidden)."""
-        fields = [self._field(p.name, p.type, p.default, p.optional) for p in tool.params]
-        return _aliased_model(f"{tool.name}_args", fields)
+    def args_model(self, tool: ir.Tool, declared: bool = False) -> type[BaseModel]:
+        """The pydantic model of a tool's arguments (unknown names forbidden): of the types the
+        tool accepts, or (``declared``) of the types it declares to agents."""
+        fields = [
+            self._field(p.name, p.type if declared else p.accepted_type, p.default, p.optional)
+            for p in tool.params
+        ]
+        return _aliased_model(f"{tool.name}_{'declared' if declared else 'args'}", fields)
 
     def conformance_problem(self, value: Any, t: ir.TypeExpr) -> str | None:
         """Why a plain value does not satisfy a type (with its constraints), or None."""

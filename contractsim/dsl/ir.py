@@ -323,10 +323,17 @@ class ConstDecl(Node):
 class Param(Node):
     kind: Literal["param"] = "param"
     name: str
-    type: TypeExpr
+    type: TypeExpr  # the declared type: what exports, cards and diagrams show agents
     optional: bool = False
     default: Expr | None = None
     description: str | None = None
+    # ``name: DECLARED accepts ACCEPTED``: what the tool really takes (None: the declared type)
+    accepts: TypeExpr | None = None
+
+    @property
+    def accepted_type(self) -> TypeExpr:
+        """The type a call's argument is validated against and the tool body sees."""
+        return self.type if self.accepts is None else self.accepts
 
 
 class PredicateDecl(Node):

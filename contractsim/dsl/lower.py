@@ -492,7 +492,7 @@ class _Lowerer:
         return tuple(self.lower(c) for c in tree.children if c is not None)
 
     def _param(self, tree: Tree[Token]) -> ir.Param:
-        name, optional, texpr, default, desc = tree.children
+        name, optional, texpr, accepts, default, desc = tree.children
         return construct(
             ir.Param,
             span=self.span(name),
@@ -501,6 +501,7 @@ class _Lowerer:
             optional=optional is not None,
             default=None if default is None else self.lower(default),
             description=self.opt_string(desc),
+            accepts=None if accepts is None else self.lower(accepts),
         )
 
     def _cost_attr(self, tree: Tree[Token]) -> tuple[str, str, ir.Expr]:
