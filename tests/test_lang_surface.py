@@ -363,3 +363,192 @@ def test_the_body_sees_the_accepted_type() -> None:
         "E0301",
     )
     assert d.message == "cannot assign float | str to `v` of type float"
+
+
+# ----------------------------------------------------- 8. open records and quoted field names
+
+ROWS = (
+    H
+    + """type Row = record { id: int, "MA(5)": float, "label"?: str, ... }
+type Pair = record { a: int, "b c": str }
+state {
+  rows: list[Row] = []
+  total: float = 0.0
+  last: Pair | null = null
+  volumes: map[str, int] = {}
+}
+tool add(row: Row, pair: Pair) {
+  require row["MA(5)"] > 0.0 else NEGATIVE "MA(5) of {row.id} is not positive"
+  require get(row, "volume", 0) != 7 else BAD_VOLUME "volume {get(row, \\"volume\\", 0)}"
+  effect {
+    rows.append(row)
+    total += row["MA(5)"]
+    last = pair
+    volumes[pair["b c"]] = get(row, "volume", 0)
+  }
+  ensure len(rows) == len(old(rows)) + 1
+}
+goal some = len(rows) > 0 and rows[0].label == null
+"""
+)
+
+
+@pytest.fixture(scope="module")
+def rows() -> contractsim.Contract:
+    return contractsim.loads(ROWS)
+
+
+def test_open_records_and_quoted_fields_parse(rows: contractsim.Contract) -> None:
+    row, pair = rows.ir.types
+    assert isinstance(row.type, ir.RecordType) and row.type.open
+    assert [f.name for f in row.type.fields] == ["id", "MA(5)", "label"]
+    assert isinstance(pair.type, ir.RecordType) and not pair.type.open
+    assert [f.name for f in pair.type.fields] == ["a", "b c"]
+    assert diags(ROWS[len(H) :]) == []
+    empty = contractsim.loads(H + "type Any2 = record { ... }\nstate { v: Any2 = Any2() }\n")
+    assert empty.ir.types[0].type == ir.RecordType(fields=(), open=True)
+
+
+def test_open_records_keep_undeclared_fields(rows: contractsim.Contract) -> None:
+    sim = rows.simulator(now=NOW)
+    args = {
+        "row": {"id": 1, "MA(5)": 2.5, "volume": 3, "x": [1, {"a": 2}]},
+        "pair": {"a": 1, "b c": "k"},
+    }
+    r = sim.step(sim.initial_state(), "add", args)
+    assert r.verdict == "ok", [v.message for b in r.branches for v in b.violations]
+    (b,) = r.branches
+    (row,) = b.state["rows"]
+    assert dict(row) == {"id": 1, "MA(5)": 2.5, "label": None, "volume": 3, "x": (1, {"a": 2})}
+    assert b.state["total"] == 2.5
+    assert dict(b.state["volumes"]) == {"k": 3}
+    # get() reads the undeclared field; a condition on it can refuse the call
+    args["row"] = {"id": 2, "MA(5)": 1.0, "volume": 7}
+    bad = sim.step(sim.initial_state(), "add", args)
+    assert [v.message for v in bad.branches[0].violations] == ["volume 7"]
+    # a closed record still refuses a field it does not declare, with today's message
+    args["pair"] = {"a": 1, "b c": "k", "extra": 1}
+    closed = sim.step(sim.initial_state(), "add", args)
+    assert [v.message for v in closed.branches[0].violations] == [
+        "add: `args.pair.extra`: is not a declared field"
+    ]
+
+
+def test_state_overrides_keep_undeclared_fields_of_open_records_only(
+    rows: contractsim.Contract,
+) -> None:
+    sim = rows.simulator(now=NOW)
+    state = sim.initial_state({"rows": [{"id": 1, "MA(5)": 1.0, "zz": True}]})
+    (row,) = state.data[sim.compiled.slots["rows"]]
+    assert dict(row) == {"id": 1, "MA(5)": 1.0, "label": None, "zz": True}
+    with pytest.raises(contractsim.ContractError) as exc:
+        sim.initial_state({"last": {"a": 1, "b c": "z", "q": 1}})
+    assert [d.message for d in exc.value.diagnostics] == ["`last.q`: is not a declared field"]
+
+
+def test_guard_keeps_undeclared_fields_of_open_records(rows: contractsim.Contract) -> None:
+    guard = rows.guard(mode="return", now=NOW)
+
+    @guard.tool()
+    def add(row: Any, pair: Any) -> None:
+        return None
+
+    res = add({"id": 1, "MA(5)": 2.0, "volume": 4}, {"a": 1, "b c": "k"})
+    assert res.ok, res.error
+    assert dict(guard.state["volumes"]) == {"k": 4}
+    refused = add({"id": 1, "MA(5)": 2.0}, {"a": 1, "b c": "k", "x": 0})
+    assert not refused.ok and refused.error is not None
+    assert refused.error.code == "INVALID_ARGUMENT"
+
+
+def test_open_record_in_every_evaluator(rows: contractsim.Contract) -> None:
+    """The interpreter and the generated fast and safe code agree on quoted fields and get()."""
+    interp = Interpreter(rows.ir)
+    tool = rows.ir.tool("add")
+    assert tool is not None
+    row = {"id": 1, "MA(5)": -1.0, "label": None, "volume": 7}
+    for args, expected in (
+        ({"row": row, "pair": {"a": 1, "b c": "k"}}, [False, False]),
+        ({"row": {**row, "MA(5)": 1.0, "volume": None}, "pair": {}}, [True, True]),
+    ):
+        from contractsim.compiler.values import FMap
+
+        frozen = {k: FMap(v) for k, v in args.items()}
+        env = Env(rows.ir, state={}, args=frozen)
+        got = [interp.eval(c.cond, env) for c in tool.conditions[:2]]
+        assert got == expected
+        sim = rows.simulator(now=NOW)
+        verdict = sim.step(
+            sim.initial_state(), "add", {"row": args["row"], "pair": {"a": 1, "b c": "k"}}
+        )
+        assert verdict.verdict == ("ok" if all(expected) else "fails")
+
+
+OPEN_HINT = '`R` is an open record: read a field it does not declare with get(…, "volume", default)'
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "message", "hint"),
+    [
+        (
+            "type R = record { id: int, ... }\ntool t(r: R) { require r.volume > 0 else BAD }\n",
+            "E0209",
+            "record `R` has no field `volume`",
+            OPEN_HINT,
+        ),
+        (
+            'type R = record { id: int, ... }\ntool t(r: R) { require r["volume"] > 0 else BAD }\n',
+            "E0209",
+            "record `R` has no field `volume`",
+            OPEN_HINT,
+        ),
+        (
+            'type R = record { "MA(5)": float }\n'
+            'tool t(r: R) { require r["MA(6)"] > 0.0 else BAD }\n',
+            "E0209",
+            "record `R` has no field `MA(6)`",
+            "did you mean `MA(5)`?",
+        ),
+        (
+            'type R = record { a: int }\ntool t(r: R) { require get(r, "b", 0) > 0 else BAD }\n',
+            "E0209",
+            "record `R` has no field `b`",
+            "did you mean `a`?",
+        ),
+        (
+            "type R = record { a: int }\ntool t(r: R, k: str) { require r[k] == 1 else BAD }\n",
+            "E0306",
+            "record `R` is indexed by a literal field name",
+            'write r["field"]; for a computed name use get(r, name, default)',
+        ),
+    ],
+)
+def test_record_field_diagnostics(text: str, code: str, message: str, hint: str) -> None:
+    d = one(text, code)
+    assert (d.message, d.hint) == (message, hint)
+
+
+def test_quoted_plain_names_read_as_attributes() -> None:
+    c = contractsim.loads(
+        H + 'type R = record { "name": str }\nstate { n: str = "" }\n'
+        'tool t(r: R) { effect n = r.name + r["name"] }\n'
+    )
+    sim = c.simulator(now=NOW)
+    (b,) = sim.step(sim.initial_state(), "t", {"r": {"name": "ab"}}).branches
+    assert b.state["n"] == "abab"
+
+
+def test_open_records_export_additional_properties(rows: contractsim.Contract) -> None:
+    schema: Any = rows.export("jsonschema", "add")
+    assert schema["$defs"]["Row"]["additionalProperties"] is True
+    assert schema["$defs"]["Row"]["properties"]["MA(5)"] == {"type": "number"}
+    assert schema["$defs"]["Pair"]["additionalProperties"] is False
+    openapi: Any = rows.export("openapi", "add")
+    assert openapi["components"]["schemas"]["Row"]["additionalProperties"] is True
+    mcp: Any = rows.export("mcp", "add")
+    assert mcp["inputSchema"]["$defs"]["Row"]["additionalProperties"] is True
+    # OpenAI's strict mode needs closed objects: the open record is closed there
+    openai: Any = rows.export("openai", "add")
+    assert openai["function"]["parameters"]["$defs"]["Row"]["additionalProperties"] is False
+    card = rows.card("add")
+    assert '  - Row = record { id: int, "MA(5)": float, label?: str, ... }' in card.splitlines()

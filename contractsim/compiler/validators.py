@@ -213,6 +213,7 @@ class ArgProblem:
 
 
 _CONFIG = ConfigDict(extra="forbid", frozen=True, strict=False, arbitrary_types_allowed=True)
+_OPEN_CONFIG = ConfigDict(extra="allow", frozen=True, strict=False, arbitrary_types_allowed=True)
 
 
 def model_values(model: BaseModel) -> dict[str, Any]:
@@ -229,7 +230,11 @@ def _root_value(model: RootModel[Any]) -> Any:
 
 
 def _record_to_map(model: BaseModel) -> FMap:
-    return FMap(model_values(model))
+    values = model_values(model)
+    extra = model.__pydantic_extra__
+    if extra:  # an open record keeps the fields it does not declare
+        values.update((k, freeze(v)) for k, v in extra.items() if k not in values)
+    return FMap(values)
 
 
 def _one_of(label: str, tagged: bool) -> Callable[[Any, Any], Any]:
@@ -277,9 +282,13 @@ def _mismatch(kind: str) -> bool:
 
 
 def _aliased_model(
-    model_name: str, fields: list[tuple[str, Any, Any]], tag: str | None = None
+    model_name: str,
+    fields: list[tuple[str, Any, Any]],
+    tag: str | None = None,
+    is_open: bool = False,
 ) -> type[BaseModel]:
-    """A model whose fields are ``(contract name, annotation, default or ...)``."""
+    """A model whose fields are ``(contract name, annotation, default or ...)``; an open one
+    (``record { …, ... }``) keeps the fields it does not declare."""
     spec: dict[str, Any] = {}
     for i, (name, annotation, default) in enumerate(fields):
         if i == 0 and tag is not None:
@@ -287,7 +296,8 @@ def _aliased_model(
             spec[name] = (annotation, default)
         else:
             spec[f"f{i}"] = (annotation, Field(default, alias=name))
-    return create_model(_model_name(model_name), __config__=_CONFIG, **spec)
+    config = _OPEN_CONFIG if is_open else _CONFIG
+    return create_model(_model_name(model_name), __config__=config, **spec)
 
 
 class ValidatorBuilder:
@@ -443,7 +453,7 @@ class ValidatorBuilder:
         finally:
             self._in_model -= 1
         model = _aliased_model(
-            name or f"Record{self._counter}", fields, None if tag is None else tag[0]
+            name or f"Record{self._counter}", fields, None if tag is None else tag[0], t.open
         )
         self._models.append(model)
         return model

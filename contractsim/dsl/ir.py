@@ -80,6 +80,8 @@ class RecordType(Node):
     kind: Literal["record"] = "record"
     fields: tuple[RecordField, ...]
     constraints: tuple[Constraint, ...] = ()
+    # ``record { id: int, ... }``: values keep (and may carry) fields nobody declared
+    open: bool = False
 
 
 class Variant(Node):

@@ -398,7 +398,10 @@ class _Lowerer:
         return construct(ir.EnumMember, span=self.span(tree), value=value)
 
     def _type_record(self, tree: Tree[Token]) -> ir.RecordType:
-        fields = [self.lower(c) for c in tree.children if c is not None]
+        is_open = any(isinstance(c, Token) and c.type == "OPEN_REST" for c in tree.children)
+        fields = [self.lower(c) for c in tree.children if isinstance(c, Tree)]
+        if is_open:
+            return construct(ir.RecordType, span=self.span(tree), fields=tuple(fields), open=True)
         return construct(ir.RecordType, span=self.span(tree), fields=tuple(fields))
 
     def _field(self, tree: Tree[Token]) -> ir.RecordField:
@@ -406,7 +409,7 @@ class _Lowerer:
         return construct(
             ir.RecordField,
             span=self.span(name),
-            name=str(name),
+            name=str(name) if isinstance(name, Token) else cast(str, self.value(name)),
             type=self.lower(texpr),
             optional=optional is not None,
             default=None if default is None else self.lower(default),

@@ -183,7 +183,7 @@ class Checker(NodeVisitor):
                 (f.name, T.FieldT(self.resolve(f.type), f.optional, f.default is not None))
                 for f in t.fields
             ]
-            return T.RecordT(name or "record", tuple(fields))
+            return T.RecordT(name or "record", tuple(fields), t.open)
         if isinstance(t, ir.TaggedUnionType):
             self.once([(v.tag, v.span) for v in t.variants], "E0412", "variant {} is declared")
             variants: list[tuple[str, T.Ty]] = []
@@ -359,6 +359,8 @@ class Checker(NodeVisitor):
         if obj == T.STR:
             self.expect(key, T.INT, e.key.span, "a string index")
             return T.STR
+        if isinstance(obj, T.RecordT):
+            return self.record_index(e, obj)
         if obj != T.ANY:
             self.err(
                 "E0306",
@@ -481,6 +483,61 @@ class Checker(NodeVisitor):
         self.err("E0201", f"unknown state variable `state.{e.name}`", e.span, hint=hint)
         return T.ANY
 
+    # ------------------------------------------------------------------ records by field name
+    def record_field(
+        self, rec: T.RecordT, name: str, span: Span, via_get: bool = False
+    ) -> T.Ty | None:
+        """The type of field ``name`` of ``rec`` (``T | null`` when optional without a default);
+        None after E0209 when it has no such field (never for ``get`` on an open record)."""
+        f = rec.field(name)
+        if f is not None:
+            return T.UnionT((f.type, T.NULL)) if f.optional and not f.has_default else f.type
+        if via_get and rec.open:
+            return None
+        hint = suggestion_hint(name, [n for n, _ in rec.fields], "field")
+        if rec.open and did_you_mean(name, [n for n, _ in rec.fields]) is None:
+            hint = (
+                f"`{rec.name}` is an open record: read a field it does not declare with "
+                f'get(…, "{name}", default)'
+            )
+        self.err("E0209", f"record `{rec.name}` has no field `{name}`", span, hint=hint)
+        return None
+
+    def record_index(self, e: ir.Index, rec: T.RecordT) -> T.Ty:
+        """``r["MA(5)"]``: a field by its (quoted) name, a literal string."""
+        if not (isinstance(e.key, ir.ScalarLit) and isinstance(e.key.value, str)):
+            self.err(
+                "E0306",
+                f"record `{rec.name}` is indexed by a literal field name",
+                e.key.span,
+                hint='write r["field"]; for a computed name use get(r, name, default)',
+            )
+            return T.ANY
+        found = self.record_field(rec, e.key.value, e.key.span)
+        return T.ANY if found is None else found
+
+    def record_get(self, e: ir.Call, args: list[T.Ty]) -> T.Ty:
+        """``get(r, "name", default)`` on a record: a declared field (joined with the default),
+        or, on an open record, any field (of a type the contract cannot know)."""
+        rec = args[0]
+        assert isinstance(rec, T.RecordT)
+        if len(args) > 1:
+            self.expect(args[1], T.STR, e.args[1].span, "a field name")
+        key = e.args[1] if len(e.args) > 1 else None
+        if isinstance(key, ir.ScalarLit) and isinstance(key.value, str):
+            found = self.record_field(rec, key.value, key.span, via_get=True)
+            if found is not None:
+                return T.join(found, args[2]) if len(args) > 2 else found
+            if not rec.open:
+                return T.ANY
+        elif not rec.open:
+            options = [f.type for _, f in rec.fields] + [T.NULL]
+            ty = options[0]
+            for other in options[1:]:
+                ty = T.join(ty, other)
+            return T.join(ty, args[2]) if len(args) > 2 else ty
+        return T.ANY
+
     def attr_type(self, e: ir.Attr, scope: Scope) -> T.Ty:
         obj = self.expr(e.obj, scope)
         if isinstance(obj, T.TypeRefT):
@@ -498,16 +555,8 @@ class Checker(NodeVisitor):
             return T.ANY
         base = T.strip_null(obj)
         if isinstance(base, T.RecordT):
-            f = base.field(e.name)
-            if f is None:
-                self.err(
-                    "E0209",
-                    f"record `{base.name}` has no field `{e.name}`",
-                    e.name_span,
-                    hint=suggestion_hint(e.name, [n for n, _ in base.fields], "field"),
-                )
-                return T.ANY
-            return T.UnionT((f.type, T.NULL)) if f.optional and not f.has_default else f.type
+            field_type = self.record_field(base, e.name, e.name_span)
+            return T.ANY if field_type is None else field_type
         if isinstance(base, T.TaggedT):
             if e.name == base.tag:
                 return T.EnumT(base.name + "." + base.tag, tuple(t for t, _ in base.variants))
@@ -700,6 +749,8 @@ class Checker(NodeVisitor):
                 e.func_span,
                 hint="a fresh id is made when the call changes state",
             )
+        if e.func == "get" and args and isinstance(args[0], T.RecordT):
+            return self.record_get(e, args)
         for kind, ty, a_expr in zip(builtin.arg_kinds, args, e.args):
             self.builtin_arg(e.func, kind, ty, a_expr)
         return builtin.result(args)
