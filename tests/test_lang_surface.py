@@ -552,3 +552,95 @@ def test_open_records_export_additional_properties(rows: contractsim.Contract) -
     assert openai["function"]["parameters"]["$defs"]["Row"]["additionalProperties"] is False
     card = rows.card("add")
     assert '  - Row = record { id: int, "MA(5)": float, label?: str, ... }' in card.splitlines()
+
+
+def test_state_prefix_in_machine_guards_outcomes_and_flows() -> None:
+    c = contractsim.loads(
+        H
+        + """state {
+  level: int = 0
+  mode: str = "idle"
+}
+tool raise_level(level: int) {
+  outcome done success when state.level + level < 5 { state.level += level }
+  outcome capped partial { state.level = 5 }
+}
+tool work(mode: str) {
+  flow {
+    initial start
+    step start { state.mode = mode }
+    start -> outcome ok when state.mode == "busy"
+    start -> outcome refused
+  }
+  outcome ok success
+  outcome refused fails REFUSED "mode {mode}, was {state.mode}"
+}
+machine gate {
+  states low, high
+  initial low
+  low -> low on raise_level when state.level + level < 3
+  low -> high on raise_level
+  high -> high on raise_level
+  low -> low on work
+  high -> high on work
+}
+"""
+    )
+    sim = c.simulator(now=NOW)
+    rep = sim.run([("raise_level", {"level": 2}), ("raise_level", {"level": 3})])
+    assert rep.ok
+    (path,) = rep.paths
+    assert path.state["level"] == 5  # 0 + 2 < 5: done (2); then 2 + 3 < 5 is false: capped
+    assert path.state["machine:gate"] == "high"
+    busy = sim.step(sim.initial_state(), "work", {"mode": "busy"})
+    assert busy.verdict == "ok" and busy.branches[0].state["mode"] == "busy"
+    idle = sim.step(sim.initial_state(), "work", {"mode": "nap"})
+    assert idle.verdict == "fails"
+    # an outcome's message reads the state before the call
+    assert [v.message for v in idle.branches[0].violations] == ["mode nap, was idle"]
+    assert idle.branches[0].state["mode"] == "nap"  # a failure outcome keeps the flow's effects
+
+
+def test_state_prefix_is_three_valued_over_unknown() -> None:
+    c = contractsim.loads(
+        H
+        + """state { network: bool = unknown }
+tool send(network: str) {
+  require state.network else OFFLINE "offline"
+}
+"""
+    )
+    sim = c.simulator(now=NOW)
+    r = sim.step(sim.initial_state(), "send", {"network": "wifi"})
+    assert r.verdict == "may_fail"
+    failing = [b for b in r.branches if b.kind == "fails"]
+    assert [v.code for b in failing for v in b.violations] == ["OFFLINE"]
+    assert [b.state["network"] for b in failing] == [False]
+    ok = [b for b in r.branches if b.kind != "fails"]
+    assert [b.state["network"] for b in ok] == [True]
+    assert sim.step(sim.initial_state({"network": True}), "send", {"network": "x"}).verdict == "ok"
+
+
+def test_diff_reports_accepted_types_and_opened_records() -> None:
+    old = contractsim.loads(
+        H + "type R = record { a: int }\nstate { v: int = 0 }\n"
+        "tool t(x: float, r: R) { effect v = r.a }\n"
+    )
+    new = contractsim.loads(
+        H.replace("1.0.0", "1.1.0") + "type R = record { a: int, ... }\nstate { v: int = 0 }\n"
+        "tool t(x: float accepts float | str, r: R) { effect v = r.a }\n"
+    )
+    changes = [(c.type, c.field, c.description) for c in contractsim.diff(old, new).changes]
+    assert changes == [
+        ("behavioural", "param x", "accepted type of `x` float → float | str"),
+        (
+            "additive",
+            "param r",
+            "`r` accepts more values: closed record → open (undeclared fields)",
+        ),
+    ]
+    back = [(c.type, c.description) for c in contractsim.diff(new, old).changes]
+    assert back == [
+        ("behavioural", "accepted type of `x` float | str → float"),
+        ("breaking", "`r` accepted values narrowed: open record → closed (undeclared fields)"),
+    ]
