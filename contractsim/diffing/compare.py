@@ -255,7 +255,9 @@ class _Differ:
                 )
             for tc in compare_types(p.type, q.type, self.o, self.n):
                 self.param_type_change(o.name, p.name, tc, n)
-            if p.accepted_type != q.accepted_type:
+            if (p.accepts is not None or q.accepts is not None) and (
+                p.accepted_type != q.accepted_type
+            ):
                 self.add(
                     "behavioural",
                     o.name,
