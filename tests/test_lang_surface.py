@@ -644,3 +644,30 @@ def test_diff_reports_accepted_types_and_opened_records() -> None:
         ("behavioural", "accepted type of `x` float | str → float"),
         ("breaking", "`r` accepted values narrowed: open record → closed (undeclared fields)"),
     ]
+
+
+def test_planning_relaxation_reads_state_prefix_and_not_a_hiding_parameter() -> None:
+    from contractsim.planning.relaxed import Relaxation
+
+    c = contractsim.loads(
+        H
+        + """state {
+  ready: bool = false
+  done: bool = false
+}
+tool prepare() { effect ready = true }
+tool go_param(ready: bool) { require ready else NOT_READY  effect done = true }
+tool go_state(ready: bool) { require state.ready else NOT_READY  effect done = true }
+goal finished = done
+"""
+    )
+    sim = c.simulator(now=NOW)
+    calls = [
+        sim.bind("prepare"),
+        sim.bind("go_param", {"ready": True}),
+        sim.bind("go_state", {"ready": False}),
+    ]
+    relax = Relaxation(sim, calls, "finished")
+    assert relax.usable
+    ready = relax.index[("ready", True)]
+    assert relax.pre == [(), (), (ready,)]  # the parameter `ready` is no fact; state.ready is
