@@ -671,3 +671,17 @@ goal finished = done
     assert relax.usable
     ready = relax.index[("ready", True)]
     assert relax.pre == [(), (), (ready,)]  # the parameter `ready` is no fact; state.ready is
+
+
+def test_dependency_view_reads_state_prefix_behind_a_hiding_parameter() -> None:
+    from contractsim.render.deps import dependencies
+
+    c = contractsim.loads(
+        H
+        + """state { ready: bool = false }
+tool prepare() { effect ready = true }
+tool go(ready: bool) { require state.ready and ready else NOT_READY }
+"""
+    )
+    deps = [(d.source, d.target, d.effect, d.reasons) for d in dependencies(c.ir)]
+    assert deps == [("prepare", "go", "enables", ("ready",))]
