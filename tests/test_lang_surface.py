@@ -685,3 +685,28 @@ tool go(ready: bool) { require state.ready and ready else NOT_READY }
     )
     deps = [(d.source, d.target, d.effect, d.reasons) for d in dependencies(c.ir)]
     assert deps == [("prepare", "go", "enables", ("ready",))]
+
+
+def test_state_prefix_behind_let_and_loop_variables() -> None:
+    c = contractsim.loads(
+        H
+        + """state {
+  count: int = 0
+  seen: list[int] = []
+}
+tool bump(n: int) {
+  effect {
+    let count = n * 10
+    for seen in [1, 2] { state.count += seen + count; state.seen.append(seen) }
+  }
+  ensure state.count == old(state.count) + 3 + 20 * n else BROKEN "{state.count}"
+}
+"""
+    )
+    sim = c.simulator(now=NOW)
+    (b,) = sim.step(sim.initial_state(), "bump", {"n": 1}).branches
+    assert (b.state["count"], b.state["seen"]) == (23, (1, 2))
+    assert b.violations == []
+    unknown = sim.initial_state({"count": contractsim.UNKNOWN})
+    r = sim.step(unknown, "bump", {"n": 1})
+    assert [b.state["count"] for b in r.branches] == [contractsim.UNKNOWN]
