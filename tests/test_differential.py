@@ -43,13 +43,14 @@ VARS = {
     "l": ("list[int]", "[]"),
     "tp": ("tuple[int, str]", '(0, "")'),
     "r": ("Rec", 'Rec(a=0, b="")'),
+    "k": ("str", '"q"'),  # hidden by the parameter `k` of tool t: read as `state.k`
 }
 
 
 def contract_text(goal: str, ensure: str, template: str, effect: str) -> str:
     state = "\n".join(f"  {n}: {t} = {v}" for n, (t, v) in VARS.items())
     return f"""contract gen2 version "1.0.0"
-type Rec = record {{ a: int, b: str, c?: float }}
+type Rec = record {{ a: int, b: str, c?: float, "d e"?: int, ... }}
 const LIMIT = 3
 state {{
 {state}
@@ -76,9 +77,20 @@ def _lit_int(n: int) -> str:
 
 def leaf(draw: Any, ty: str, where: str = "effect") -> str:
     options = {
-        "int": [_lit_int(draw(st.integers(-4, 4))), "i1", "x", "LIMIT", "r.a", "tp[0]"],
+        "int": [
+            _lit_int(draw(st.integers(-4, 4))),
+            "i1",
+            "x",
+            "LIMIT",
+            "r.a",
+            "tp[0]",
+            "state.i1",
+            'r["a"]',
+            'get(r, "zz", 1)',  # a field the open record Rec does not declare (maybe absent)
+            'get(r, "a", 0)',
+        ],
         "float": [draw(st.sampled_from(["0.5", "2.0", "(-1.5)"])), "f1"],
-        "str": [json.dumps(draw(st.sampled_from(STRS))), "s1", "k", "r.b", "tp[1]"],
+        "str": [json.dumps(draw(st.sampled_from(STRS))), "s1", "k", "r.b", "tp[1]", "state.k"],
         "bool": ["true", "false", "b1"],
         "set[int]": ["xs", "{}", "{1, 2}"],
         "set[str]": ["ss", '{"a"}'],
@@ -266,6 +278,10 @@ def stmt(draw: Any, depth: int) -> str:
                 ("r", "Rec"),
                 ("r.a", "int"),
                 ("m[k]", "int"),
+                ("state.k", "str"),
+                ("state.r.a", "int"),
+                ("state.m[state.k]", "int"),
+                ('r["a"]', "int"),
             ]
         )
     )
@@ -316,10 +332,12 @@ VALUE_OF: dict[str, Any] = {
     "list[int]": st.lists(SMALL_INT, max_size=3).map(tuple),
     "tuple[int, str]": st.tuples(SMALL_INT, SMALL_STR),
     "Rec": st.builds(
-        lambda a, b, c: FMap({"a": a, "b": b, "c": c}),
+        lambda a, b, c, de, zz: FMap({"a": a, "b": b, "c": c, "d e": de, **zz}),
         SMALL_INT,
         SMALL_STR,
         st.none() | st.sampled_from([0.5, 4.0]),
+        st.none() | SMALL_INT,
+        st.sampled_from([{}, {"zz": 2}, {"zz": -1}]),  # fields the open record does not declare
     ),
 }
 
@@ -484,7 +502,7 @@ def plan_contracts(draw: Any) -> str:
         for i in range(3)
     )
     return f"""contract plans version "1.0.0"
-type Rec = record {{ a: int, b: str, c?: float }}
+type Rec = record {{ a: int, b: str, c?: float, "d e"?: int, ... }}
 const LIMIT = 3
 state {{
 {state}

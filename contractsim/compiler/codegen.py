@@ -127,6 +127,8 @@ class CodeGen(NodeVisitor):
         return repr(value)
 
     def visit_Name(self, e: ir.Name, ctx: Ctx) -> str:
+        if e.state:
+            return f"{ctx.state}[{self.slots[e.name]}]"
         if e.name in ctx.locals:
             return ctx.locals[e.name]
         if e.name in self.slots:

@@ -112,6 +112,8 @@ class CTool:
     machines: list[str] = field(default_factory=list)
     fast_pre: Fn | None = None  # every hard precondition at once, on a known state
     params: frozenset[str] = frozenset()
+    # the model of the declared types when some parameter `accepts` more (OFF_SPEC_ARGUMENT)
+    declared_model: type[BaseModel] | None = None
 
     @property
     def name(self) -> str:
@@ -383,6 +385,9 @@ class _Builder:
             flow=flow,
             cost=None if tool.cost is None else self.expr_fn(tool.cost, params),
             params=frozenset(p.name for p in params),
+            declared_model=validators.args_model(tool, declared=True)
+            if any(p.accepts is not None for p in tool.params)
+            else None,
         )
         if pre_name is not None:
             ctool.fast_pre = _Lazy(self, pre_name, "fast")
@@ -505,7 +510,7 @@ def _resolve(obj: Any, modules: dict[Flavour, dict[str, Any]]) -> Any:
         return obj
     if hasattr(obj, "__dataclass_fields__"):
         for name in obj.__dataclass_fields__:
-            if name in ("ir", "template", "args_model"):
+            if name in ("ir", "template", "args_model", "declared_model"):
                 continue
             setattr(obj, name, _resolve(getattr(obj, name), modules))
         return obj

@@ -63,6 +63,10 @@ class Interpreter(NodeVisitor):
         return e.value
 
     def visit_Name(self, e: ir.Name, env: Env) -> Any:
+        if e.state:
+            if e.name in env.state:
+                return env.state[e.name]
+            raise lib.EvalError(f"unknown state variable {e.name}")
         if e.name in env.locals:
             return env.locals[e.name]
         if e.name in env.args:

@@ -80,6 +80,8 @@ class RecordType(Node):
     kind: Literal["record"] = "record"
     fields: tuple[RecordField, ...]
     constraints: tuple[Constraint, ...] = ()
+    # ``record { id: int, ... }``: values keep (and may carry) fields nobody declared
+    open: bool = False
 
 
 class Variant(Node):
@@ -121,8 +123,12 @@ class ScalarLit(Node):
 
 
 class Name(Node):
+    """A name: a parameter, local, state variable, constant or `result`. ``state.NAME`` is a
+    name with ``state`` set: always the state variable, even where a parameter hides it."""
+
     kind: Literal["name"] = "name"
     name: str
+    state: bool = False
 
 
 class Attr(Node):
@@ -319,10 +325,17 @@ class ConstDecl(Node):
 class Param(Node):
     kind: Literal["param"] = "param"
     name: str
-    type: TypeExpr
+    type: TypeExpr  # the declared type: what exports, cards and diagrams show agents
     optional: bool = False
     default: Expr | None = None
     description: str | None = None
+    # ``name: DECLARED accepts ACCEPTED``: what the tool really takes (None: the declared type)
+    accepts: TypeExpr | None = None
+
+    @property
+    def accepted_type(self) -> TypeExpr:
+        """The type a call's argument is validated against and the tool body sees."""
+        return self.type if self.accepts is None else self.accepts
 
 
 class PredicateDecl(Node):

@@ -67,7 +67,7 @@ class Printer(NodeVisitor):
         return literal_text(e.value, e.raw)
 
     def visit_Name(self, e: ir.Name, parent: int) -> str:
-        return e.name
+        return f"state.{e.name}" if e.state else e.name
 
     def visit_Attr(self, e: ir.Attr, parent: int) -> str:
         return f"{expr_text(e.obj, 9)}.{e.name}"

@@ -95,7 +95,7 @@ class Relaxation:
         if isinstance(e, ir.ScalarLit):
             return e.value
         if isinstance(e, ir.Name):
-            if e.name in env:
+            if e.name in env and not e.state:
                 return env[e.name]
             if e.name in self.consts:
                 return self.consts[e.name]
@@ -108,14 +108,18 @@ class Relaxation:
         """The facts a condition needs (the conjuncts read as facts; the others dropped)."""
         if isinstance(e, ir.Binary) and e.op == "and":
             return self._facts(e.left, env) + self._facts(e.right, env)
-        if isinstance(e, ir.Name) and self.fact_vars.get(e.name) == "bool":
+        if (
+            isinstance(e, ir.Name)
+            and self.fact_vars.get(e.name) == "bool"
+            and (e.state or e.name not in env)  # a parameter may hide the state variable
+        ):
             return [(e.name, True)]
         if (
             isinstance(e, ir.Binary)
             and e.op == "in"
             and isinstance(e.right, ir.Name)
             and self.fact_vars.get(e.right.name) == "set"
-            and e.right.name not in env
+            and (e.right.state or e.right.name not in env)
         ):
             try:
                 return [(e.right.name, self._value(e.left, env))]

@@ -207,7 +207,7 @@ def atoms(tool: ir.Tool, ctx: _Context) -> list[Atom]:
 
 
 def _state_var(e: ir.Expr, bound: set[str], ctx: _Context) -> str | None:
-    if isinstance(e, ir.Name) and e.name in ctx.state and e.name not in bound:
+    if isinstance(e, ir.Name) and e.name in ctx.state and (e.state or e.name not in bound):
         return e.name
     return None
 
