@@ -323,3 +323,14 @@ def test_refusal_exception_carries_the_structured_error(contract: contractsim.Co
     refusal = ContractRefusal(error)
     assert isinstance(refusal, ToolException) and str(refusal) == REFUSED_DELETE
     assert refusal.error.to_json()["error"] == "NO_BACKUP"
+
+
+def test_the_docs_example_prints_what_the_docs_say(
+    integrations_doc_example: Any,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, expected = integrations_doc_example("LangChain")
+    monkeypatch.chdir(BACKUP.parents[2])
+    exec(compile(code, "integrations.md", "exec"), {"__name__": "docs_example"})
+    assert capsys.readouterr().out == expected

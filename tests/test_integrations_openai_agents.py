@@ -258,3 +258,26 @@ def test_tools_the_contract_does_not_declare(contract: contractsim.Contract) -> 
     assert tool_outputs(model)["m1"].startswith('delete_file(path="/data/report.txt") was refused')
     with pytest.raises(TypeError, match="tool must be an Agents SDK FunctionTool"):
         guard_tool(contract.guard(), len)  # type: ignore[arg-type]
+
+
+def test_the_docs_example_prints_what_the_docs_say(
+    integrations_doc_example: Any,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agents.models.multi_provider import MultiProvider
+
+    code, expected = integrations_doc_example("OpenAI Agents SDK")
+    model = ScriptedModel(
+        [
+            [call("delete_file", {"path": "/data/report.txt"}, "c1")],
+            [call("copy_file", {"src": "/data/report.txt", "dst": "/archive/report.txt"}, "c2")],
+            [call("delete_file", {"path": "/data/report.txt"}, "c3")],
+            [say("Moved the report to /archive/report.txt.")],
+        ]
+    )
+    # the scripted model in place of the OpenAI one: no network, no API key
+    monkeypatch.setattr(MultiProvider, "get_model", lambda self, name: model)
+    monkeypatch.chdir(BACKUP.parents[2])
+    exec(compile(code, "integrations.md", "exec"), {"__name__": "docs_example"})
+    assert capsys.readouterr().out == expected
