@@ -139,11 +139,12 @@ def run(agent: Agent[Any], question: str) -> Any:
     return asyncio.run(Runner.run(agent, question))
 
 
+@pytest.mark.parametrize("mode", ["return", "raise"])
 def test_the_agent_loop_reads_the_refusal_and_follows_its_hint(
-    contract: contractsim.Contract,
+    contract: contractsim.Contract, mode: Any
 ) -> None:
     disk = Disk()
-    guard = contract.guard(state=STATE, mode="return")
+    guard = contract.guard(state=STATE, mode=mode)
     model = ScriptedModel(
         [
             [call("delete_file", {"path": "/data/report.txt"}, "c1")],
@@ -281,3 +282,13 @@ def test_the_docs_example_prints_what_the_docs_say(
     monkeypatch.chdir(BACKUP.parents[2])
     exec(compile(code, "integrations.md", "exec"), {"__name__": "docs_example"})
     assert capsys.readouterr().out == expected
+
+
+def test_tools_that_are_not_function_tools_are_returned_as_they_are(
+    contract: contractsim.Contract,
+) -> None:
+    from agents import WebSearchTool
+
+    hosted = WebSearchTool()
+    [same] = guard_tools(contract, [hosted])
+    assert same is hosted
