@@ -23,6 +23,7 @@ from agents import (
     function_tool,
     set_tracing_disabled,
 )
+from agents.exceptions import UserError
 from agents.models.interface import Model
 from openai.types.responses import (
     ResponseFunctionToolCall,
@@ -292,3 +293,28 @@ def test_tools_that_are_not_function_tools_are_returned_as_they_are(
     hosted = WebSearchTool()
     [same] = guard_tools(contract, [hosted])
     assert same is hosted
+
+
+def test_a_hand_built_tool_that_raises_still_fails_the_run(contract: contractsim.Contract) -> None:
+    class DiskGone(Exception):
+        pass
+
+    async def invoke(context: Any, arguments: str) -> Any:
+        raise DiskGone(arguments)
+
+    def hand_built() -> FunctionTool:
+        schema = {
+            "type": "object",
+            "properties": {"path": {"type": "string"}},
+            "required": ["path"],
+            "additionalProperties": False,
+        }
+        return FunctionTool("read_file", "Reads a file.", schema, invoke)
+
+    guard = contract.guard(state=STATE, mode="return")
+    for tools in ([hand_built()], guard_tools(guard, [hand_built()])):
+        model = ScriptedModel([[call("read_file", {"path": "/data/report.txt"}, "r1")]])
+        with pytest.raises(UserError, match="Error running tool read_file") as raised:
+            run(Agent(name="a", model=model, tools=tools), "go")
+        assert isinstance(raised.value.__cause__, DiskGone)
+    assert (guard.history[-1].tool, guard.history[-1].status) == ("read_file", "crash")

@@ -103,7 +103,12 @@ class _GuardedInvoke:
     def __init__(self, guard: Guard, tool: str, original: FunctionTool) -> None:
         self.original = original
         self.raising = original
-        if set_function_tool_failure_error_function is not None:
+        # a tool made with @function_tool turns its exceptions into text for the model; a
+        # FunctionTool built by hand raises them (and the run fails): both stay as they are
+        self.formats_errors = callable(
+            getattr(original.on_invoke_tool, "__agents_bind_function_tool__", None)
+        )
+        if self.formats_errors and set_function_tool_failure_error_function is not None:
             # a copy whose exceptions reach the guard; the original's policy then formats them
             self.raising = set_function_tool_failure_error_function(copy.copy(original), None)
 
@@ -139,7 +144,7 @@ class _GuardedInvoke:
     async def _failed(self, context: ToolContext[Any], exc: BaseException) -> Any:
         """The text the original tool gives the model for ``exc``, or ``exc`` raised when the
         tool has no failure text (``failure_error_function=None``)."""
-        if maybe_invoke_function_tool_failure_error_function is None:
+        if not self.formats_errors or maybe_invoke_function_tool_failure_error_function is None:
             raise exc
         text = await maybe_invoke_function_tool_failure_error_function(
             function_tool=self.original, context=context, error=exc
