@@ -60,8 +60,17 @@ class GuardedTool(BaseTool):
 
     _guarded: Callable[..., Any] | None = PrivateAttr(default=None)
     _aguarded: Callable[..., Any] | None = PrivateAttr(default=None)
+    # what the original's _run / _arun asks to be given (run_manager, the config's name): read
+    # once, as reading a signature's type hints costs more than the guard's own check
+    _sync_wants: tuple[bool, str | None] = PrivateAttr(default=(False, None))
+    _async_wants: tuple[bool, str | None] = PrivateAttr(default=(False, None))
 
     def model_post_init(self, context: Any, /) -> None:
+        inner = self.tool
+        self._sync_wants = _wants(inner._run)
+        self._async_wants = _wants(
+            inner._run if type(inner)._arun is BaseTool._arun else inner._arun
+        )
         if self.contract_tool in self.guard.contract.compiled.tools:
 
             def run(**kwargs: Any) -> Any:
@@ -94,7 +103,7 @@ class GuardedTool(BaseTool):
         run_manager: CallbackManagerForToolRun | None = None,
         **kwargs: Any,
     ) -> Any:
-        extra = _injected(self.tool._run, run_manager, config)
+        extra = _injected(self._sync_wants, run_manager, config)
         response: list[Any] = []
 
         def call() -> Any:
@@ -118,8 +127,7 @@ class GuardedTool(BaseTool):
         **kwargs: Any,
     ) -> Any:
         inner = self.tool
-        target = inner._run if type(inner)._arun is BaseTool._arun else inner._arun
-        extra = _injected(target, run_manager, config)
+        extra = _injected(self._async_wants, run_manager, config)
         response: list[Any] = []
 
         async def call() -> Any:
@@ -166,18 +174,23 @@ class GuardedTool(BaseTool):
         return response[0]
 
 
+def _wants(run: Callable[..., Any]) -> tuple[bool, str | None]:
+    """Whether ``run`` takes ``run_manager``, and the name of its ``RunnableConfig`` parameter,
+    as ``BaseTool.run`` reads them."""
+    return "run_manager" in inspect.signature(run).parameters, _get_runnable_config_param(run)
+
+
 def _injected(
-    run: Callable[..., Any],
+    wants: tuple[bool, str | None],
     run_manager: CallbackManagerForToolRun | AsyncCallbackManagerForToolRun | None,
     config: RunnableConfig,
 ) -> dict[str, Any]:
     """The run manager and config the original tool's ``_run``/``_arun`` asks for, as
     ``BaseTool.run`` would pass them."""
-    extra: dict[str, Any] = {}
-    if "run_manager" in inspect.signature(run).parameters:
-        extra["run_manager"] = run_manager
-    if name := _get_runnable_config_param(run):
-        extra[name] = config
+    takes_manager, config_name = wants
+    extra: dict[str, Any] = {"run_manager": run_manager} if takes_manager else {}
+    if config_name:
+        extra[config_name] = config
     return extra
 
 
