@@ -318,3 +318,23 @@ def test_a_hand_built_tool_that_raises_still_fails_the_run(contract: contractsim
             run(Agent(name="a", model=model, tools=tools), "go")
         assert isinstance(raised.value.__cause__, DiskGone)
     assert (guard.history[-1].tool, guard.history[-1].status) == ("read_file", "crash")
+
+
+def test_an_observer_that_fails_refuses_the_call_in_return_mode(
+    contract: contractsim.Contract,
+) -> None:
+    disk = Disk()
+    guard = contract.guard(state=STATE, mode="return")
+
+    @guard.observer("files")
+    def files() -> Any:
+        raise OSError("the disk is not mounted")
+
+    model = ScriptedModel([[call("read_file", {"path": "/data/report.txt"}, "r1")], [say("no")]])
+    run(Agent(name="a", model=model, tools=guard_tools(guard, disk.tools())), "go")
+    assert tool_outputs(model)["r1"] == (
+        'read_file(path="/data/report.txt") was refused: OBSERVER_FAILED: reading the state '
+        "failed: OSError: the disk is not mounted\n"
+        "Fix: the call was not made; try again when the state can be read"
+    )
+    assert disk.calls == []

@@ -28,7 +28,7 @@ from agents import (
 )
 from agents.tool_context import ToolContext
 
-from ..compiler.foreign import described
+from ..compiler.foreign import described, exception_text
 from ..runtime.guard import ContractViolation, Guard, GuardError
 from ._common import Undeclared, contract_tool_name, make_guard, refusal_of
 
@@ -87,7 +87,18 @@ def contract_guardrail(
         args = _arguments(context.tool_arguments)
         if args is None:
             return ToolGuardrailFunctionOutput.allow()
-        error = guard.check(tool, args)
+        try:
+            error = guard.check(tool, args)
+        except Exception as exc:  # an observer failed: as the guard answers it in return mode
+            if guard.mode == "raise":
+                raise
+            error = GuardError(
+                tool,
+                args,
+                "OBSERVER_FAILED",
+                f"reading the state failed: {exception_text(exc)}",
+                "the call was not made; try again when the state can be read",
+            )
         if error is None:
             return ToolGuardrailFunctionOutput.allow()
         return ToolGuardrailFunctionOutput.reject_content(error.to_llm(), error.to_json())
