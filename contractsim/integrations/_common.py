@@ -3,20 +3,17 @@ stands for, and how a guarded call's answer is read (a refusal, a raise, or the 
 
 from __future__ import annotations
 
-import logging
 import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..compiler.foreign import described
 from ..diagnostics import did_you_mean
-from ..runtime.guard import CallResult, ContractViolation, Guard, GuardError
+from ..runtime.guard import CallResult, Guard, GuardError
 
 if TYPE_CHECKING:
     from ..api import Contract
     from ..simulator.state import State
-
-log = logging.getLogger("contractsim.integrations")
 
 Undeclared = Literal["error", "refuse", "allow"]
 UNDECLARED_CHOICES = ("error", "refuse", "allow")
@@ -97,7 +94,6 @@ def real_value(guard: Guard, answer: Any) -> Any:
 
 
 __all__ = [
-    "ContractViolation",
     "Undeclared",
     "contract_tool_name",
     "make_guard",
