@@ -39,6 +39,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "contractsim.planning",
         "contractsim.diffing",
         "contractsim.importers",
+        "contractsim.integrations",
     ),
     ("contractsim.api", "contractsim"),  # the top package's __init__ is the façade's lazy alias
     ("contractsim.cli", "contractsim.__main__"),
