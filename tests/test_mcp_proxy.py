@@ -352,3 +352,111 @@ def test_1000_sequential_and_100_concurrent_calls_lose_no_state_update(tmp_path:
     state = json.loads(saved.read_text())
     assert state["added"] == 1100
     assert len(state["notes"]) == 1100
+
+
+# -- in process, with a fake server: fast, in the default run
+
+
+class FakeSession:
+    """Answers call_tool like notes_server.py, counting the calls that reach it."""
+
+    def __init__(self) -> None:
+        self.notes: dict[str, str] = {}
+        self.calls: list[str] = []
+        self.crash_next = False
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], read_timeout_seconds: Any = None
+    ) -> types.CallToolResult:
+        self.calls.append(name)
+        if self.crash_next:
+            self.crash_next = False
+            raise anyio.BrokenResourceError()
+        if name == "add_note":
+            self.notes[arguments["name"]] = arguments["text"]
+            value = {"name": arguments["name"]}
+            return types.CallToolResult(content=[], structured_content=value)
+        return types.CallToolResult(content=[types.TextContent(text="?")], is_error=True)
+
+
+def fake_proxy(**options: Any) -> tuple[Any, FakeSession]:
+    from contractsim.integrations import mcp_proxy
+
+    proxy = mcp_proxy.McpProxy(contractsim.load(CONTRACT), ["unused"], **options)
+    session = FakeSession()
+    tool = types.Tool(name="add_note", input_schema={"type": "object"})
+    extra = types.Tool(
+        name="extra", input_schema={"type": "object"}, output_schema={"type": "object"}
+    )
+    read = types.Tool(
+        name="read_note", input_schema={"type": "object"}, output_schema={"type": "object"}
+    )
+
+    async def connect() -> Any:
+        link = mcp_proxy._Link()
+        link.session = session  # type: ignore[assignment]
+        link.tools = {"add_note": tool, "read_note": read, "extra": extra}
+        proxy._last_tools = link.tools
+        return link
+
+    proxy._connect = connect
+    return proxy, session
+
+
+def call(proxy: Any, name: str, args: dict[str, Any]) -> types.CallToolResult:
+    async def body() -> types.CallToolResult:
+        result: types.CallToolResult = await proxy._call_tool(
+            None, types.CallToolRequestParams(name=name, arguments=args)
+        )
+        return result
+
+    return anyio.run(body)
+
+
+def test_merged_listing_keeps_the_servers_output_schema_and_leaves_out_unserved_tools() -> None:
+    proxy, _ = fake_proxy()
+    read = types.Tool(name="read_note", input_schema={"type": "object"}, output_schema={"a": 1})
+    extra = types.Tool(name="extra", input_schema={"type": "object"})
+    listed = proxy.merged_tools({"read_note": read, "extra": extra})
+    assert [t.name for t in listed] == ["read_note", "extra", "get_tool_contract"]
+    assert listed[0].output_schema == {"a": 1}
+    assert listed[0].description.startswith("Returns a note's text.\n\nContract:")
+    assert listed[0].annotations is not None and listed[0].annotations.read_only_hint is True
+    assert listed[2].input_schema["properties"]["tool"]["enum"] == [
+        "add_note",
+        "read_note",
+        "delete_note",
+    ]
+
+
+def test_in_process_refusal_forwarding_and_crash(tmp_path: Path) -> None:
+    saved = tmp_path / "state.json"
+    proxy, session = fake_proxy(save_state=saved)
+    assert not call(proxy, "add_note", {"name": "a", "text": "1"}).is_error
+    refused = call(proxy, "add_note", {"name": "a", "text": "2"})
+    assert refused.is_error and refused.meta == {"contractsim": refused.meta["contractsim"]}
+    assert refused.meta["contractsim"]["error"] == "EXISTS"
+    assert session.calls == ["add_note"]
+    session.crash_next = True
+    crashed = call(proxy, "add_note", {"name": "b", "text": "3"})
+    assert crashed.is_error
+    assert "stopped answering" in text(crashed)
+    assert proxy.guard.state.to_json() == {"notes": {"a": "1"}, "added": 1}
+    unchecked = call(proxy, "extra", {"anything": 1})
+    assert unchecked.is_error and text(unchecked) == "?"  # forwarded as the server answered
+    assert session.calls == ["add_note", "add_note", "extra"]
+    proxy._save_state()
+    assert json.loads(saved.read_text()) == {"notes": {"a": "1"}, "added": 1}
+
+
+def test_in_process_drift_is_appended(tmp_path: Path) -> None:
+    log = tmp_path / "drift.jsonl"
+    proxy, _ = fake_proxy(drift_log=log)
+    call(proxy, "add_note", {"name": "a", "text": "1"})
+    read = call(proxy, "read_note", {"name": "a"})  # the fake answers isError: drift
+    assert read.is_error
+    # the server's own content first, then the guard's account of the failure
+    assert text(read).startswith('?\nread_note(name="a") failed: ')
+    assert "The tool said: ServerToolError: ?" in text(read)
+    (record,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert (record["tool"], record["predicted"], record["status"]) == ("read_note", "ok", "crash")
