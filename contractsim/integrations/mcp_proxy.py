@@ -44,7 +44,6 @@ from ..diagnostics import suggestion_hint
 
 if TYPE_CHECKING:
     from ..api import Contract
-    from ..runtime.guard import CallRecord, Guard
     from ..simulator.state import State
 
 log = logging.getLogger("contractsim.mcp_proxy")
@@ -111,7 +110,7 @@ class McpProxy:
         if not command:
             raise ValueError("command must name the MCP server to start")
         self.contract = contract
-        self.guard: Guard = contract.guard(
+        self.guard = contract.guard(
             state=state,
             mode="return",
             now=now,
@@ -347,7 +346,7 @@ class McpProxy:
             _RAW.reset(token)
         record = self.guard.last
         if record is not None and record.drift is not None:
-            self._write_drift(_drift_json(record))
+            self._write_drift(record.drift.to_json())
         warnings = [
             types.TextContent(text=f"Warning {w.code}: {w.message}") for w in answer.warnings
         ]
@@ -454,11 +453,6 @@ async def _list_all(session: ClientSession) -> dict[str, types.Tool]:
         if not cursor:
             break
     return tools
-
-
-def _drift_json(record: CallRecord) -> dict[str, Any]:
-    assert record.drift is not None
-    return record.drift.to_json()
 
 
 def _text(result: types.CallToolResult) -> str:
