@@ -165,17 +165,35 @@ def test_an_oversized_plan_is_413(folder: Path) -> None:
         assert streamed.status_code == 413
 
 
-def test_a_simulation_over_time_is_503(folder: Path) -> None:
-    with Running(folder, Limits(simulate_seconds=0.001)) as client:
-        plan = "steps:\n" + "".join(
-            f"  - tool: add_note\n    args: {{name: n{i}, text: x}}\n" for i in range(2000)
-        )
-        answer = client.post("/contracts/notes/simulate", content=plan)
-        assert answer.status_code in (200, 503)
-        if answer.status_code == 503:
-            assert answer.json()["error"] == "BUSY"
-        else:  # the simulator's own bound stopped it: steps left out, not known to succeed
-            assert answer.json()["verdict"] != "ok"
+def test_a_simulation_over_time_is_503(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from contractsim.integrations import serve
+
+    def slow(*args: Any) -> dict[str, Any]:
+        time.sleep(2)
+        return {}
+
+    monkeypatch.setattr(serve, "_simulate", slow)
+    with Running(folder, Limits(simulate_seconds=0.2)) as client:
+        answer = client.post("/contracts/notes/simulate", content="steps: []\n")
+        assert answer.status_code == 503
+        assert answer.json() == {
+            "error": "BUSY",
+            "message": "the simulation did not finish within 0.2 s",
+            "hint": "try a shorter plan, or later",
+        }
+
+
+def test_a_plan_sent_too_slowly_is_408(folder: Path) -> None:
+    with Running(folder, Limits(body_seconds=0.3)) as client:
+
+        def trickle() -> Iterator[bytes]:
+            yield b"steps:\n"
+            time.sleep(1.5)
+            yield b"  - tool: read_note\n    args: {name: a}\n"
+
+        answer = client.post("/contracts/notes/simulate", content=trickle())
+        assert answer.status_code == 408
+        assert answer.json()["error"] == "TIMEOUT"
 
 
 def test_concurrent_requests(client: httpx.Client) -> None:
