@@ -1176,6 +1176,7 @@ def _repair_text(fixed: Any, calls: list[tuple[str, dict[str, Any]]]) -> str:
 @click.option(
     "--call-timeout",
     type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
     help="Seconds a forwarded call may take; a server that takes longer is restarted on the "
     "next call. Default: no limit.",
 )

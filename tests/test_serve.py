@@ -283,3 +283,16 @@ def test_without_git_the_changelog_is_the_version(client: httpx.Client, folder: 
         pytest.skip("the temporary folder is inside a git repository")
     log = client.get("/contracts/notes/changelog").json()
     assert log["version"] == "1.0.0" and log["history"] is None
+
+
+def test_cli_serve_bad_input_exits_2(tmp_path: Path) -> None:
+    missing = CliRunner().invoke(main, ["serve", str(tmp_path / "nowhere")])
+    assert missing.exit_code == 2
+    assert "is not a directory" in missing.output
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = CliRunner().invoke(main, ["serve", str(tmp_path), "--port", str(port)])
+    assert busy.exit_code == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in busy.output
