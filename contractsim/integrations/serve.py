@@ -63,7 +63,7 @@ class Entry:
 
     name: str
     path: Path
-    stamp: tuple[float, int] = (0.0, 0)
+    stamp: tuple[int, int] = (0, 0)
     contract: Contract | None = None
     errors: list[dict[str, Any]] = field(default_factory=list)
     changelog: tuple[Any, dict[str, Any]] | None = None  # (key, answer)
@@ -110,20 +110,23 @@ class ContractFolder:
                     )
                     continue
                 found[path.stem] = path
-            self.problems = problems
-            for name in list(self.entries):
-                if name not in found or self.entries[name].path != found[name]:
-                    del self.entries[name]
+            entries: dict[str, Entry] = {}
             for name, path in found.items():
-                entry = self.entries.setdefault(name, Entry(name, path))
+                entry = self.entries.get(name)
+                if entry is None or entry.path != path:
+                    entry = Entry(name, path)
                 try:
                     info = path.stat()
                 except OSError:
                     continue
-                stamp = (info.st_mtime, info.st_size)
+                stamp = (info.st_mtime_ns, info.st_size)
                 if stamp != entry.stamp:
                     entry.stamp = stamp
                     self._load(entry)
+                entries[name] = entry
+            # replaced whole: requests read the dict from other threads while this runs
+            self.entries = entries
+            self.problems = problems
 
     def _load(self, entry: Entry) -> None:
         try:
