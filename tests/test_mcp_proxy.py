@@ -460,3 +460,28 @@ def test_in_process_drift_is_appended(tmp_path: Path) -> None:
     assert "The tool said: ServerToolError: ?" in text(read)
     (record,) = [json.loads(line) for line in log.read_text().splitlines()]
     assert (record["tool"], record["predicted"], record["status"]) == ("read_note", "ok", "crash")
+
+
+def test_in_process_a_timeout_or_a_json_rpc_error_is_a_failed_call() -> None:
+    from mcp.shared.exceptions import MCPError
+
+    proxy, session = fake_proxy()
+    answers = iter(
+        [
+            MCPError(types.REQUEST_TIMEOUT, "Request timed out"),
+            MCPError(types.INVALID_PARAMS, "bad name"),
+        ]
+    )
+
+    async def failing(
+        name: str, arguments: dict[str, Any], read_timeout_seconds: Any = None
+    ) -> Any:
+        raise next(answers)
+
+    session.call_tool = failing  # type: ignore[method-assign]
+    timed_out = call(proxy, "add_note", {"name": "a", "text": "1"})
+    assert timed_out.is_error
+    assert "stopped answering during the call (Request timed out)" in text(timed_out)
+    refused_by_server = call(proxy, "add_note", {"name": "a", "text": "1"})
+    assert "the MCP server answered error -32602: bad name" in text(refused_by_server)
+    assert proxy.guard.state.to_json() == {"notes": {}, "added": 0}
