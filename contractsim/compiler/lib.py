@@ -364,7 +364,7 @@ def count(xs: Any, sub: Any) -> int:
 
 def _enumerate(xs: Any) -> tuple[tuple[int, Any], ...]:
     """(index, item) pairs, in the order of :func:`iterate` (a map gives its keys)."""
-    return tuple(enumerate(iterate(xs)))
+    return _bounded(tuple(enumerate(iterate(xs))))
 
 
 MAX_DATE_TEXT = 200
