@@ -15,7 +15,8 @@ from ..dsl.walk import stmt_exprs, walk_expr, walk_stmts
 from . import comprehend, lib
 from .codegen import CodeGen, Flavour, Source
 from .empty import empty_of
-from .interp import Env, Interpreter, empty_like, quantify, sum_values
+from .interp import Env, Interpreter, empty_like, quantify
+from .lib import sum_values
 from .validators import ValidatorBuilder
 from .values import UNKNOWN, FMap, Fresh
 

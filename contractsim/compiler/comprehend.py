@@ -111,9 +111,7 @@ def quantify(op: str, found: Any, body: Fn, cond: Fn | None) -> Any:
             if value:
                 result += 1
     if op == "sum":
-        from .interp import sum_values
-
-        return sum_values(values)
+        return lib.sum_values(values)
     return result
 
 

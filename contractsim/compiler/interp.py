@@ -16,6 +16,7 @@ from ..dsl.visitor import NodeVisitor
 from ..dsl.walk import lvalue_path
 from . import comprehend, lib
 from .empty import empty_of
+from .lib import sum_values
 from .values import UNKNOWN, FMap, Fresh
 
 U = UNKNOWN
@@ -403,15 +404,6 @@ def quantify(op: str, coll: Any, body: Callable[[Any], Any]) -> Any:
     if any(v is U for v in values):
         return U
     return sum_values(values)
-
-
-def sum_values(values: Iterable[Any]) -> Any:
-    total: Any = 0
-    for v in values:
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise lib.EvalError(f"`sum` adds numbers, got {lib.type_name(v)}")
-        total = total + v
-    return total
 
 
 def empty_like(value: Any) -> Any:

@@ -12,7 +12,7 @@ import contextlib
 import operator
 import threading
 import time
-from collections.abc import Callable, Iterator, Sized
+from collections.abc import Callable, Iterable, Iterator, Sized
 from datetime import date as _date
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
@@ -336,6 +336,16 @@ def lift_deep(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     lifted.__name__ = getattr(fn, "__name__", "builtin")
     return lifted
+
+
+def sum_values(values: Iterable[Any]) -> Any:
+    """``sum(…)`` of a quantifier: numbers only (``true`` is no number here)."""
+    total: Any = 0
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise EvalError(f"`sum` adds numbers, got {type_name(v)}")
+        total = total + v
+    return total
 
 
 # ------------------------------------------------------------------ strings, dates, pairs

@@ -157,15 +157,17 @@ def _keyword_just_taken(exc: UnexpectedToken, text: str) -> Token | None:
     if exc.interactive_parser is None:
         return None
     values = exc.interactive_parser.parser_state.value_stack
-    last = values[-1] if values else None
-    if (
-        isinstance(last, Token)
-        and last.type != "NAME"
-        and isinstance(last.start_pos, int)
-        and _IDENTIFIER.fullmatch(str(last))
-        and _NAME_USE.match(text, last.end_pos or 0)
-    ):
-        return last
+    # the keyword, or the keyword and one token after it: `if -> a` after a machine guard
+    # takes `if` for a conditional expression and `-` for a minus before it fails
+    for last in reversed(values[-2:]):
+        if (
+            isinstance(last, Token)
+            and last.type != "NAME"
+            and isinstance(last.start_pos, int)
+            and _IDENTIFIER.fullmatch(str(last))
+            and _NAME_USE.match(text, last.end_pos or 0)
+        ):
+            return last
     return None
 
 
