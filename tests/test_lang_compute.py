@@ -212,7 +212,7 @@ def test_result_types() -> None:
         ("count(t, 1)", "E0301", "what `count` looks for in a string must be str, but this is int"),
         ('count(xs, "a")', "E0301", "str can never be an item of a list of int"),
         ("count(s, 1)", "E0301", "`count` needs a string or a list, got set[int]"),
-        ("enumerate(t)", "E0301", "`enumerate` needs a list, a set or a map, got str"),
+        ("enumerate(b)", "E0301", "`enumerate` needs a list, a set, a map or a string, got bool"),
         ("chars(xs)", "E0301", "`chars` needs a string, got list[int]"),
         ("parse_date(t, t)", "E0321", "the format of `parse_date` must be a literal string"),
         ('parse_date(t, "%Y %q")', "E0321", "`parse_date` does not support %q in its format"),
@@ -288,6 +288,9 @@ def test_parse_date_format_is_checked_where_expressions_are() -> None:
         ("enumerate(xs)", ((0, 3), (1, 1), (2, 2))),
         ("enumerate(s)", ((0, 4), (1, 5))),
         ("enumerate(m)", ((0, "a"), (1, "b"))),
+        ('enumerate("ab")', ((0, "a"), (1, "b"))),
+        ('first(c for c in t if c > "a")', "b"),  # a string gives its characters
+        ('[c for c in "abc" if c != "b"]', ("a", "c")),
         ('parse_date("03/12/2024", "%d/%m/%Y")', "2024-12-03"),
         ('parse_date("3 Dec 2024", "%d %b %Y")', "2024-12-03"),
         ('parse_date("3  DECEMBER 2024", "%d %B %Y")', "2024-12-03"),

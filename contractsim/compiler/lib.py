@@ -373,7 +373,10 @@ def count(xs: Any, sub: Any) -> int:
 
 
 def _enumerate(xs: Any) -> tuple[tuple[int, Any], ...]:
-    """(index, item) pairs, in the order of :func:`iterate` (a map gives its keys)."""
+    """(index, item) pairs, in the order of :func:`iterate` (a map gives its keys, a string its
+    characters)."""
+    if isinstance(xs, str) and len(xs) > MAX_ITEMS:
+        raise EvalError(f"enumerate would make a list of more than {MAX_ITEMS:,} items")
     return _bounded(tuple(enumerate(iterate(xs))))
 
 

@@ -803,7 +803,9 @@ class Checker(NodeVisitor):
             "map": isinstance(base, (T.MapT, T.EmptyT)) or base == T.ANY,
             "pattern": isinstance(a, ir.ScalarLit) and isinstance(a.value, str),
             "seq": T.is_stringy(base) or isinstance(base, (T.ListT, T.EmptyT)) or base == T.ANY,
-            "iterable": isinstance(base, (T.ListT, T.SetT, T.MapT, T.EmptyT)) or base == T.ANY,
+            "iterable": T.is_stringy(base)
+            or isinstance(base, (T.ListT, T.SetT, T.MapT, T.EmptyT))
+            or base == T.ANY,
             "date_format": True,  # checked below, with its own code
         }[kind]
         if kind == "date_format":
@@ -827,7 +829,7 @@ class Checker(NodeVisitor):
                 "map": "a map",
                 "pattern": 'a literal pattern r"…"',
                 "seq": "a string or a list",
-                "iterable": "a list, a set or a map",
+                "iterable": "a list, a set, a map or a string",
             }[kind]
             self.err("E0301", f"`{func}` needs {want}, got {ty.show()}", a.span)
 
