@@ -243,6 +243,20 @@ goal g = any(f.owner + "x" == "ax" for f in fs if f.owner != null)
 """
     assert codes(text) == []
     assert codes(text.replace(" if f.owner != null)", ")")) == ["E0301"]
+    # the branches of a conditional are narrowed by its condition
+    conditional = text.replace(
+        'any(f.owner + "x" == "ax" for f in fs if f.owner != null)',
+        'all((f.owner if f.owner != null else "-") + "x" != "" for f in fs)',
+    )
+    assert codes(conditional) == []
+    assert codes(conditional.replace("f.owner != null", "f.owner == null")) == ["E0301"]
+
+
+def test_unpacking_a_map_hints_at_its_keys() -> None:
+    diags = contractsim.check_text(contract_text("[k for k, v in m]"), "t.contract")
+    (d,) = [d for d in diags if d.severity == "error"]
+    assert d.code == "E0320"
+    assert d.hint == "a map gives its keys: bind one name and read the value, m[k]"
 
 
 def test_parse_date_format_is_checked_where_expressions_are() -> None:

@@ -411,14 +411,18 @@ class Checker(NodeVisitor):
             if isinstance(elem, T.TupleT) and len(elem.items) == n:
                 parts = elem.items
             elif elem != T.ANY:
+                if isinstance(elem, T.TupleT):
+                    hint = f"the items have {len(elem.items)} parts: name each of them"
+                elif isinstance(T.strip_null(coll), T.MapT):
+                    hint = "a map gives its keys: bind one name and read the value, m[k]"
+                else:
+                    hint = "unpack pairs such as those of enumerate(xs), which gives (index, item)"
                 self.err(
                     "E0320",
                     f"`for {e.var} in …` unpacks every item into {n} names, but the items "
                     f"are {elem.show()}",
                     e.coll.span,
-                    hint="unpack pairs such as those of enumerate(xs), which gives (index, item)"
-                    if not isinstance(elem, T.TupleT)
-                    else f"the items have {len(elem.items)} parts: name each of them",
+                    hint=hint,
                 )
             names = {n_: Symbol(t, "local", e.span) for n_, t in zip(e.unpack, parts)}
         inner = scope.child(**names)
