@@ -527,7 +527,7 @@ def test_unknown_state_gives_may_fail() -> None:
 state { xs: list[int] = [1, 2] }
 tool pick(n: int) {
   require first(x for x in xs if x == n) != null else MISSING
-  require (n if n > 0 else -n) < 10 else TOO_BIG
+  require (n if n > 0 else -n) < 10 else TOO_BIG "{n if n > 0 else -n} is too big"
 }
 """
     sim = contractsim.loads(text).simulator(now="2024-01-01T00:00:00Z")
@@ -536,3 +536,4 @@ tool pick(n: int) {
     assert sim.step(sim.initial_state({"xs": UNKNOWN}), "pick", {"n": 1}).verdict == "may_fail"
     r = sim.step(sim.initial_state({"xs": UNKNOWN}), "pick", {"n": -12})
     assert r.verdict == "fails" and [v.code for v in r.violations] == ["TOO_BIG"]
+    assert r.violations[0].message == "12 is too big"  # a conditional in a message hole
