@@ -154,6 +154,8 @@ def _of(*types: str) -> Gen:
     return lambda dr, d, w: expr(dr, dr(st.sampled_from(types)), d, w)
 
 
+DATE_FORMATS = ["%Y-%m-%d", "%d %b %Y", "%y%j", "%Y-%m-%dT%H:%M:%SZ"]
+
 # built-in name → (result type, where it may be written, the call)
 BUILTIN_CALLS: dict[str, tuple[str, str, Gen]] = {
     "len": (
@@ -203,6 +205,35 @@ BUILTIN_CALLS: dict[str, tuple[str, str, Gen]] = {
     "add_days": ("str", "any", _call("add_days", _const("today()"), _SMALL)),
     "fresh": ("str", "effect", lambda dr, d, w: dr(st.sampled_from(["fresh()", 'fresh("u")']))),
     "old": ("int", "ensure", lambda dr, d, w: f"old({expr(dr, 'int', d, 'goal')})"),
+    "chars": ("list[str]", "any", _call("chars", E("str"))),
+    "count": (
+        "int",
+        "any",
+        lambda dr, d, w: dr(
+            st.sampled_from(
+                [
+                    f"count({expr(dr, 'str', d, w)}, {expr(dr, 'str', d, w)})",
+                    f"count({expr(dr, 'list[int]', d, w)}, {expr(dr, 'int', d, w)})",
+                ]
+            )
+        ),
+    ),
+    "enumerate": (
+        "int",
+        "any",
+        lambda dr, d, w: (
+            f"sum(i * q for i, q in enumerate({_of('list[int]', 'set[int]')(dr, d, w)}))"
+        ),
+    ),
+    "parse_date": (
+        "bool",
+        "any",
+        lambda dr, d, w: (
+            f"(parse_date({expr(dr, 'str', d, w)}, "
+            f"{json.dumps(dr(st.sampled_from(DATE_FORMATS)))})"
+            " == null)"
+        ),
+    ),
 }
 
 
@@ -237,6 +268,58 @@ for _ty, _op in [
     ("bool", lambda dr, d, w: f"all(q >= 0 for q in {expr(dr, 'list[int]', d, w)})"),
     ("bool", lambda dr, d, w: f'any(startswith(q, "a") for q in {expr(dr, "set[str]", d, w)})'),
     ("list[int]", _bin("list[int]", ["+"], "list[int]", "list[int]")),
+    # comprehensions, first/last, filtered quantifiers and `a if c else b` (lang-compute)
+    (
+        "list[int]",
+        lambda dr, d, w: (
+            f"[{expr(dr, 'int', d, w)} + q for q in {_of('list[int]', 'set[int]')(dr, d, w)}"
+            f" if q > {expr(dr, 'int', d, w)}]"
+        ),
+    ),
+    (
+        "set[int]",
+        lambda dr, d, w: f"{{q % 3 for q in {expr(dr, 'list[int]', d, w)} if q != i1}}",
+    ),
+    (
+        "map[str, int]",
+        lambda dr, d, w: (
+            f"{{str(i): q for (i, q) in enumerate({expr(dr, 'list[int]', d, w)})"
+            f" if {expr(dr, 'bool', d, w)}}}"
+        ),
+    ),
+    (
+        "bool",
+        lambda dr, d, w: (
+            f"({dr(st.sampled_from(['first', 'last']))}(q * 2 for q in"
+            f" {_of('list[int]', 'set[int]')(dr, d, w)} if q > {expr(dr, 'int', d, w)}) == null)"
+        ),
+    ),
+    (
+        "int",
+        lambda dr, d, w: (
+            f"sum(q for q in {expr(dr, 'list[int]', d, w)} if q != {expr(dr, 'int', d, w)})"
+            f" + count(q > 0 for q in {expr(dr, 'set[int]', d, w)} if q != i1)"
+        ),
+    ),
+    (
+        "bool",
+        lambda dr, d, w: (
+            f"{dr(st.sampled_from(['all', 'any']))}(q > {expr(dr, 'int', d, w)} for q in"
+            f" {expr(dr, 'list[int]', d, w)} if {expr(dr, 'bool', d, w)})"
+        ),
+    ),
+    (
+        "int",
+        lambda dr, d, w: (
+            f"({expr(dr, 'int', d, w)} if {expr(dr, 'bool', d, w)} else {expr(dr, 'int', d, w)})"
+        ),
+    ),
+    (
+        "str",
+        lambda dr, d, w: (
+            f"({expr(dr, 'str', d, w)} if {expr(dr, 'bool', d, w)} else {expr(dr, 'str', d, w)})"
+        ),
+    ),
     ("list[int]", lambda dr, d, w: f"[{expr(dr, 'int', d, w)}, {expr(dr, 'int', d, w)}]"),
     ("set[int]", lambda dr, d, w: f"{{{expr(dr, 'int', d, w)}, 3}}"),
     ("tuple[int, str]", lambda dr, d, w: f"({expr(dr, 'int', d, w)}, {expr(dr, 'str', d, w)})"),

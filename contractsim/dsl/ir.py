@@ -159,13 +159,16 @@ class Call(Node):
 
 
 class Quantifier(Node):
-    """``all(body for var in coll)``, likewise ``any``, ``count`` and ``sum``."""
+    """``all(body for var in coll)``, likewise ``any``, ``count``, ``sum``, ``first`` and ``last``;
+    optionally ``… if cond`` and ``for i, x in …`` (see :class:`Comprehension` for both)."""
 
     kind: Literal["quantifier"] = "quantifier"
-    op: Literal["all", "any", "count", "sum"]
+    op: Literal["all", "any", "count", "sum", "first", "last"]
     var: str
     coll: Expr
     body: Expr
+    unpack: tuple[str, ...] = ()
+    cond: Expr | None = None
 
 
 class Unary(Node):
@@ -205,8 +208,48 @@ class MapLit(Node):
     entries: tuple[MapEntry, ...]
 
 
+# ---------------------------------------------------- comprehensions and conditional expressions
+
+
+class Comprehension(Node):
+    """``[body for var in coll if cond]`` (list), ``{body for …}`` (set) or
+    ``{key: body for …}`` (map). With ``unpack`` (``for i, x in …``) every item is a tuple whose
+    parts are bound to those names, and ``var`` is the text of the target (``i, x``)."""
+
+    kind: Literal["comprehension"] = "comprehension"
+    type: Literal["list", "set", "map"]
+    var: str
+    coll: Expr
+    body: Expr
+    key: Expr | None = None
+    unpack: tuple[str, ...] = ()
+    cond: Expr | None = None
+
+
+class Conditional(Node):
+    """``then if cond else orelse``."""
+
+    kind: Literal["conditional"] = "conditional"
+    cond: Expr
+    then: Expr
+    orelse: Expr
+
+
 Expr = Annotated[
-    Union[ScalarLit, Name, Attr, Index, Call, Quantifier, Unary, Binary, Collection, MapLit],
+    Union[
+        ScalarLit,
+        Name,
+        Attr,
+        Index,
+        Call,
+        Quantifier,
+        Unary,
+        Binary,
+        Collection,
+        MapLit,
+        Comprehension,
+        Conditional,
+    ],
     Field(discriminator="kind"),
 ]
 

@@ -933,26 +933,68 @@ class _Lowerer:
         )
 
     def _quantifier(self, tree: Tree[Token]) -> ir.Expr:
-        func, body, var, coll = tree.children
+        func, body, comp = tree.children
         op = str(func)
-        if op not in ("all", "any", "count", "sum"):
+        if op not in QUANTIFIERS:
             self.diagnostics.append(
                 error(
                     "E0208",
                     f"`{op}(… for … in …)` is not a quantifier",
                     self.span(func),
-                    hint="the quantifiers are all, any, count and sum",
+                    hint="the quantifiers are " + ", ".join(QUANTIFIERS[:-1]) + " and last",
                 )
             )
             op = "any"
+        binding = self.lower(cast(Tree[Token], comp))
         return construct(
-            ir.Quantifier,
-            span=self.span(tree),
-            op=cast(Any, op),
-            var=str(var),
-            coll=self.lower(coll),
-            body=self.lower(body),
+            ir.Quantifier, span=self.span(tree), op=cast(Any, op), body=self.lower(body), **binding
         )
+
+    # ------------------------------------------------------------------ comprehensions
+    def _comp_for(self, tree: Tree[Token]) -> dict[str, Any]:
+        """``for target in coll [if cond]``: the binding fields shared by quantifiers and
+        comprehensions."""
+        target, coll, cond = tree.children
+        names = self.lower(cast(Tree[Token], target))
+        return {
+            "var": ", ".join(names),
+            "unpack": tuple(names) if len(names) > 1 else (),
+            "coll": self.lower(coll),
+            "cond": None if cond is None else self.lower(cond),
+        }
+
+    def _comp_target(self, tree: Tree[Token]) -> list[str]:
+        return [str(c) for c in tree.children]
+
+    def _comprehension(self, tree: Tree[Token], kind: str) -> ir.Comprehension:
+        item, comp = tree.children
+        binding = self.lower(cast(Tree[Token], comp))
+        if kind == "map":
+            entry = cast(Tree[Token], item)
+            key, value = (self.lower(c) for c in entry.children)
+            return construct(
+                ir.Comprehension, span=self.span(tree), type="map", key=key, body=value, **binding
+            )
+        return construct(
+            ir.Comprehension,
+            span=self.span(tree),
+            type=cast(Any, kind),
+            body=self.lower(item),
+            **binding,
+        )
+
+    def _list_comp(self, tree: Tree[Token]) -> ir.Comprehension:
+        return self._comprehension(tree, "list")
+
+    def _set_comp(self, tree: Tree[Token]) -> ir.Comprehension:
+        return self._comprehension(tree, "set")
+
+    def _map_comp(self, tree: Tree[Token]) -> ir.Comprehension:
+        return self._comprehension(tree, "map")
+
+    def _cond_expr(self, tree: Tree[Token]) -> ir.Conditional:
+        then, cond, orelse = (self.lower(c) for c in tree.children)
+        return construct(ir.Conditional, span=self.span(tree), cond=cond, then=then, orelse=orelse)
 
     def _literal(self, tree: Tree[Token], value: Any) -> ir.ScalarLit:
         return construct(ir.ScalarLit, span=self.span(tree), value=value)
@@ -997,6 +1039,9 @@ class _Lowerer:
             ir.MapEntry, span=self.span(tree), key=self.lower(key), value=self.lower(value)
         )
 
+
+QUANTIFIERS = ("all", "any", "count", "sum", "first", "last")
+"""The functions written ``f(body for x in coll)``."""
 
 _UNKNOWN = object()
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -374,6 +374,8 @@ class Checker(NodeVisitor):
         return self.call_type(e, scope)
 
     def visit_Quantifier(self, e: ir.Quantifier, scope: Scope) -> T.Ty:
+        if e.unpack or e.cond is not None or e.op in ("first", "last"):
+            return self.binding_quantifier(e, scope)
         coll = self.expr(e.coll, scope)
         elem = T.elem_type(T.strip_null(coll))
         if elem is None:
@@ -391,6 +393,73 @@ class Checker(NodeVisitor):
             return body if T.is_numeric(body) else T.INT
         self.expect(body, T.BOOL, e.body.span, f"the condition of `{e.op}`")
         return T.INT if e.op == "count" else T.BOOL
+
+    # ------------------------------------------------------ comprehensions, conditionals
+    def bind(self, e: ir.Quantifier | ir.Comprehension, scope: Scope, what: str) -> Scope:
+        """The scope inside ``for var in coll if cond``: the item's name(s), narrowed by the
+        filter (``[x.a for x in xs if x != null]``)."""
+        coll = self.expr(e.coll, scope)
+        elem = T.elem_type(T.strip_null(coll))
+        if elem is None:
+            self.err(
+                "E0306",
+                f"{what} needs a collection to range over, got {coll.show()}",
+                e.coll.span,
+            )
+            elem = T.ANY
+        names: dict[str, Symbol] = {e.var: Symbol(elem, "local", e.span)}
+        if e.unpack:
+            n = len(e.unpack)
+            parts: tuple[T.Ty, ...] = (T.ANY,) * n
+            if isinstance(elem, T.TupleT) and len(elem.items) == n:
+                parts = elem.items
+            elif elem != T.ANY:
+                if isinstance(elem, T.TupleT):
+                    hint = f"the items have {len(elem.items)} parts: name each of them"
+                elif isinstance(T.strip_null(coll), T.MapT):
+                    hint = "a map gives its keys: bind one name and read the value, m[k]"
+                else:
+                    hint = "unpack pairs such as those of enumerate(xs), which gives (index, item)"
+                self.err(
+                    "E0320",
+                    f"`for {e.var} in …` unpacks every item into {n} names, but the items "
+                    f"are {elem.show()}",
+                    e.coll.span,
+                    hint=hint,
+                )
+            names = {n_: Symbol(t, "local", e.span) for n_, t in zip(e.unpack, parts)}
+        inner = scope.child(**names)
+        if e.cond is not None:
+            cond = self.expr(e.cond, inner)
+            self.expect(cond, T.BOOL, e.cond.span, "the condition after `if`")
+            inner = inner.narrowed(e.cond)
+        return inner
+
+    def binding_quantifier(self, e: ir.Quantifier, scope: Scope) -> T.Ty:
+        inner = self.bind(e, scope, f"`{e.op}`")
+        body = self.expr(e.body, inner)
+        if e.op in ("first", "last"):
+            return body if T.nullable(body) else T.UnionT((body, T.NULL))
+        if e.op == "sum":
+            if not T.is_numeric(body):
+                self.err("E0301", f"`sum` adds numbers, got {body.show()}", e.body.span)
+            return body if T.is_numeric(body) else T.INT
+        self.expect(body, T.BOOL, e.body.span, f"the condition of `{e.op}`")
+        return T.INT if e.op == "count" else T.BOOL
+
+    def visit_Comprehension(self, e: ir.Comprehension, scope: Scope) -> T.Ty:
+        inner = self.bind(e, scope, f"a {e.type} comprehension")
+        body = self.expr(e.body, inner)
+        if e.key is not None:
+            return T.MapT(self.expr(e.key, inner), body)
+        return T.ListT(body) if e.type == "list" else T.SetT(body)
+
+    def visit_Conditional(self, e: ir.Conditional, scope: Scope) -> T.Ty:
+        cond = self.expr(e.cond, scope)
+        self.expect(cond, T.BOOL, e.cond.span, "the condition of `… if … else …`")
+        then = self.expr(e.then, scope.narrowed(e.cond, positive=True))
+        orelse = self.expr(e.orelse, scope.narrowed(e.cond, positive=False))
+        return T.join(then, orelse)
 
     def visit_Unary(self, e: ir.Unary, scope: Scope) -> T.Ty:
         operand = self.expr(e.operand, scope)
@@ -753,7 +822,52 @@ class Checker(NodeVisitor):
             return self.record_get(e, args)
         for kind, ty, a_expr in zip(builtin.arg_kinds, args, e.args):
             self.builtin_arg(e.func, kind, ty, a_expr)
+        if e.func == "count":
+            self.count_args(args, e.args)
         return builtin.result(args)
+
+    def count_args(self, args: list[T.Ty], exprs: tuple[ir.Expr, ...]) -> None:
+        """``count(s, sub)`` counts substrings of a string, ``count(xs, x)`` items of a list."""
+        base = T.strip_null(args[0])
+        if T.is_stringy(base):
+            self.expect(args[1], T.STR, exprs[1].span, "what `count` looks for in a string")
+        elif isinstance(base, T.ListT) and not T.comparable(args[1], base.elem):
+            self.err(
+                "E0301",
+                f"{args[1].show()} can never be an item of a list of {base.elem.show()}",
+                exprs[1].span,
+            )
+
+    def date_format(self, a: ir.Expr) -> None:
+        """The format of ``parse_date``: a literal string of supported directives (E0321)."""
+        from .builtins import DATE_DIRECTIVES
+
+        if not (isinstance(a, ir.ScalarLit) and isinstance(a.value, str)):
+            self.err(
+                "E0321",
+                "the format of `parse_date` must be a literal string",
+                a.span,
+                hint='write it in the contract, e.g. parse_date(s, "%Y-%m-%d")',
+            )
+            return
+        text = a.value
+        i = 0
+        while i < len(text):
+            if text[i] == "%":
+                directive = text[i + 1 : i + 2]
+                if directive == "" or directive not in DATE_DIRECTIVES:
+                    shown = f"%{directive}" if directive else "a lone `%` at the end"
+                    self.err(
+                        "E0321",
+                        f"`parse_date` does not support {shown} in its format",
+                        a.span,
+                        hint="the directives are %Y %m %d %H %M %S %y %b %B %j, and %% for a "
+                        "literal %",
+                    )
+                    return
+                i += 2
+            else:
+                i += 1
 
     def builtin_arg(self, func: str, kind: str, ty: T.Ty, a: ir.Expr) -> None:
         base = T.strip_null(ty)
@@ -767,7 +881,15 @@ class Checker(NodeVisitor):
             "set": isinstance(base, (T.SetT, T.EmptyT)) or base == T.ANY,
             "map": isinstance(base, (T.MapT, T.EmptyT)) or base == T.ANY,
             "pattern": isinstance(a, ir.ScalarLit) and isinstance(a.value, str),
+            "seq": T.is_stringy(base) or isinstance(base, (T.ListT, T.EmptyT)) or base == T.ANY,
+            "iterable": T.is_stringy(base)
+            or isinstance(base, (T.ListT, T.SetT, T.MapT, T.EmptyT))
+            or base == T.ANY,
+            "date_format": True,  # checked below, with its own code
         }[kind]
+        if kind == "date_format":
+            self.date_format(a)
+            return
         if ok and kind == "pattern":
             from .patterns import pattern_problem
 
@@ -785,6 +907,8 @@ class Checker(NodeVisitor):
                 "set": "a set",
                 "map": "a map",
                 "pattern": 'a literal pattern r"…"',
+                "seq": "a string or a list",
+                "iterable": "a list, a set, a map or a string",
             }[kind]
             self.err("E0301", f"`{func}` needs {want}, got {ty.show()}", a.span)
 

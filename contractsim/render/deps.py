@@ -237,7 +237,8 @@ class _AtomFinder(NodeVisitor):
         self, e: ir.Quantifier, positive: bool, bound: set[str], ctx: _Context, depth: int
     ) -> Iterator[Atom]:
         if e.op in ("all", "any"):
-            yield from _atoms(e.body, positive, bound | {e.var}, ctx, depth + 1)
+            names = {e.var, *e.unpack}
+            yield from _atoms(e.body, positive, bound | names, ctx, depth + 1)
 
     def visit_Call(
         self, e: ir.Call, positive: bool, bound: set[str], ctx: _Context, depth: int
