@@ -1136,3 +1136,191 @@ def _repair_text(fixed: Any, calls: list[tuple[str, dict[str, Any]]]) -> str:
             own += 1
             lines.append(f"    {own}. {_call_text(tool, args)}")
     return "\n".join(lines) + "\n"
+
+
+@main.command(
+    name="mcp-proxy",
+    context_settings={"ignore_unknown_options": True},
+)
+@click.argument("contract", type=click.Path(dir_okay=True))
+@click.argument("server_cmd", nargs=-1, required=True, type=click.UNPROCESSED)
+@click.option(
+    "--state",
+    "state_file",
+    type=click.Path(dir_okay=True),
+    help="JSON or YAML overrides of the initial tracked state ($unknown marks a value unknown).",
+)
+@click.option("--now", help="Fix the contract's today()/now() (RFC 3339). Default: the wall clock.")
+@click.option(
+    "--block-on-unknown",
+    is_flag=True,
+    help="Also refuse calls that only may fail because of unknown state (default: forward them; "
+    "the real result refines the state).",
+)
+@click.option(
+    "--serialize",
+    is_flag=True,
+    help="Check, forward and apply one call at a time (two concurrent calls then cannot both "
+    "pass a check only one of them may).",
+)
+@click.option(
+    "--drift-log",
+    type=click.Path(dir_okay=False),
+    help="Append every disagreement between contract and server here, one JSON object a line.",
+)
+@click.option(
+    "--save-state",
+    type=click.Path(dir_okay=False),
+    help="Write the tracked state here (JSON, as --state reads it) when the proxy stops.",
+)
+@click.option(
+    "--call-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Seconds a forwarded call may take; a server that takes longer is restarted on the "
+    "next call. Default: no limit.",
+)
+def mcp_proxy_cmd(
+    contract: str,
+    server_cmd: tuple[str, ...],
+    state_file: str | None,
+    now: str | None,
+    block_on_unknown: bool,
+    serialize: bool,
+    drift_log: str | None,
+    save_state: str | None,
+    call_timeout: float | None,
+) -> None:
+    """An MCP server (stdio) in front of the MCP server SERVER_CMD, guarded by CONTRACT.
+
+    Usage: contractsim mcp-proxy CONTRACT [OPTIONS] -- SERVER_CMD [ARGS...]
+
+    Lists the contract's tools (with their contracts in the descriptions) and the server's
+    others, plus get_tool_contract(tool). A call the contract says must fail is answered with
+    an isError result (the reason, the values, the fix, the tools callable now) and never
+    reaches the server; the others are forwarded and their real results update the tracked
+    state. See docs/integrations.md.
+
+    Exit 0 when the client closes the connection, 2 on bad input (contract, state file, --now)
+    or when SERVER_CMD cannot be started.
+    """
+    from .diagnostics import ContractError
+    from .simulator.formats import parse_now, parse_state, read_text
+    from .simulator.values import validate_state_overrides
+
+    if server_cmd and server_cmd[0] == "--":
+        server_cmd = server_cmd[1:]
+    if not server_cmd:
+        click.echo("error: give the MCP server's command after `--`", err=True)
+        sys.exit(EXIT_INPUT)
+    c = _load(contract)
+    try:
+        when = parse_now(now, "<command line: --now>") if now is not None else None
+        overrides: dict[str, Any] = {}
+        if state_file is not None:
+            text = read_text(state_file, "state")
+            overrides = validate_state_overrides(
+                c.compiled, parse_state(text, state_file), state_file, text
+            )
+    except ContractError as exc:
+        _emit_diagnostics(exc.diagnostics, exc.sources, "text", 50)
+        sys.exit(EXIT_INPUT)
+    try:
+        import anyio
+
+        from .integrations.mcp_proxy import McpProxy, ProxyError
+    except ImportError as exc:
+        click.echo(
+            f"error: mcp-proxy needs the `mcp` package ({exc}); pip install 'contractsim[mcp]'",
+            err=True,
+        )
+        sys.exit(EXIT_INPUT)
+    state = c.simulator(now=when).state_with(overrides)
+    proxy = McpProxy(
+        c,
+        list(server_cmd),
+        state=state,
+        now=now,
+        block_on_unknown=block_on_unknown,
+        serialize=serialize,
+        drift_log=drift_log,
+        save_state=save_state,
+        call_timeout=call_timeout,
+    )
+    try:
+        anyio.run(proxy.serve_stdio)
+    except ProxyError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_INPUT)
+    except KeyboardInterrupt:
+        pass
+
+
+@main.command(name="serve")
+@click.argument("directory", type=click.Path(file_okay=False))
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option(
+    "--poll-seconds",
+    type=click.FloatRange(min=0, min_open=True),
+    default=1.0,
+    show_default=True,
+    help="How often the folder is checked for changed contract files.",
+)
+@click.option(
+    "--max-body",
+    type=click.IntRange(1),
+    default=1_000_000,
+    show_default=True,
+    help="The largest plan POST /simulate accepts, in bytes (larger: 413).",
+)
+@click.option(
+    "--max-seconds",
+    type=click.FloatRange(min=0, min_open=True),
+    callback=lambda _ctx, param, value: _finite(param, value),
+    default=10.0,
+    show_default=True,
+    help="How long one simulation may run (longer: 503), and how long receiving a plan may "
+    "take (longer: 408).",
+)
+def serve_cmd(
+    directory: str, host: str, port: int, poll_seconds: float, max_body: int, max_seconds: float
+) -> None:
+    """Serve the contracts in DIRECTORY over HTTP: their exports, cards, versions and changelogs
+    (from git), and POST /contracts/NAME/simulate. Changed files are reloaded; a file that no
+    longer checks keeps its last good version served and is reported at /health. See
+    docs/integrations.md.
+
+    Exit 0 when stopped (Ctrl-C), 2 on bad input (DIRECTORY missing, the port taken).
+    """
+    import os
+
+    if not os.path.isdir(directory):
+        click.echo(f"error: {directory} is not a directory", err=True)
+        sys.exit(EXIT_INPUT)
+    try:
+        import uvicorn
+
+        from .api import diff, loads
+        from .integrations.serve import Limits, create_app
+    except ImportError as exc:
+        click.echo(
+            f"error: serve needs the `mcp` extra ({exc}); pip install 'contractsim[mcp]'",
+            err=True,
+        )
+        sys.exit(EXIT_INPUT)
+    app = create_app(
+        directory,
+        lambda text, name: loads(text, name),
+        lambda old, new: diff(old, new, witnesses=False),
+        poll_seconds=poll_seconds,
+        limits=Limits(max_body=max_body, body_seconds=max_seconds, simulate_seconds=max_seconds),
+    )
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    try:
+        server.run()
+    except SystemExit:  # uvicorn exits when it cannot bind
+        pass
+    if not server.started:
+        click.echo(f"error: cannot listen on {host}:{port}", err=True)
+        sys.exit(EXIT_INPUT)

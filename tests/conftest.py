@@ -11,8 +11,10 @@ Helpers that many test files share are below; import them with ``from conftest i
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 from hypothesis import settings
 
@@ -62,3 +64,20 @@ machine life {
   busy -> idle on stop
 }
 """
+
+
+def _integrations_doc_example(section: str) -> tuple[str, str]:
+    """The first ```python block of a section of docs/integrations.md and the ```text block
+    after it (what the example prints)."""
+    text = (Path(__file__).parents[1] / "docs" / "integrations.md").read_text(encoding="utf-8")
+    start = text.index(f"\n## {section}\n")
+    code_at = text.index("```python\n", start) + len("```python\n")
+    code = text[code_at : text.index("```", code_at)]
+    out_at = text.index("```text\n", code_at) + len("```text\n")
+    return code, text[out_at : text.index("```", out_at)]
+
+
+@pytest.fixture
+def integrations_doc_example() -> Callable[[str], tuple[str, str]]:
+    """Reads a section's example of docs/integrations.md (tests/test_integrations_*.py)."""
+    return _integrations_doc_example

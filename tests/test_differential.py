@@ -43,13 +43,14 @@ VARS = {
     "l": ("list[int]", "[]"),
     "tp": ("tuple[int, str]", '(0, "")'),
     "r": ("Rec", 'Rec(a=0, b="")'),
+    "k": ("str", '"q"'),  # hidden by the parameter `k` of tool t: read as `state.k`
 }
 
 
 def contract_text(goal: str, ensure: str, template: str, effect: str) -> str:
     state = "\n".join(f"  {n}: {t} = {v}" for n, (t, v) in VARS.items())
     return f"""contract gen2 version "1.0.0"
-type Rec = record {{ a: int, b: str, c?: float }}
+type Rec = record {{ a: int, b: str, c?: float, "d e"?: int, ... }}
 const LIMIT = 3
 state {{
 {state}
@@ -76,9 +77,20 @@ def _lit_int(n: int) -> str:
 
 def leaf(draw: Any, ty: str, where: str = "effect") -> str:
     options = {
-        "int": [_lit_int(draw(st.integers(-4, 4))), "i1", "x", "LIMIT", "r.a", "tp[0]"],
+        "int": [
+            _lit_int(draw(st.integers(-4, 4))),
+            "i1",
+            "x",
+            "LIMIT",
+            "r.a",
+            "tp[0]",
+            "state.i1",
+            'r["a"]',
+            'get(r, "zz", 1)',  # a field the open record Rec does not declare (maybe absent)
+            'get(r, "a", 0)',
+        ],
         "float": [draw(st.sampled_from(["0.5", "2.0", "(-1.5)"])), "f1"],
-        "str": [json.dumps(draw(st.sampled_from(STRS))), "s1", "k", "r.b", "tp[1]"],
+        "str": [json.dumps(draw(st.sampled_from(STRS))), "s1", "k", "r.b", "tp[1]", "state.k"],
         "bool": ["true", "false", "b1"],
         "set[int]": ["xs", "{}", "{1, 2}"],
         "set[str]": ["ss", '{"a"}'],
@@ -142,6 +154,8 @@ def _of(*types: str) -> Gen:
     return lambda dr, d, w: expr(dr, dr(st.sampled_from(types)), d, w)
 
 
+DATE_FORMATS = ["%Y-%m-%d", "%d %b %Y", "%y%j", "%Y-%m-%dT%H:%M:%SZ"]
+
 # built-in name → (result type, where it may be written, the call)
 BUILTIN_CALLS: dict[str, tuple[str, str, Gen]] = {
     "len": (
@@ -191,6 +205,35 @@ BUILTIN_CALLS: dict[str, tuple[str, str, Gen]] = {
     "add_days": ("str", "any", _call("add_days", _const("today()"), _SMALL)),
     "fresh": ("str", "effect", lambda dr, d, w: dr(st.sampled_from(["fresh()", 'fresh("u")']))),
     "old": ("int", "ensure", lambda dr, d, w: f"old({expr(dr, 'int', d, 'goal')})"),
+    "chars": ("list[str]", "any", _call("chars", E("str"))),
+    "count": (
+        "int",
+        "any",
+        lambda dr, d, w: dr(
+            st.sampled_from(
+                [
+                    f"count({expr(dr, 'str', d, w)}, {expr(dr, 'str', d, w)})",
+                    f"count({expr(dr, 'list[int]', d, w)}, {expr(dr, 'int', d, w)})",
+                ]
+            )
+        ),
+    ),
+    "enumerate": (
+        "int",
+        "any",
+        lambda dr, d, w: (
+            f"sum(i * q for i, q in enumerate({_of('list[int]', 'set[int]')(dr, d, w)}))"
+        ),
+    ),
+    "parse_date": (
+        "bool",
+        "any",
+        lambda dr, d, w: (
+            f"(parse_date({expr(dr, 'str', d, w)}, "
+            f"{json.dumps(dr(st.sampled_from(DATE_FORMATS)))})"
+            " == null)"
+        ),
+    ),
 }
 
 
@@ -225,6 +268,58 @@ for _ty, _op in [
     ("bool", lambda dr, d, w: f"all(q >= 0 for q in {expr(dr, 'list[int]', d, w)})"),
     ("bool", lambda dr, d, w: f'any(startswith(q, "a") for q in {expr(dr, "set[str]", d, w)})'),
     ("list[int]", _bin("list[int]", ["+"], "list[int]", "list[int]")),
+    # comprehensions, first/last, filtered quantifiers and `a if c else b` (lang-compute)
+    (
+        "list[int]",
+        lambda dr, d, w: (
+            f"[{expr(dr, 'int', d, w)} + q for q in {_of('list[int]', 'set[int]')(dr, d, w)}"
+            f" if q > {expr(dr, 'int', d, w)}]"
+        ),
+    ),
+    (
+        "set[int]",
+        lambda dr, d, w: f"{{q % 3 for q in {expr(dr, 'list[int]', d, w)} if q != i1}}",
+    ),
+    (
+        "map[str, int]",
+        lambda dr, d, w: (
+            f"{{str(i): q for (i, q) in enumerate({expr(dr, 'list[int]', d, w)})"
+            f" if {expr(dr, 'bool', d, w)}}}"
+        ),
+    ),
+    (
+        "bool",
+        lambda dr, d, w: (
+            f"({dr(st.sampled_from(['first', 'last']))}(q * 2 for q in"
+            f" {_of('list[int]', 'set[int]')(dr, d, w)} if q > {expr(dr, 'int', d, w)}) == null)"
+        ),
+    ),
+    (
+        "int",
+        lambda dr, d, w: (
+            f"sum(q for q in {expr(dr, 'list[int]', d, w)} if q != {expr(dr, 'int', d, w)})"
+            f" + count(q > 0 for q in {expr(dr, 'set[int]', d, w)} if q != i1)"
+        ),
+    ),
+    (
+        "bool",
+        lambda dr, d, w: (
+            f"{dr(st.sampled_from(['all', 'any']))}(q > {expr(dr, 'int', d, w)} for q in"
+            f" {expr(dr, 'list[int]', d, w)} if {expr(dr, 'bool', d, w)})"
+        ),
+    ),
+    (
+        "int",
+        lambda dr, d, w: (
+            f"({expr(dr, 'int', d, w)} if {expr(dr, 'bool', d, w)} else {expr(dr, 'int', d, w)})"
+        ),
+    ),
+    (
+        "str",
+        lambda dr, d, w: (
+            f"({expr(dr, 'str', d, w)} if {expr(dr, 'bool', d, w)} else {expr(dr, 'str', d, w)})"
+        ),
+    ),
     ("list[int]", lambda dr, d, w: f"[{expr(dr, 'int', d, w)}, {expr(dr, 'int', d, w)}]"),
     ("set[int]", lambda dr, d, w: f"{{{expr(dr, 'int', d, w)}, 3}}"),
     ("tuple[int, str]", lambda dr, d, w: f"({expr(dr, 'int', d, w)}, {expr(dr, 'str', d, w)})"),
@@ -266,6 +361,10 @@ def stmt(draw: Any, depth: int) -> str:
                 ("r", "Rec"),
                 ("r.a", "int"),
                 ("m[k]", "int"),
+                ("state.k", "str"),
+                ("state.r.a", "int"),
+                ("state.m[state.k]", "int"),
+                ('r["a"]', "int"),
             ]
         )
     )
@@ -316,10 +415,12 @@ VALUE_OF: dict[str, Any] = {
     "list[int]": st.lists(SMALL_INT, max_size=3).map(tuple),
     "tuple[int, str]": st.tuples(SMALL_INT, SMALL_STR),
     "Rec": st.builds(
-        lambda a, b, c: FMap({"a": a, "b": b, "c": c}),
+        lambda a, b, c, de, zz: FMap({"a": a, "b": b, "c": c, "d e": de, **zz}),
         SMALL_INT,
         SMALL_STR,
         st.none() | st.sampled_from([0.5, 4.0]),
+        st.none() | SMALL_INT,
+        st.sampled_from([{}, {"zz": 2}, {"zz": -1}]),  # fields the open record does not declare
     ),
 }
 
@@ -484,7 +585,7 @@ def plan_contracts(draw: Any) -> str:
         for i in range(3)
     )
     return f"""contract plans version "1.0.0"
-type Rec = record {{ a: int, b: str, c?: float }}
+type Rec = record {{ a: int, b: str, c?: float, "d e"?: int, ... }}
 const LIMIT = 3
 state {{
 {state}

@@ -30,6 +30,7 @@ OPENAPI = [
     "discriminators-3.0.json",
     "discriminators-3.1.json",
     "train-travel-3.1.json",
+    "openai-vector-stores-3.1.json",
 ]
 TOOLS = [
     ("mcp", "mcp-git-tools.json"),
@@ -69,17 +70,16 @@ def normalise(schema: Any, root: Any, openapi30: bool, seen: frozenset[str] = fr
         if key in s:
             s[key] = [normalise(o, root, openapi30, seen) for o in s[key]]
             disc = schema.get("discriminator")
-            # the importer makes a tagged union when every option is a referenced object that
-            # has the tag property (otherwise it reports an untagged union)
-            if isinstance(disc, dict) and all(
-                "$ref" in o and disc["propertyName"] in n.get("properties", {})
+            # the importer makes a tagged union when every option is an object that has the
+            # tag property and a tag value (otherwise it reports an untagged union)
+            tag = disc.get("propertyName") if isinstance(disc, dict) else None
+            by_target = {v: k for k, v in (disc.get("mapping") or {}).items()} if tag else {}
+            values = [
+                tag_value(o, n, tag, by_target) if tag in n.get("properties", {}) else None
                 for o, n in zip(schema[key], s[key], strict=True)
-            ):
-                tag = disc["propertyName"]
-                by_target = {v: k for k, v in (disc.get("mapping") or {}).items()}
-                for original, option in zip(schema[key], s[key], strict=True):
-                    ref = original["$ref"]
-                    value = by_target.get(ref, ref.rsplit("/", 1)[-1])
+            ]
+            if tag and None not in values:
+                for option, value in zip(s[key], values, strict=True):
                     option["properties"][tag] = {"const": value}
                     option["required"] = list(dict.fromkeys([*option.get("required", []), tag]))
             s["anyOf"] = s.pop(key)
@@ -107,6 +107,23 @@ def normalise(schema: Any, root: Any, openapi30: bool, seen: frozenset[str] = fr
     if openapi30 and schema.get("nullable") is True:
         s = {"anyOf": [s, {"type": "null"}]}
     return s
+
+
+def tag_value(original: Any, option: Any, tag: str, by_target: dict[str, str]) -> str | None:
+    """A discriminated variant's tag value as the importer reads it: the mapping's, else the one
+    value the variant's tag property allows (`enum: [auto]`), else the referenced schema's name."""
+    ref = original.get("$ref") if isinstance(original, dict) else None
+    if ref in by_target:
+        return by_target[ref]
+    prop = option["properties"][tag]
+    if "anyOf" in prop:  # an optional property, normalised to also accept null
+        prop = prop["anyOf"][0]
+    if isinstance(prop.get("const"), str):
+        return str(prop["const"])
+    enum = prop.get("enum")
+    if isinstance(enum, list) and len(enum) == 1 and isinstance(enum[0], str):
+        return enum[0]
+    return ref.rsplit("/", 1)[-1] if isinstance(ref, str) else None
 
 
 def apply_reported(doc: Any, warnings: list[Any]) -> None:
@@ -168,7 +185,9 @@ def instances(schema: Any, root: Any, rng: random.Random, depth: int = 0) -> Any
     if kind == "string":
         lo, hi = schema.get("minLength", 0), schema.get("maxLength", 8)
         n = rng.choice([lo, hi, lo - 1, hi + 1, (lo + hi) // 2])
-        return "a" * max(n, 0)
+        # a bound of megabytes (OpenAI's 70 MB skill upload) is not probed at the bound: the
+        # validators would spend a minute copying the string into their error messages
+        return "a" * max(min(n, 10_000), 0)
     if kind in ("integer", "number"):
         lo = schema.get("minimum", schema.get("exclusiveMinimum", -5))
         hi = schema.get("maximum", schema.get("exclusiveMaximum", 5))
@@ -650,3 +669,62 @@ def test_name_wins_over_the_documents_title() -> None:
     )
     default = import_spec(str(SPECS / "petstore.yaml"), "openapi")
     assert "contract Swagger_Petstore " in default.text
+
+
+def test_discriminated_variants_take_the_tag_value_their_own_schema_allows() -> None:
+    """OpenAI's 3.1 document names no `mapping`: each variant's `type` is `enum: [auto]`. The
+    tag is that value (what the API accepts), not the schema's name, and no difference is
+    reported; checked against the source's own JSON Schema, not against `normalise`."""
+    doc = json.loads((SPECS / "openai-vector-stores-3.1.json").read_text("utf-8"))
+    result = import_spec(doc, "openapi")
+    assert 'union by type { "auto": record {  }, "static": record {' in result.text
+    assert not [w for w in result.warnings if "not a plain string" in w.message]
+    contract = loads(result.text, "imported.contract")
+    exported = Validator(export(contract.ir, "jsonschema", "createVectorStoreFile"))
+    source = Validator({**doc["components"]["schemas"]["ChunkingStrategyRequestParam"], **doc})
+    static = {"max_chunk_size_tokens": 800, "chunk_overlap_tokens": 400}
+    for strategy, accepted in [
+        ({"type": "auto"}, True),
+        ({"type": "static", "static": static}, True),
+        ({"type": "AutoChunkingStrategyRequestParam"}, False),
+        ({"type": "static"}, False),
+    ]:
+        assert source.is_valid(strategy) is accepted, strategy
+        args = {"vector_store_id": "vs_1", "file_id": "file_1", "chunking_strategy": strategy}
+        assert exported.is_valid(args) is accepted, strategy
+
+
+def test_inline_variants_with_a_one_value_tag_make_a_tagged_union() -> None:
+    variant = {
+        "type": "object",
+        "properties": {"kind": {"type": "string", "const": "a"}, "x": {"type": "integer"}},
+        "required": ["kind", "x"],
+        "additionalProperties": False,
+    }
+    other = {
+        "type": "object",
+        "properties": {"kind": {"type": "string", "enum": ["b"], "x-sdk-const": True}},
+        "required": ["kind"],
+        "additionalProperties": False,
+    }
+    body = {
+        "type": "object",
+        "properties": {"v": {"oneOf": [variant, other], "discriminator": {"propertyName": "kind"}}},
+        "required": ["v"],
+    }
+    result = import_spec(_doc({}, body), "openapi")
+    assert 'v: union by kind { "a": record { x: int }, "b": record {  } }' in result.text
+    # a mapping that disagrees with the variant's own value wins, and the difference is reported
+    mapped = {**body["properties"]["v"], "discriminator": {"propertyName": "kind"}}
+    doc = _doc({"A": variant}, {**body, "properties": {"v": mapped}})
+    doc["components"]["schemas"]["A"] = variant
+    mapped["oneOf"] = [{"$ref": "#/components/schemas/A"}, other]
+    mapped["discriminator"] = {
+        "propertyName": "kind",
+        "mapping": {"first": "#/components/schemas/A"},
+    }
+    result = import_spec(doc, "openapi")
+    assert '"first": record { x: int }' in result.text
+    assert [w.pointer for w in result.warnings if "not a plain string" in w.message] == [
+        "/components/schemas/A/properties/kind"
+    ]

@@ -297,3 +297,94 @@ def test_cli_values_replace_the_grounded_candidates_and_causal_select() -> None:
         "PlotChart": "necessary: no plan without it",
         "QueryDatabase": "necessary: no plan without it",
     }
+
+
+# ---------------------------------------------------------------- the STRIPS fast path
+
+ROOMS_WITH_NEGATION = (
+    ROOMS
+    + """
+tool darken(r: Room) {
+  require r in at else NOT_THERE "not in {r}"
+  require r in lit else DARK "already dark"
+  effect lit.remove(r)
+}
+
+tool lock(r: Room) {
+  require r not in at and not (r in lit) else BUSY "someone is there"
+  effect { lit.discard(r); lit.add(r); lit.remove(r) }
+}
+"""
+)
+
+
+def search_both_ways(c: contractsim.Contract, goal: str, **bounds: object) -> tuple[object, object]:
+    from contractsim.planning.search import plan
+
+    sim = c.simulator(now=NOW)
+    start = sim.initial_state()
+    return (
+        plan(sim, start, goal, strips=True, **bounds),  # type: ignore[arg-type]
+        plan(sim, start, goal, strips=False, **bounds),  # type: ignore[arg-type]
+    )
+
+
+def test_a_pddl_style_contract_is_searched_as_strips_with_the_same_optimal_cost() -> None:
+    for domain, problem in (("blocks", "probBLOCKS-4-0.pddl"), ("gripper", "prob01.pddl")):
+        c = contractsim.from_pddl(PDDL / domain / "domain.pddl", PDDL / domain / problem)
+        fast, slow = search_both_ways(c, "solved")
+        assert fast.found and slow.found  # type: ignore[attr-defined]
+        assert fast.cost == slow.cost  # type: ignore[attr-defined]
+        assert any("STRIPS" in n for n in fast.notes)  # type: ignore[attr-defined]
+        assert not any("STRIPS" in n for n in slow.notes)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_strips_reading_with_negations_and_static_consts_matches_brute_force(seed: int) -> None:
+    rng = random.Random(seed)
+    atoms = [f'"{r}" in lit' for r in "abcd"] + [f'"{r}" in at' for r in "abcd"]
+    atoms += [f'not ("{r}" in lit)' for r in "abcd"] + [f'"{r}" not in at' for r in "ab"]
+    goal = " and ".join(rng.sample(atoms, rng.randint(1, 4)))
+    c = contractsim.loads(ROOMS_WITH_NEGATION + f"\ngoal g = {goal}\n")
+    sim = c.simulator(now=NOW)
+    fast, slow = search_both_ways(c, "g", max_states=5000)
+    expected = brute_force_cost(sim, "g")
+    if fast.steps:  # type: ignore[attr-defined]
+        assert any("STRIPS" in n for n in fast.notes), fast.notes  # type: ignore[attr-defined]
+    if expected is None:
+        assert not fast.found and not slow.found  # type: ignore[attr-defined]
+        return
+    assert fast.cost == slow.cost == expected, goal  # type: ignore[attr-defined]
+    report = sim.run(fast.steps, goal="g")  # type: ignore[attr-defined]
+    assert report.verdict == "ok" and report.goal_results["reached"] is True
+
+
+def test_a_contract_that_is_not_strips_is_searched_with_the_simulator() -> None:
+    c = contractsim.loads(
+        ROOMS
+        + """
+event dark "the light fails"
+
+tool flaky(r: Room) {
+  require r in at
+  outcome done success { lit.add(r) }
+  outcome lost fails LOST "lost" on dark probability 0.1
+}
+goal g = "b" in lit
+"""
+    )
+    fast, slow = search_both_ways(c, "g")
+    assert fast.cost == slow.cost == 3.0  # type: ignore[attr-defined]
+    assert not any("STRIPS" in n for n in fast.notes)  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+def test_logistics4_is_solved_optimally_thanks_to_relevance_analysis() -> None:
+    c = contractsim.from_pddl(
+        PDDL / "logistics00" / "domain.pddl", PDDL / "logistics00" / "probLOGISTICS-4-0.pddl"
+    )
+    sim = c.simulator(now=NOW)
+    result = sim.plan(None, "solved", max_seconds=120)
+    assert result.found and result.cost == 20.0 and result.optimal
+    report = sim.run(result.steps, goal="solved")
+    assert report.verdict == "ok" and report.goal_results["reached"] is True

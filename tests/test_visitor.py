@@ -57,6 +57,8 @@ PASSES = (
             "Index": "an entry of a state variable is not tracked",
             "Collection": "a collection literal is no condition",
             "MapLit": "a map literal is no condition",
+            "Comprehension": "a comprehension builds a collection, it is no condition",
+            "Conditional": "which branch holds depends on its condition: no single fact",
         },
     ),
 )

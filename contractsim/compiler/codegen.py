@@ -127,6 +127,8 @@ class CodeGen(NodeVisitor):
         return repr(value)
 
     def visit_Name(self, e: ir.Name, ctx: Ctx) -> str:
+        if e.state:
+            return f"{ctx.state}[{self.slots[e.name]}]"
         if e.name in ctx.locals:
             return ctx.locals[e.name]
         if e.name in self.slots:
@@ -185,6 +187,8 @@ class CodeGen(NodeVisitor):
         return "FMap({" + ", ".join(items) + "})"
 
     def visit_Quantifier(self, e: ir.Quantifier, ctx: Ctx) -> str:
+        if e.unpack or e.cond is not None or e.op in ("first", "last"):
+            return self._binding(e, ctx)
         var = self.tmp("q")
         inner = Ctx({**ctx.locals, e.var: var}, ctx.state)
         coll = self.expr(e.coll, ctx)
@@ -246,6 +250,63 @@ class CodeGen(NodeVisitor):
     def visit_MapLit(self, e: ir.MapLit, ctx: Ctx) -> str:
         pairs = [f"({self.expr(x.key, ctx)}, {self.expr(x.value, ctx)})" for x in e.entries]
         return "FMap((" + "".join(f"{p}, " for p in pairs) + "))"
+
+    # ------------------------------------------------------ comprehensions, conditionals
+    def _bound(self, e: ir.Quantifier | ir.Comprehension, ctx: Ctx) -> tuple[str, str, Ctx]:
+        """(item variable, items code, context inside): ``for i, x in …`` reads the parts of
+        each (already unpacked) item as ``_q1[0]``, ``_q1[1]``."""
+        var = self.tmp("q")
+        if e.unpack:
+            parts = {name: f"{var}[{i}]" for i, name in enumerate(e.unpack)}
+            inner = Ctx({**ctx.locals, **parts}, ctx.state)
+        else:
+            inner = Ctx({**ctx.locals, e.var: var}, ctx.state)
+        coll = self.expr(e.coll, ctx)
+        n = len(e.unpack)
+        if self.safe:
+            return var, f"H_items({coll}, {n})", inner
+        return var, (f"H_fast_items({coll}, {n})" if n else f"H_iter({coll})"), inner
+
+    def _binding(self, e: ir.Quantifier, ctx: Ctx) -> str:
+        var, found, inner = self._bound(e, ctx)
+        body = self.expr(e.body, inner)
+        cond = None if e.cond is None else self.expr(e.cond, inner)
+        if self.safe:
+            cond_fn = "None" if cond is None else f"lambda {var}: {cond}"
+            return f"H_quant_where({e.op!r}, {found}, lambda {var}: {body}, {cond_fn})"
+        if e.op == "last":
+            found += "[::-1]"
+        loop = f"for {var} in {found}" + ("" if cond is None else f" if H_truth({cond})")
+        if e.op in ("first", "last"):
+            return f"H_first({body} {loop})"
+        if e.op == "all":
+            return f"_all(H_truth({body}) {loop})"
+        if e.op == "any":
+            return f"_any(H_truth({body}) {loop})"
+        if e.op == "count":
+            return f"_sum(1 {loop} if H_truth({body}))"
+        return f"H_sum({body} {loop})"
+
+    def visit_Comprehension(self, e: ir.Comprehension, ctx: Ctx) -> str:
+        var, found, inner = self._bound(e, ctx)
+        body = self.expr(e.body, inner)
+        key = None if e.key is None else self.expr(e.key, inner)
+        cond = None if e.cond is None else self.expr(e.cond, inner)
+        if self.safe:
+            cond_fn = "None" if cond is None else f"lambda {var}: {cond}"
+            key_fn = "None" if key is None else f"lambda {var}: {key}"
+            return f"H_comp({e.type!r}, {found}, lambda {var}: {body}, {cond_fn}, {key_fn})"
+        loop = f"for {var} in {found}" + ("" if cond is None else f" if H_truth({cond})")
+        item = body if key is None else f"({key}, {body})"
+        return f"H_build({e.type!r}, [{item} {loop}])"
+
+    def visit_Conditional(self, e: ir.Conditional, ctx: Ctx) -> str:
+        cond = self.expr(e.cond, ctx)
+        then = self.expr(e.then, ctx)
+        orelse = self.expr(e.orelse, ctx)
+        if self.safe:
+            return f"H_choose({cond}, lambda: {then}, lambda: {orelse})"
+        return f"({then} if {_truthy(e.cond, cond)} else {orelse})"
 
     # ------------------------------------------------------------------ functions
     def bind_params(

@@ -12,10 +12,11 @@ from pydantic import BaseModel
 from ..diagnostics import Span
 from ..dsl import ir
 from ..dsl.walk import stmt_exprs, walk_expr, walk_stmts
-from . import lib
+from . import comprehend, lib
 from .codegen import CodeGen, Flavour, Source
 from .empty import empty_of
-from .interp import Env, Interpreter, empty_like, quantify, sum_values
+from .interp import Env, Interpreter, empty_like, quantify
+from .lib import sum_values
 from .validators import ValidatorBuilder
 from .values import UNKNOWN, FMap, Fresh
 
@@ -112,6 +113,8 @@ class CTool:
     machines: list[str] = field(default_factory=list)
     fast_pre: Fn | None = None  # every hard precondition at once, on a known state
     params: frozenset[str] = frozenset()
+    # the model of the declared types when some parameter `accepts` more (OFF_SPEC_ARGUMENT)
+    declared_model: type[BaseModel] | None = None
 
     @property
     def name(self) -> str:
@@ -209,6 +212,11 @@ def _safe_quant(op: str, coll: Any, body: Fn) -> Any:
     return quantify(op, coll, body)
 
 
+def _first(values: Any) -> Any:
+    """The first value a generator yields, or null."""
+    return next(values, None)
+
+
 def runtime_env(
     consts: dict[str, Any], defaults: dict[tuple[str, str], Any], flavour: Flavour
 ) -> dict[str, Any]:
@@ -243,6 +251,14 @@ def runtime_env(
         "H_quant": _safe_quant,
         "H_fresh": _fresh,
         "H_empty_like": _empty_like,
+        # comprehensions, first/last, filtered quantifiers, `a if c else b` (comprehend.py)
+        "H_items": comprehend.items,
+        "H_fast_items": comprehend.fast_items,
+        "H_quant_where": comprehend.quantify,
+        "H_comp": comprehend.comprehend,
+        "H_build": comprehend.build,
+        "H_choose": comprehend.choose,
+        "H_first": _first,
     }
     for name, fn in (lib.SAFE_FUNCS if safe else lib.BUILTIN_FUNCS).items():
         env[f"F_{name}"] = fn
@@ -383,6 +399,9 @@ class _Builder:
             flow=flow,
             cost=None if tool.cost is None else self.expr_fn(tool.cost, params),
             params=frozenset(p.name for p in params),
+            declared_model=validators.args_model(tool, declared=True)
+            if any(p.accepts is not None for p in tool.params)
+            else None,
         )
         if pre_name is not None:
             ctool.fast_pre = _Lazy(self, pre_name, "fast")
@@ -505,7 +524,7 @@ def _resolve(obj: Any, modules: dict[Flavour, dict[str, Any]]) -> Any:
         return obj
     if hasattr(obj, "__dataclass_fields__"):
         for name in obj.__dataclass_fields__:
-            if name in ("ir", "template", "args_model"):
+            if name in ("ir", "template", "args_model", "declared_model"):
                 continue
             setattr(obj, name, _resolve(getattr(obj, name), modules))
         return obj

@@ -14,8 +14,9 @@ from ..dsl import ir
 from ..dsl.pretty import expr_text
 from ..dsl.visitor import NodeVisitor
 from ..dsl.walk import lvalue_path
-from . import lib
+from . import comprehend, lib
 from .empty import empty_of
+from .lib import sum_values
 from .values import UNKNOWN, FMap, Fresh
 
 U = UNKNOWN
@@ -63,6 +64,10 @@ class Interpreter(NodeVisitor):
         return e.value
 
     def visit_Name(self, e: ir.Name, env: Env) -> Any:
+        if e.state:
+            if e.name in env.state:
+                return env.state[e.name]
+            raise lib.EvalError(f"unknown state variable {e.name}")
         if e.name in env.locals:
             return env.locals[e.name]
         if e.name in env.args:
@@ -117,6 +122,11 @@ class Interpreter(NodeVisitor):
         return funcs[e.func](*args)
 
     def visit_Quantifier(self, e: ir.Quantifier, env: Env) -> Any:
+        if e.unpack or e.cond is not None or e.op in ("first", "last"):
+            found = comprehend.items(self.eval(e.coll, env), len(e.unpack))
+            body, cond = self._bound(e, e.body, env), self._bound(e, e.cond, env)
+            assert body is not None
+            return comprehend.quantify(e.op, found, body, cond)
         coll = self.eval(e.coll, env)
         return quantify(
             e.op, coll, lambda item: self.eval(e.body, env.with_locals(**{e.var: item}))
@@ -175,6 +185,34 @@ class Interpreter(NodeVisitor):
 
     def visit_MapLit(self, e: ir.MapLit, env: Env) -> Any:
         return FMap((self.eval(x.key, env), self.eval(x.value, env)) for x in e.entries)
+
+    # ------------------------------------------------------ comprehensions, conditionals
+    def _bound(
+        self, e: ir.Quantifier | ir.Comprehension, part: ir.Expr | None, env: Env
+    ) -> Callable[[Any], Any] | None:
+        """``part`` of a comprehension as a function of one item (its names bound to the item,
+        or to its parts when unpacking)."""
+        if part is None:
+            return None
+        if e.unpack:
+            names = e.unpack
+            return lambda item: self.eval(part, env.with_locals(**dict(zip(names, item))))
+        return lambda item: self.eval(part, env.with_locals(**{e.var: item}))
+
+    def visit_Comprehension(self, e: ir.Comprehension, env: Env) -> Any:
+        found = comprehend.items(self.eval(e.coll, env), len(e.unpack))
+        body = self._bound(e, e.body, env)
+        assert body is not None
+        return comprehend.comprehend(
+            e.type, found, body, self._bound(e, e.cond, env), self._bound(e, e.key, env)
+        )
+
+    def visit_Conditional(self, e: ir.Conditional, env: Env) -> Any:
+        return comprehend.choose(
+            self.eval(e.cond, env),
+            lambda: self.eval(e.then, env),
+            lambda: self.eval(e.orelse, env),
+        )
 
     # ------------------------------------------------------------------ statements
     def exec(self, body: Iterable[ir.Stmt], env: Env) -> None:
@@ -370,15 +408,6 @@ def quantify(op: str, coll: Any, body: Callable[[Any], Any]) -> Any:
     if any(v is U for v in values):
         return U
     return sum_values(values)
-
-
-def sum_values(values: Iterable[Any]) -> Any:
-    total: Any = 0
-    for v in values:
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise lib.EvalError(f"`sum` adds numbers, got {lib.type_name(v)}")
-        total = total + v
-    return total
 
 
 def empty_like(value: Any) -> Any:

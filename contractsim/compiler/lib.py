@@ -12,7 +12,7 @@ import contextlib
 import operator
 import threading
 import time
-from collections.abc import Callable, Iterator, Sized
+from collections.abc import Callable, Iterable, Iterator, Sized
 from datetime import date as _date
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
@@ -338,8 +338,121 @@ def lift_deep(fn: Callable[..., Any]) -> Callable[..., Any]:
     return lifted
 
 
+def sum_values(values: Iterable[Any]) -> Any:
+    """``sum(…)`` of a quantifier: numbers only (``true`` is no number here)."""
+    total: Any = 0
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise EvalError(f"`sum` adds numbers, got {type_name(v)}")
+        total = total + v
+    return total
+
+
+# ------------------------------------------------------------------ strings, dates, pairs
+
+
+def chars(s: str) -> tuple[str, ...]:
+    """The characters of ``s``, as a list of one-character strings."""
+    if len(s) > MAX_ITEMS:
+        raise EvalError(f"chars would make a list of more than {MAX_ITEMS:,} items")
+    charge(len(s))
+    return tuple(s)
+
+
+def count(xs: Any, sub: Any) -> int:
+    """``str.count`` for a string, ``list.count`` for a list."""
+    if isinstance(xs, str):
+        if not isinstance(sub, str):
+            raise EvalError(f"count in a string needs a string, got {type_name(sub)}")
+        charge_text(len(xs))
+        return xs.count(sub)
+    if isinstance(xs, tuple):
+        charge(len(xs))
+        return xs.count(sub)
+    raise EvalError(f"count needs a string or a list, got {type_name(xs)}")
+
+
+def _enumerate(xs: Any) -> tuple[tuple[int, Any], ...]:
+    """(index, item) pairs, in the order of :func:`iterate` (a map gives its keys, a string its
+    characters)."""
+    if isinstance(xs, str) and len(xs) > MAX_ITEMS:
+        raise EvalError(f"enumerate would make a list of more than {MAX_ITEMS:,} items")
+    return _bounded(tuple(enumerate(iterate(xs))))
+
+
+MAX_DATE_TEXT = 200
+"""Text longer than this is no date for ``parse_date`` (null, without trying)."""
+
+
+def parse_date(text: str, fmt: str) -> str | None:
+    """The date ``text`` gives in the ``strptime`` format ``fmt`` as ``YYYY-MM-DD``, or null
+    when it does not parse. The month names of %b/%B are English whatever the locale."""
+    if len(text) > MAX_DATE_TEXT or len(fmt) > MAX_DATE_TEXT:
+        return None
+    try:
+        return _english_strptime(text, fmt).date().isoformat()
+    except ValueError:
+        return None
+
+
+_MONTHS = (
+    "january february march april may june july august september october november december"
+).split()
+
+
+def _english_strptime(text: str, fmt: str) -> datetime:
+    """``datetime.strptime`` with English month names for %b and %B (the process's locale
+    must not change what a contract means): the names are turned into month numbers first."""
+    if "%b" not in fmt and "%B" not in fmt:
+        return datetime.strptime(text, fmt)
+    import re
+
+    pattern: list[str] = []
+    numeric: list[str] = []
+    i = 0
+    while i < len(fmt):
+        if fmt[i] == "%" and i + 1 < len(fmt):
+            d = fmt[i + 1]
+            if d in "bB":
+                names = "|".join(m[:3] if d == "b" else m for m in _MONTHS)
+                pattern.append(f"(?P<m{len(numeric)}>{names})")
+                numeric.append("%m")
+            else:
+                pattern.append(f"(?P<k{len(numeric)}>.*?)")
+                numeric.append(fmt[i : i + 2])
+            i += 2
+        else:
+            pattern.append(r"\s+" if fmt[i].isspace() else re.escape(fmt[i]))
+            numeric.append("")
+            i += 1
+    # a plain rewrite: each month name becomes its number, the rest is matched by strptime
+    out_fmt: list[str] = []
+    out_text: list[str] = []
+    regex = re.compile("".join(pattern), re.IGNORECASE | re.DOTALL)
+    match = regex.fullmatch(text)
+    if match is None:
+        raise ValueError(text)
+    for n, part in enumerate(numeric):
+        if part == "":
+            continue
+        group = match.group(f"m{n}") if f"m{n}" in regex.groupindex else match.group(f"k{n}")
+        if part == "%m" and f"m{n}" in regex.groupindex:
+            month = group.lower()
+            index = next(k for k, m in enumerate(_MONTHS) if m == month or m[:3] == month)
+            out_text.append(f"{index + 1:02d}")
+        else:
+            out_text.append(group)
+        out_fmt.append(part)
+    return datetime.strptime("\x00".join(out_text), "\x00".join(out_fmt))
+
+
+BUILTIN_FUNCS.update(
+    {"chars": chars, "count": count, "enumerate": _enumerate, "parse_date": parse_date}
+)
+
+
 SAFE_FUNCS: dict[str, Callable[..., Any]] = {
-    name: (lift_deep if name in ("str", "join", "zfill") else lift)(fn)
+    name: (lift_deep if name in ("str", "join", "zfill", "count") else lift)(fn)
     for name, fn in BUILTIN_FUNCS.items()
 }
 

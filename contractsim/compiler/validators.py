@@ -171,7 +171,7 @@ def constant_value(e: ir.Expr, contract: ir.Contract, depth: int = 0) -> Const |
             except TypeError:
                 return None
         return Const(out)
-    if isinstance(e, ir.Name):
+    if isinstance(e, ir.Name) and not e.state:
         for c in contract.consts:
             if c.name == e.name:
                 return constant_value(c.value, contract, depth + 1)
@@ -213,6 +213,7 @@ class ArgProblem:
 
 
 _CONFIG = ConfigDict(extra="forbid", frozen=True, strict=False, arbitrary_types_allowed=True)
+_OPEN_CONFIG = ConfigDict(extra="allow", frozen=True, strict=False, arbitrary_types_allowed=True)
 
 
 def model_values(model: BaseModel) -> dict[str, Any]:
@@ -229,7 +230,11 @@ def _root_value(model: RootModel[Any]) -> Any:
 
 
 def _record_to_map(model: BaseModel) -> FMap:
-    return FMap(model_values(model))
+    values = model_values(model)
+    extra = model.__pydantic_extra__
+    if extra:  # an open record keeps the fields it does not declare
+        values.update((k, freeze(v)) for k, v in extra.items() if k not in values)
+    return FMap(values)
 
 
 def _one_of(label: str, tagged: bool) -> Callable[[Any, Any], Any]:
@@ -277,9 +282,13 @@ def _mismatch(kind: str) -> bool:
 
 
 def _aliased_model(
-    model_name: str, fields: list[tuple[str, Any, Any]], tag: str | None = None
+    model_name: str,
+    fields: list[tuple[str, Any, Any]],
+    tag: str | None = None,
+    is_open: bool = False,
 ) -> type[BaseModel]:
-    """A model whose fields are ``(contract name, annotation, default or ...)``."""
+    """A model whose fields are ``(contract name, annotation, default or ...)``; an open one
+    (``record { …, ... }``) keeps the fields it does not declare."""
     spec: dict[str, Any] = {}
     for i, (name, annotation, default) in enumerate(fields):
         if i == 0 and tag is not None:
@@ -287,7 +296,8 @@ def _aliased_model(
             spec[name] = (annotation, default)
         else:
             spec[f"f{i}"] = (annotation, Field(default, alias=name))
-    return create_model(_model_name(model_name), __config__=_CONFIG, **spec)
+    config = _OPEN_CONFIG if is_open else _CONFIG
+    return create_model(_model_name(model_name), __config__=config, **spec)
 
 
 class ValidatorBuilder:
@@ -443,7 +453,7 @@ class ValidatorBuilder:
         finally:
             self._in_model -= 1
         model = _aliased_model(
-            name or f"Record{self._counter}", fields, None if tag is None else tag[0]
+            name or f"Record{self._counter}", fields, None if tag is None else tag[0], t.open
         )
         self._models.append(model)
         return model
@@ -466,10 +476,14 @@ class ValidatorBuilder:
             adapter = self._adapters[t] = TypeAdapter(self.annotation(t))
         return adapter
 
-    def args_model(self, tool: ir.Tool) -> type[BaseModel]:
-        """The pydantic model of a tool's arguments (unknown names forbidden)."""
-        fields = [self._field(p.name, p.type, p.default, p.optional) for p in tool.params]
-        return _aliased_model(f"{tool.name}_args", fields)
+    def args_model(self, tool: ir.Tool, declared: bool = False) -> type[BaseModel]:
+        """The pydantic model of a tool's arguments (unknown names forbidden): of the types the
+        tool accepts, or (``declared``) of the types it declares to agents."""
+        fields = [
+            self._field(p.name, p.type if declared else p.accepted_type, p.default, p.optional)
+            for p in tool.params
+        ]
+        return _aliased_model(f"{tool.name}_{'declared' if declared else 'args'}", fields)
 
     def conformance_problem(self, value: Any, t: ir.TypeExpr) -> str | None:
         """Why a plain value does not satisfy a type (with its constraints), or None."""

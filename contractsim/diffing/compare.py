@@ -255,6 +255,17 @@ class _Differ:
                 )
             for tc in compare_types(p.type, q.type, self.o, self.n):
                 self.param_type_change(o.name, p.name, tc, n)
+            if (p.accepts is not None or q.accepts is not None) and (
+                p.accepted_type != q.accepted_type
+            ):
+                self.add(
+                    "behavioural",
+                    o.name,
+                    field,
+                    f"accepted type of `{p.name}` {_accepted_text(p)} → {_accepted_text(q)}",
+                    "the tool takes other values than before beside its declared type "
+                    "(those outside it are OFF_SPEC_ARGUMENT warnings)",
+                )
             if p.description != q.description:
                 self.add(
                     "behavioural",
@@ -927,3 +938,8 @@ def _json(value: Any) -> str:
     import json
 
     return json.dumps(value, ensure_ascii=False)
+
+
+def _accepted_text(p: ir.Param) -> str:
+    """The type a parameter accepts, as written (``accepts`` or the declared type)."""
+    return type_label(p.accepted_type)

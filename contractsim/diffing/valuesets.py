@@ -362,6 +362,10 @@ class _Comparer:
         self, ot: ir.RecordType, nt: ir.RecordType, where: str, depth: int
     ) -> list[TypeChange]:
         out: list[TypeChange] = []
+        if ot.open and not nt.open:
+            out.append(TypeChange("narrowed", where, "open record → closed (undeclared fields)"))
+        elif nt.open and not ot.open:
+            out.append(TypeChange("widened", where, "closed record → open (undeclared fields)"))
         old_fields = {f.name: f for f in ot.fields}
         new_fields = {f.name: f for f in nt.fields}
         for name, f in old_fields.items():

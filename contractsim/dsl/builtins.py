@@ -88,7 +88,13 @@ BUILTINS: dict[str, Builtin] = {
     "drop": Builtin(2, 2, _as_list, ("coll", "num"), "a list without its first n items"),
     "range": Builtin(1, 1, lambda a: T.ListT(T.INT), ("num",), "[0, 1, …, n-1]"),
     "values": Builtin(1, 1, _values, ("map",), "the values of a map, as a list"),
-    "get": Builtin(2, 3, _get, ("map", "any", "any"), "m[k], or the default (null) when absent"),
+    "get": Builtin(
+        2,
+        3,
+        _get,
+        ("map", "any", "any"),
+        "m[k] or a record's field k, or the default (null) when absent",
+    ),
     "union": Builtin(2, 2, _same(0), ("set", "set"), "set union"),
     "intersection": Builtin(2, 2, _same(0), ("set", "set"), "set intersection"),
     "difference": Builtin(2, 2, _same(0), ("set", "set"), "set difference"),
@@ -102,3 +108,41 @@ BUILTINS: dict[str, Builtin] = {
     "fresh": Builtin(0, 1, lambda a: T.STR, ("str",), "a new unique id (effects only)"),
     "old": Builtin(1, 1, _same(0), ("any",), "the value before the call (ensure only)"),
 }
+
+
+# ------------------------------------------------------------------------ strings, dates, pairs
+
+
+def _enumerated(args: list[T.Ty]) -> T.Ty:
+    elem = T.elem_type(T.strip_null(args[0])) if args else None
+    return T.ListT(T.TupleT((T.INT, elem if elem is not None else T.ANY)))
+
+
+DATE_DIRECTIVES = "YmdHMSybBj%"
+"""The ``strptime`` directives ``parse_date`` understands (``%%`` is a literal ``%``)."""
+
+BUILTINS.update(
+    {
+        "chars": Builtin(
+            1, 1, lambda a: T.ListT(T.STR), ("str",), 'the characters: chars("ab") = ["a", "b"]'
+        ),
+        "count": Builtin(
+            2,
+            2,
+            lambda a: T.INT,
+            ("seq", "any"),
+            "occurrences of a substring in a string, or of an item in a list",
+        ),
+        "enumerate": Builtin(
+            1, 1, _enumerated, ("iterable",), "(index, item) pairs: enumerate(xs)[0] = (0, xs[0])"
+        ),
+        "parse_date": Builtin(
+            2,
+            2,
+            lambda a: T.UnionT((T.STR, T.NULL)),
+            ("str", "date_format"),
+            "the date YYYY-MM-DD that text gives in a strptime format, or null: "
+            'parse_date("03/12/2024", "%d/%m/%Y") = "2024-12-03"',
+        ),
+    }
+)

@@ -336,7 +336,35 @@ def _cycle_from(start: str, calls: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-def _params_into(ck: Checker, params: Iterable[ir.Param], scope: Scope) -> None:
+def _accepted_type(ck: Checker, p: ir.Param, declared: T.Ty, in_tool: bool) -> T.Ty:
+    """``p: DECLARED accepts ACCEPTED``: the type the tool body sees (ACCEPTED), after checking
+    that it takes every declared value (E0415) and that ``p`` is a tool's parameter (E0416)."""
+    assert p.accepts is not None
+    if not in_tool:
+        ck.err(
+            "E0416",
+            f"`accepts` is for tool parameters; predicate parameter `{p.name}` has one type",
+            p.accepts.span,
+            hint=f"write `{p.name}: {T.type_label(p.accepts)}`",
+        )
+        return declared
+    accepted = ck.resolve(p.accepts)
+    ck.check_constraints(p.accepts)
+    if not T.assignable(declared, accepted):
+        ck.err(
+            "E0415",
+            f"parameter `{p.name}` accepts {accepted.show()}, which does not include its "
+            f"declared type {declared.show()}",
+            p.accepts.span,
+            hint=f"add the declared type: `accepts {T.type_label(p.type)} | "
+            f"{T.type_label(p.accepts)}`",
+        )
+    return accepted
+
+
+def _params_into(
+    ck: Checker, params: Iterable[ir.Param], scope: Scope, in_tool: bool = False
+) -> None:
     seen: set[str] = set()
     for p in params:
         if p.name in seen:
@@ -344,6 +372,8 @@ def _params_into(ck: Checker, params: Iterable[ir.Param], scope: Scope) -> None:
         seen.add(p.name)
         ty = ck.resolve(p.type)
         ck.check_constraints(p.type)
+        if p.accepts is not None:
+            ty = _accepted_type(ck, p, ty, in_tool)
         if p.optional and p.default is None:
             ty = T.UnionT((ty, T.NULL))
         if p.name in ck.state:
@@ -351,9 +381,8 @@ def _params_into(ck: Checker, params: Iterable[ir.Param], scope: Scope) -> None:
                 "W0608",
                 f"parameter `{p.name}` hides the state variable of the same name",
                 p.span,
-                hint="inside this tool the state variable cannot be read; rename the state "
-                "variable (a parameter's name is part of the tool's interface, which a contract "
-                "for an existing API cannot change)",
+                hint=f"inside this tool `{p.name}` is the parameter; write `state.{p.name}` "
+                "to read or assign the state variable (or rename the state variable)",
             )
         scope.names[p.name] = Symbol(ty, "param", p.span)
 
@@ -365,7 +394,7 @@ def check_tools(ck: Checker) -> None:
 
 def check_tool(ck: Checker, tool: ir.Tool) -> None:
     pre = ck_scope(ck, where=f"tool `{tool.name}`")
-    _params_into(ck, tool.params, pre)
+    _params_into(ck, tool.params, pre, in_tool=True)
     for p in tool.params:
         if p.default is not None:
             pt = ck.resolve_quiet(p.type)
@@ -690,7 +719,8 @@ def check_machines(ck: Checker) -> None:
                 scope = ck_scope(ck, where=f"machine `{m.name}`")
                 if tool is not None:
                     for p in tool.params:
-                        scope.names[p.name] = Symbol(ck.resolve_quiet(p.type), "param", p.span)
+                        accepted = ck.resolve_quiet(p.accepted_type)
+                        scope.names[p.name] = Symbol(accepted, "param", p.span)
                 ck.expect(ck.expr(t.when, scope), T.BOOL, t.when.span, "a transition's `when`")
             if ok:
                 graph[t.source].add(t.target)

@@ -80,6 +80,8 @@ class RecordType(Node):
     kind: Literal["record"] = "record"
     fields: tuple[RecordField, ...]
     constraints: tuple[Constraint, ...] = ()
+    # ``record { id: int, ... }``: values keep (and may carry) fields nobody declared
+    open: bool = False
 
 
 class Variant(Node):
@@ -121,8 +123,12 @@ class ScalarLit(Node):
 
 
 class Name(Node):
+    """A name: a parameter, local, state variable, constant or `result`. ``state.NAME`` is a
+    name with ``state`` set: always the state variable, even where a parameter hides it."""
+
     kind: Literal["name"] = "name"
     name: str
+    state: bool = False
 
 
 class Attr(Node):
@@ -153,13 +159,16 @@ class Call(Node):
 
 
 class Quantifier(Node):
-    """``all(body for var in coll)``, likewise ``any``, ``count`` and ``sum``."""
+    """``all(body for var in coll)``, likewise ``any``, ``count``, ``sum``, ``first`` and ``last``;
+    optionally ``… if cond`` and ``for i, x in …`` (see :class:`Comprehension` for both)."""
 
     kind: Literal["quantifier"] = "quantifier"
-    op: Literal["all", "any", "count", "sum"]
+    op: Literal["all", "any", "count", "sum", "first", "last"]
     var: str
     coll: Expr
     body: Expr
+    unpack: tuple[str, ...] = ()
+    cond: Expr | None = None
 
 
 class Unary(Node):
@@ -199,8 +208,48 @@ class MapLit(Node):
     entries: tuple[MapEntry, ...]
 
 
+# ---------------------------------------------------- comprehensions and conditional expressions
+
+
+class Comprehension(Node):
+    """``[body for var in coll if cond]`` (list), ``{body for …}`` (set) or
+    ``{key: body for …}`` (map). With ``unpack`` (``for i, x in …``) every item is a tuple whose
+    parts are bound to those names, and ``var`` is the text of the target (``i, x``)."""
+
+    kind: Literal["comprehension"] = "comprehension"
+    type: Literal["list", "set", "map"]
+    var: str
+    coll: Expr
+    body: Expr
+    key: Expr | None = None
+    unpack: tuple[str, ...] = ()
+    cond: Expr | None = None
+
+
+class Conditional(Node):
+    """``then if cond else orelse``."""
+
+    kind: Literal["conditional"] = "conditional"
+    cond: Expr
+    then: Expr
+    orelse: Expr
+
+
 Expr = Annotated[
-    Union[ScalarLit, Name, Attr, Index, Call, Quantifier, Unary, Binary, Collection, MapLit],
+    Union[
+        ScalarLit,
+        Name,
+        Attr,
+        Index,
+        Call,
+        Quantifier,
+        Unary,
+        Binary,
+        Collection,
+        MapLit,
+        Comprehension,
+        Conditional,
+    ],
     Field(discriminator="kind"),
 ]
 
@@ -319,10 +368,17 @@ class ConstDecl(Node):
 class Param(Node):
     kind: Literal["param"] = "param"
     name: str
-    type: TypeExpr
+    type: TypeExpr  # the declared type: what exports, cards and diagrams show agents
     optional: bool = False
     default: Expr | None = None
     description: str | None = None
+    # ``name: DECLARED accepts ACCEPTED``: what the tool really takes (None: the declared type)
+    accepts: TypeExpr | None = None
+
+    @property
+    def accepted_type(self) -> TypeExpr:
+        """The type a call's argument is validated against and the tool body sees."""
+        return self.type if self.accepts is None else self.accepts
 
 
 class PredicateDecl(Node):

@@ -398,7 +398,10 @@ class _Lowerer:
         return construct(ir.EnumMember, span=self.span(tree), value=value)
 
     def _type_record(self, tree: Tree[Token]) -> ir.RecordType:
-        fields = [self.lower(c) for c in tree.children if c is not None]
+        is_open = any(isinstance(c, Token) and c.type == "OPEN_REST" for c in tree.children)
+        fields = [self.lower(c) for c in tree.children if isinstance(c, Tree)]
+        if is_open:
+            return construct(ir.RecordType, span=self.span(tree), fields=tuple(fields), open=True)
         return construct(ir.RecordType, span=self.span(tree), fields=tuple(fields))
 
     def _field(self, tree: Tree[Token]) -> ir.RecordField:
@@ -406,7 +409,7 @@ class _Lowerer:
         return construct(
             ir.RecordField,
             span=self.span(name),
-            name=str(name),
+            name=str(name) if isinstance(name, Token) else cast(str, self.value(name)),
             type=self.lower(texpr),
             optional=optional is not None,
             default=None if default is None else self.lower(default),
@@ -492,7 +495,7 @@ class _Lowerer:
         return tuple(self.lower(c) for c in tree.children if c is not None)
 
     def _param(self, tree: Tree[Token]) -> ir.Param:
-        name, optional, texpr, default, desc = tree.children
+        name, optional, texpr, accepts, default, desc = tree.children
         return construct(
             ir.Param,
             span=self.span(name),
@@ -501,6 +504,7 @@ class _Lowerer:
             optional=optional is not None,
             default=None if default is None else self.lower(default),
             description=self.opt_string(desc),
+            accepts=None if accepts is None else self.lower(accepts),
         )
 
     def _cost_attr(self, tree: Tree[Token]) -> tuple[str, str, ir.Expr]:
@@ -806,8 +810,10 @@ class _Lowerer:
     def _lv_name(self, tree: Tree[Token]) -> ir.Name:
         return construct(ir.Name, span=self.span(tree), name=str(tree.children[0]))
 
-    def _lv_attr(self, tree: Tree[Token]) -> ir.Attr:
+    def _lv_attr(self, tree: Tree[Token]) -> ir.Attr | ir.Name:
         obj, name = tree.children
+        if self._is_state_prefix(obj):
+            return self._state_name(tree, name)
         return construct(
             ir.Attr,
             span=self.span(tree),
@@ -864,8 +870,10 @@ class _Lowerer:
     def _arith(self, tree: Tree[Token]) -> ir.Binary:
         return self._binary(tree, str(tree.children[1]))
 
-    def _attr(self, tree: Tree[Token]) -> ir.Attr:
+    def _attr(self, tree: Tree[Token]) -> ir.Attr | ir.Name:
         obj, name = tree.children
+        if self._is_state_prefix(obj):
+            return self._state_name(tree, name)
         return construct(
             ir.Attr,
             span=self.span(tree),
@@ -877,6 +885,21 @@ class _Lowerer:
     def _index(self, tree: Tree[Token]) -> ir.Index:
         obj, key = tree.children
         return construct(ir.Index, span=self.span(tree), obj=self.lower(obj), key=self.lower(key))
+
+    # ------------------------------------------------------------------ `state.NAME`
+    @staticmethod
+    def _is_state_prefix(obj: Tree[Token] | Token) -> bool:
+        """Whether ``obj`` is the bare name ``state`` (of ``state.NAME``)."""
+        return (
+            isinstance(obj, Tree)
+            and obj.data in ("name", "lv_name")
+            and len(obj.children) == 1
+            and str(obj.children[0]) == "state"
+        )
+
+    def _state_name(self, tree: Tree[Token], name: Token | Tree[Token]) -> ir.Name:
+        """``state.NAME``: the state variable NAME, even where a parameter hides it."""
+        return construct(ir.Name, span=self.span(tree), name=str(name), state=True)
 
     def _split_args(
         self, args: Tree[Token] | Token | None
@@ -910,26 +933,68 @@ class _Lowerer:
         )
 
     def _quantifier(self, tree: Tree[Token]) -> ir.Expr:
-        func, body, var, coll = tree.children
+        func, body, comp = tree.children
         op = str(func)
-        if op not in ("all", "any", "count", "sum"):
+        if op not in QUANTIFIERS:
             self.diagnostics.append(
                 error(
                     "E0208",
                     f"`{op}(… for … in …)` is not a quantifier",
                     self.span(func),
-                    hint="the quantifiers are all, any, count and sum",
+                    hint="the quantifiers are " + ", ".join(QUANTIFIERS[:-1]) + " and last",
                 )
             )
             op = "any"
+        binding = self.lower(cast(Tree[Token], comp))
         return construct(
-            ir.Quantifier,
-            span=self.span(tree),
-            op=cast(Any, op),
-            var=str(var),
-            coll=self.lower(coll),
-            body=self.lower(body),
+            ir.Quantifier, span=self.span(tree), op=cast(Any, op), body=self.lower(body), **binding
         )
+
+    # ------------------------------------------------------------------ comprehensions
+    def _comp_for(self, tree: Tree[Token]) -> dict[str, Any]:
+        """``for target in coll [if cond]``: the binding fields shared by quantifiers and
+        comprehensions."""
+        target, coll, cond = tree.children
+        names = self.lower(cast(Tree[Token], target))
+        return {
+            "var": ", ".join(names),
+            "unpack": tuple(names) if len(names) > 1 else (),
+            "coll": self.lower(coll),
+            "cond": None if cond is None else self.lower(cond),
+        }
+
+    def _comp_target(self, tree: Tree[Token]) -> list[str]:
+        return [str(c) for c in tree.children]
+
+    def _comprehension(self, tree: Tree[Token], kind: str) -> ir.Comprehension:
+        item, comp = tree.children
+        binding = self.lower(cast(Tree[Token], comp))
+        if kind == "map":
+            entry = cast(Tree[Token], item)
+            key, value = (self.lower(c) for c in entry.children)
+            return construct(
+                ir.Comprehension, span=self.span(tree), type="map", key=key, body=value, **binding
+            )
+        return construct(
+            ir.Comprehension,
+            span=self.span(tree),
+            type=cast(Any, kind),
+            body=self.lower(item),
+            **binding,
+        )
+
+    def _list_comp(self, tree: Tree[Token]) -> ir.Comprehension:
+        return self._comprehension(tree, "list")
+
+    def _set_comp(self, tree: Tree[Token]) -> ir.Comprehension:
+        return self._comprehension(tree, "set")
+
+    def _map_comp(self, tree: Tree[Token]) -> ir.Comprehension:
+        return self._comprehension(tree, "map")
+
+    def _cond_expr(self, tree: Tree[Token]) -> ir.Conditional:
+        then, cond, orelse = (self.lower(c) for c in tree.children)
+        return construct(ir.Conditional, span=self.span(tree), cond=cond, then=then, orelse=orelse)
 
     def _literal(self, tree: Tree[Token], value: Any) -> ir.ScalarLit:
         return construct(ir.ScalarLit, span=self.span(tree), value=value)
@@ -974,6 +1039,9 @@ class _Lowerer:
             ir.MapEntry, span=self.span(tree), key=self.lower(key), value=self.lower(value)
         )
 
+
+QUANTIFIERS = ("all", "any", "count", "sum", "first", "last")
+"""The functions written ``f(body for x in coll)``."""
 
 _UNKNOWN = object()
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

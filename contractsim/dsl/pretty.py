@@ -67,7 +67,7 @@ class Printer(NodeVisitor):
         return literal_text(e.value, e.raw)
 
     def visit_Name(self, e: ir.Name, parent: int) -> str:
-        return e.name
+        return f"state.{e.name}" if e.state else e.name
 
     def visit_Attr(self, e: ir.Attr, parent: int) -> str:
         return f"{expr_text(e.obj, 9)}.{e.name}"
@@ -80,7 +80,7 @@ class Printer(NodeVisitor):
         return f"{e.func}({', '.join(args)})"
 
     def visit_Quantifier(self, e: ir.Quantifier, parent: int) -> str:
-        return f"{e.op}({expr_text(e.body)} for {e.var} in {expr_text(e.coll)})"
+        return f"{e.op}({expr_text(e.body)} {_comp_for(e)})"
 
     def visit_Unary(self, e: ir.Unary, parent: int) -> str:
         if e.op == "not":
@@ -105,6 +105,24 @@ class Printer(NodeVisitor):
 
     def visit_MapLit(self, e: ir.MapLit, parent: int) -> str:
         return "{" + ", ".join(f"{expr_text(x.key)}: {expr_text(x.value)}" for x in e.entries) + "}"
+
+    # ------------------------------------------------------ comprehensions, conditionals
+    def visit_Comprehension(self, e: ir.Comprehension, parent: int) -> str:
+        if e.key is not None:
+            return "{" + f"{expr_text(e.key)}: {expr_text(e.body)} {_comp_for(e)}" + "}"
+        text = f"{expr_text(e.body)} {_comp_for(e)}"
+        return f"[{text}]" if e.type == "list" else "{" + text + "}"
+
+    def visit_Conditional(self, e: ir.Conditional, parent: int) -> str:
+        # the condition and the first branch are `or` level; the else branch may chain
+        text = f"{expr_text(e.then, 1)} if {expr_text(e.cond, 1)} else {expr_text(e.orelse)}"
+        return f"({text})" if parent > 0 else text
+
+
+def _comp_for(e: ir.Quantifier | ir.Comprehension) -> str:
+    """``for x in xs if c``: the collection and the filter are `or` level, like Python's."""
+    text = f"for {e.var} in {expr_text(e.coll, 1)}"
+    return text if e.cond is None else f"{text} if {expr_text(e.cond, 1)}"
 
 
 _PRINTER = Printer()

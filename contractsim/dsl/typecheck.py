@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..diagnostics import Diagnostic, Span, error, suggestion_hint, warning
+from ..diagnostics import Diagnostic, Span, did_you_mean, error, suggestion_hint, warning
 from . import ir
 from . import types as T
 from .builtins import BUILTINS, _numeric_join
@@ -183,7 +183,7 @@ class Checker(NodeVisitor):
                 (f.name, T.FieldT(self.resolve(f.type), f.optional, f.default is not None))
                 for f in t.fields
             ]
-            return T.RecordT(name or "record", tuple(fields))
+            return T.RecordT(name or "record", tuple(fields), t.open)
         if isinstance(t, ir.TaggedUnionType):
             self.once([(v.tag, v.span) for v in t.variants], "E0412", "variant {} is declared")
             variants: list[tuple[str, T.Ty]] = []
@@ -327,7 +327,8 @@ class Checker(NodeVisitor):
 
     def visit_Name(self, e: ir.Name, scope: Scope) -> T.Ty:
         ty = self.name_type(e, scope)
-        return T.strip_null(ty) if scope.non_null and e.name in scope.non_null else ty
+        key = f"state.{e.name}" if e.state else e.name
+        return T.strip_null(ty) if scope.non_null and key in scope.non_null else ty
 
     def visit_Attr(self, e: ir.Attr, scope: Scope) -> T.Ty:
         ty = self.attr_type(e, scope)
@@ -358,6 +359,8 @@ class Checker(NodeVisitor):
         if obj == T.STR:
             self.expect(key, T.INT, e.key.span, "a string index")
             return T.STR
+        if isinstance(obj, T.RecordT):
+            return self.record_index(e, obj)
         if obj != T.ANY:
             self.err(
                 "E0306",
@@ -371,6 +374,8 @@ class Checker(NodeVisitor):
         return self.call_type(e, scope)
 
     def visit_Quantifier(self, e: ir.Quantifier, scope: Scope) -> T.Ty:
+        if e.unpack or e.cond is not None or e.op in ("first", "last"):
+            return self.binding_quantifier(e, scope)
         coll = self.expr(e.coll, scope)
         elem = T.elem_type(T.strip_null(coll))
         if elem is None:
@@ -388,6 +393,73 @@ class Checker(NodeVisitor):
             return body if T.is_numeric(body) else T.INT
         self.expect(body, T.BOOL, e.body.span, f"the condition of `{e.op}`")
         return T.INT if e.op == "count" else T.BOOL
+
+    # ------------------------------------------------------ comprehensions, conditionals
+    def bind(self, e: ir.Quantifier | ir.Comprehension, scope: Scope, what: str) -> Scope:
+        """The scope inside ``for var in coll if cond``: the item's name(s), narrowed by the
+        filter (``[x.a for x in xs if x != null]``)."""
+        coll = self.expr(e.coll, scope)
+        elem = T.elem_type(T.strip_null(coll))
+        if elem is None:
+            self.err(
+                "E0306",
+                f"{what} needs a collection to range over, got {coll.show()}",
+                e.coll.span,
+            )
+            elem = T.ANY
+        names: dict[str, Symbol] = {e.var: Symbol(elem, "local", e.span)}
+        if e.unpack:
+            n = len(e.unpack)
+            parts: tuple[T.Ty, ...] = (T.ANY,) * n
+            if isinstance(elem, T.TupleT) and len(elem.items) == n:
+                parts = elem.items
+            elif elem != T.ANY:
+                if isinstance(elem, T.TupleT):
+                    hint = f"the items have {len(elem.items)} parts: name each of them"
+                elif isinstance(T.strip_null(coll), T.MapT):
+                    hint = "a map gives its keys: bind one name and read the value, m[k]"
+                else:
+                    hint = "unpack pairs such as those of enumerate(xs), which gives (index, item)"
+                self.err(
+                    "E0320",
+                    f"`for {e.var} in …` unpacks every item into {n} names, but the items "
+                    f"are {elem.show()}",
+                    e.coll.span,
+                    hint=hint,
+                )
+            names = {n_: Symbol(t, "local", e.span) for n_, t in zip(e.unpack, parts)}
+        inner = scope.child(**names)
+        if e.cond is not None:
+            cond = self.expr(e.cond, inner)
+            self.expect(cond, T.BOOL, e.cond.span, "the condition after `if`")
+            inner = inner.narrowed(e.cond)
+        return inner
+
+    def binding_quantifier(self, e: ir.Quantifier, scope: Scope) -> T.Ty:
+        inner = self.bind(e, scope, f"`{e.op}`")
+        body = self.expr(e.body, inner)
+        if e.op in ("first", "last"):
+            return body if T.nullable(body) else T.UnionT((body, T.NULL))
+        if e.op == "sum":
+            if not T.is_numeric(body):
+                self.err("E0301", f"`sum` adds numbers, got {body.show()}", e.body.span)
+            return body if T.is_numeric(body) else T.INT
+        self.expect(body, T.BOOL, e.body.span, f"the condition of `{e.op}`")
+        return T.INT if e.op == "count" else T.BOOL
+
+    def visit_Comprehension(self, e: ir.Comprehension, scope: Scope) -> T.Ty:
+        inner = self.bind(e, scope, f"a {e.type} comprehension")
+        body = self.expr(e.body, inner)
+        if e.key is not None:
+            return T.MapT(self.expr(e.key, inner), body)
+        return T.ListT(body) if e.type == "list" else T.SetT(body)
+
+    def visit_Conditional(self, e: ir.Conditional, scope: Scope) -> T.Ty:
+        cond = self.expr(e.cond, scope)
+        self.expect(cond, T.BOOL, e.cond.span, "the condition of `… if … else …`")
+        then = self.expr(e.then, scope.narrowed(e.cond, positive=True))
+        orelse = self.expr(e.orelse, scope.narrowed(e.cond, positive=False))
+        return T.join(then, orelse)
 
     def visit_Unary(self, e: ir.Unary, scope: Scope) -> T.Ty:
         operand = self.expr(e.operand, scope)
@@ -432,6 +504,8 @@ class Checker(NodeVisitor):
             )
 
     def name_type(self, e: ir.Name, scope: Scope) -> T.Ty:
+        if e.state:
+            return self.state_ref_type(e, scope)
         sym = scope.names.get(e.name)
         if sym is not None:
             return sym.type
@@ -457,6 +531,82 @@ class Checker(NodeVisitor):
         )
         return T.ANY
 
+    # ------------------------------------------------------------------ `state.NAME`
+    def state_ref_type(self, e: ir.Name, scope: Scope) -> T.Ty:
+        """``state.NAME``: the type of state variable NAME (E0201 with a did-you-mean when there
+        is none; a hint to ``state["NAME"]`` when ``state`` is itself a name here)."""
+        sym = self.state.get(e.name)
+        if sym is not None:
+            return sym.type
+        guess = did_you_mean(e.name, self.state)
+        hint = (
+            f"did you mean `state.{guess}`?"
+            if guess is not None
+            else suggestion_hint(e.name, self.state, "state variable")
+        )
+        if "state" in scope.names and guess is None:
+            hint = (
+                f"`state.NAME` always names a state variable; to read field `{e.name}` of "
+                f'`state` here, write `state["{e.name}"]`'
+            )
+        self.err("E0201", f"unknown state variable `state.{e.name}`", e.span, hint=hint)
+        return T.ANY
+
+    # ------------------------------------------------------------------ records by field name
+    def record_field(
+        self, rec: T.RecordT, name: str, span: Span, via_get: bool = False
+    ) -> T.Ty | None:
+        """The type of field ``name`` of ``rec`` (``T | null`` when optional without a default);
+        None after E0209 when it has no such field (never for ``get`` on an open record)."""
+        f = rec.field(name)
+        if f is not None:
+            return T.UnionT((f.type, T.NULL)) if f.optional and not f.has_default else f.type
+        if via_get and rec.open:
+            return None
+        hint = suggestion_hint(name, [n for n, _ in rec.fields], "field")
+        if rec.open and did_you_mean(name, [n for n, _ in rec.fields]) is None:
+            hint = (
+                f"`{rec.name}` is an open record: read a field it does not declare with "
+                f'get(…, "{name}", default)'
+            )
+        self.err("E0209", f"record `{rec.name}` has no field `{name}`", span, hint=hint)
+        return None
+
+    def record_index(self, e: ir.Index, rec: T.RecordT) -> T.Ty:
+        """``r["MA(5)"]``: a field by its (quoted) name, a literal string."""
+        if not (isinstance(e.key, ir.ScalarLit) and isinstance(e.key.value, str)):
+            self.err(
+                "E0306",
+                f"record `{rec.name}` is indexed by a literal field name",
+                e.key.span,
+                hint='write r["field"]; for a computed name use get(r, name, default)',
+            )
+            return T.ANY
+        found = self.record_field(rec, e.key.value, e.key.span)
+        return T.ANY if found is None else found
+
+    def record_get(self, e: ir.Call, args: list[T.Ty]) -> T.Ty:
+        """``get(r, "name", default)`` on a record: a declared field (joined with the default),
+        or, on an open record, any field (of a type the contract cannot know)."""
+        rec = args[0]
+        assert isinstance(rec, T.RecordT)
+        if len(args) > 1:
+            self.expect(args[1], T.STR, e.args[1].span, "a field name")
+        key = e.args[1] if len(e.args) > 1 else None
+        if isinstance(key, ir.ScalarLit) and isinstance(key.value, str):
+            found = self.record_field(rec, key.value, key.span, via_get=True)
+            if found is not None:
+                return T.join(found, args[2]) if len(args) > 2 else found
+            if not rec.open:
+                return T.ANY
+        elif not rec.open:
+            options = [f.type for _, f in rec.fields] + [T.NULL]
+            ty = options[0]
+            for other in options[1:]:
+                ty = T.join(ty, other)
+            return T.join(ty, args[2]) if len(args) > 2 else ty
+        return T.ANY
+
     def attr_type(self, e: ir.Attr, scope: Scope) -> T.Ty:
         obj = self.expr(e.obj, scope)
         if isinstance(obj, T.TypeRefT):
@@ -474,16 +624,8 @@ class Checker(NodeVisitor):
             return T.ANY
         base = T.strip_null(obj)
         if isinstance(base, T.RecordT):
-            f = base.field(e.name)
-            if f is None:
-                self.err(
-                    "E0209",
-                    f"record `{base.name}` has no field `{e.name}`",
-                    e.name_span,
-                    hint=suggestion_hint(e.name, [n for n, _ in base.fields], "field"),
-                )
-                return T.ANY
-            return T.UnionT((f.type, T.NULL)) if f.optional and not f.has_default else f.type
+            field_type = self.record_field(base, e.name, e.name_span)
+            return T.ANY if field_type is None else field_type
         if isinstance(base, T.TaggedT):
             if e.name == base.tag:
                 return T.EnumT(base.name + "." + base.tag, tuple(t for t, _ in base.variants))
@@ -676,9 +818,56 @@ class Checker(NodeVisitor):
                 e.func_span,
                 hint="a fresh id is made when the call changes state",
             )
+        if e.func == "get" and args and isinstance(args[0], T.RecordT):
+            return self.record_get(e, args)
         for kind, ty, a_expr in zip(builtin.arg_kinds, args, e.args):
             self.builtin_arg(e.func, kind, ty, a_expr)
+        if e.func == "count":
+            self.count_args(args, e.args)
         return builtin.result(args)
+
+    def count_args(self, args: list[T.Ty], exprs: tuple[ir.Expr, ...]) -> None:
+        """``count(s, sub)`` counts substrings of a string, ``count(xs, x)`` items of a list."""
+        base = T.strip_null(args[0])
+        if T.is_stringy(base):
+            self.expect(args[1], T.STR, exprs[1].span, "what `count` looks for in a string")
+        elif isinstance(base, T.ListT) and not T.comparable(args[1], base.elem):
+            self.err(
+                "E0301",
+                f"{args[1].show()} can never be an item of a list of {base.elem.show()}",
+                exprs[1].span,
+            )
+
+    def date_format(self, a: ir.Expr) -> None:
+        """The format of ``parse_date``: a literal string of supported directives (E0321)."""
+        from .builtins import DATE_DIRECTIVES
+
+        if not (isinstance(a, ir.ScalarLit) and isinstance(a.value, str)):
+            self.err(
+                "E0321",
+                "the format of `parse_date` must be a literal string",
+                a.span,
+                hint='write it in the contract, e.g. parse_date(s, "%Y-%m-%d")',
+            )
+            return
+        text = a.value
+        i = 0
+        while i < len(text):
+            if text[i] == "%":
+                directive = text[i + 1 : i + 2]
+                if directive == "" or directive not in DATE_DIRECTIVES:
+                    shown = f"%{directive}" if directive else "a lone `%` at the end"
+                    self.err(
+                        "E0321",
+                        f"`parse_date` does not support {shown} in its format",
+                        a.span,
+                        hint="the directives are %Y %m %d %H %M %S %y %b %B %j, and %% for a "
+                        "literal %",
+                    )
+                    return
+                i += 2
+            else:
+                i += 1
 
     def builtin_arg(self, func: str, kind: str, ty: T.Ty, a: ir.Expr) -> None:
         base = T.strip_null(ty)
@@ -692,7 +881,15 @@ class Checker(NodeVisitor):
             "set": isinstance(base, (T.SetT, T.EmptyT)) or base == T.ANY,
             "map": isinstance(base, (T.MapT, T.EmptyT)) or base == T.ANY,
             "pattern": isinstance(a, ir.ScalarLit) and isinstance(a.value, str),
+            "seq": T.is_stringy(base) or isinstance(base, (T.ListT, T.EmptyT)) or base == T.ANY,
+            "iterable": T.is_stringy(base)
+            or isinstance(base, (T.ListT, T.SetT, T.MapT, T.EmptyT))
+            or base == T.ANY,
+            "date_format": True,  # checked below, with its own code
         }[kind]
+        if kind == "date_format":
+            self.date_format(a)
+            return
         if ok and kind == "pattern":
             from .patterns import pattern_problem
 
@@ -710,6 +907,8 @@ class Checker(NodeVisitor):
                 "set": "a set",
                 "map": "a map",
                 "pattern": 'a literal pattern r"…"',
+                "seq": "a string or a list",
+                "iterable": "a list, a set, a map or a string",
             }[kind]
             self.err("E0301", f"`{func}` needs {want}, got {ty.show()}", a.span)
 
@@ -874,7 +1073,10 @@ class Checker(NodeVisitor):
         if not isinstance(root, ir.Name):
             self.err("E0303", "only state variables can be assigned", e.span)
             return T.ANY
-        sym = scope.names.get(root.name)
+        sym = self.state.get(root.name) if root.state else scope.names.get(root.name)
+        if root.state and sym is None:
+            self.state_ref_type(root, scope)
+            return T.ANY
         if sym is not None and sym.kind == "param":
             self.err(
                 "E0302",
@@ -927,7 +1129,7 @@ def _upper_snake(text: str) -> str:
 
 def _lv_text(e: ir.Expr) -> str:
     if isinstance(e, ir.Name):
-        return e.name
+        return f"state.{e.name}" if e.state else e.name
     if isinstance(e, ir.Attr):
         return f"{_lv_text(e.obj)}.{e.name}"
     if isinstance(e, ir.Index):

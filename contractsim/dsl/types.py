@@ -123,6 +123,7 @@ class FieldT:
 class RecordT(Ty):
     name: str
     fields: tuple[tuple[str, FieldT], ...]
+    open: bool = False  # `record { …, ... }`: values may carry fields nobody declared
 
     def field(self, name: str) -> FieldT | None:
         for fname, f in self.fields:

@@ -25,7 +25,7 @@ def stmt_lines(stmts: tuple[ir.Stmt, ...], indent: str = "") -> list[str]:
     out: list[str] = []
     for s in stmts:
         if isinstance(s, ir.Assign):
-            out.append(f"{indent}{expr_text(s.target)} {s.op} {expr_text(s.value)}")
+            out.append(f"{indent}{expr_text(s.target)} {s.op} {expr_text(s.value, 1)}")
         elif isinstance(s, ir.MethodCall):
             args = ", ".join(expr_text(a) for a in s.args)
             out.append(f"{indent}{expr_text(s.target)}.{s.method}({args})")
@@ -41,12 +41,12 @@ def stmt_lines(stmts: tuple[ir.Stmt, ...], indent: str = "") -> list[str]:
             out.extend(stmt_lines(s.body, indent + "  "))
             out.append(f"{indent}}}")
         elif isinstance(s, ir.Let):
-            out.append(f"{indent}let {s.name} = {expr_text(s.value)}")
+            out.append(f"{indent}let {s.name} = {expr_text(s.value, 1)}")
         elif isinstance(s, ir.Warn):
             message = f" {literal_text(s.message.source)}" if s.message else ""
             out.append(f"{indent}warn {s.code}{message}")
         else:
-            fields = ", ".join(f"{f.name} = {expr_text(f.value)}" for f in s.fields)
+            fields = ", ".join(f"{f.name} = {expr_text(f.value, 1)}" for f in s.fields)
             out.append(f"{indent}report {fields}")
     return out
 

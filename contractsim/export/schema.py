@@ -154,14 +154,18 @@ class SchemaTranslator:
         return {"type": "array", "prefixItems": args, "items": False, "minItems": n, "maxItems": n}
 
     def record(self, t: ir.RecordType, tag: tuple[str, str] | None = None) -> dict[str, Any]:
-        """A record as a closed object: required fields, optional fields (absent or null) and
+        """A record as a closed object (an open record, ``record { …, ... }``, with
+        ``additionalProperties: true``): required fields, optional fields (absent or null) and
         fields with defaults; with ``tag``, a tagged-union variant whose tag is a ``const``."""
         props: dict[str, Any] = {}
         required: list[str] = []
         if tag is not None:
             props[tag[0]] = {"const": tag[1]}
             required.append(tag[0])
-        return self._closed_object(t.fields, props, required)
+        out = self._closed_object(t.fields, props, required)
+        if t.open:
+            out["additionalProperties"] = True
+        return out
 
     def member(
         self, t: ir.TypeExpr, optional: bool, default: ir.Expr | None, description: str | None
@@ -283,12 +287,14 @@ def type_label(t: ir.TypeExpr) -> str:
     elif isinstance(t, ir.RecordType):
         fields = []
         for f in t.fields:
-            field = f"{f.name}{'?' if f.optional else ''}: {type_label(f.type)}"
+            field = f"{_member_text(f.name)}{'?' if f.optional else ''}: {type_label(f.type)}"
             if f.default is not None:
                 from ..dsl.pretty import expr_text
 
                 field += f" = {expr_text(f.default)}"
             fields.append(field)
+        if t.open:
+            fields.append("...")
         text = "record { " + ", ".join(fields) + " }"
     elif isinstance(t, ir.TaggedUnionType):
         variants = ", ".join(f"{v.tag}: {type_label(v.type)}" for v in t.variants)

@@ -157,15 +157,17 @@ def _keyword_just_taken(exc: UnexpectedToken, text: str) -> Token | None:
     if exc.interactive_parser is None:
         return None
     values = exc.interactive_parser.parser_state.value_stack
-    last = values[-1] if values else None
-    if (
-        isinstance(last, Token)
-        and last.type != "NAME"
-        and isinstance(last.start_pos, int)
-        and _IDENTIFIER.fullmatch(str(last))
-        and _NAME_USE.match(text, last.end_pos or 0)
-    ):
-        return last
+    # the keyword, or the keyword and one token after it: `if -> a` after a machine guard
+    # takes `if` for a conditional expression and `-` for a minus before it fails
+    for last in reversed(values[-2:]):
+        if (
+            isinstance(last, Token)
+            and last.type != "NAME"
+            and isinstance(last.start_pos, int)
+            and _IDENTIFIER.fullmatch(str(last))
+            and _NAME_USE.match(text, last.end_pos or 0)
+        ):
+            return last
     return None
 
 
@@ -370,6 +372,13 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, filename: str) -> Diagno
     if expected == {"__ANON_0"} or "__ANON_0" in expected and len(expected) <= 2:
         message += "; a transition needs `->` between its two states"
     hint: str | None = _expected_hint(expected)
+    if str(tok) == "else" and "LBRACE" in expected:
+        # `x = a if c else b` in an effect: there `if` starts the next statement
+        message += "; is this a conditional expression `a if c else b`?"
+        hint = (
+            "on the right of `=`, `let` or `report` a conditional expression needs "
+            "parentheses: x = (a if c else b); an `if` statement needs `{` after its condition"
+        )
     start: int | None = tok.start_pos if isinstance(tok.start_pos, int) else None
     if start is not None and str(tok) in _TOP_LEVEL and "RBRACE" in expected:
         still_open, _ = _scan_brackets(text[:start])

@@ -718,8 +718,14 @@ class SchemaImporter:
                 )
                 return None
             obj, obj_ptr = merged
+            tag_schema, _ = self.deref(obj["properties"][tag], obj_ptr)
+            own = _single_tag_value(tag_schema)
+            # the tag value: the mapping's, else the one value the variant's property allows
+            # (as real documents write it: `enum: [auto]` and no mapping), else the schema's name
             if target_ptr is not None and target_ptr in by_target:
                 value = by_target[target_ptr]
+            elif own is not None:
+                value = own
             elif target_ptr is not None:
                 value = target_ptr.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
             else:
@@ -735,12 +741,18 @@ class SchemaImporter:
                     f"the discriminator {string_text(tag)} is not required here; the contract's "
                     "tagged union requires it",
                 )
-            tag_schema = obj["properties"][tag]
-            tag_schema, _ = self.deref(tag_schema, obj_ptr)
-            if not (
-                isinstance(tag_schema, dict)
-                and tag_schema.get("type") == "string"
-                and set(tag_schema) - ANNOTATIONS <= {"type", "enum", "const"}
+            constraints = (
+                {k for k in tag_schema if k not in ANNOTATIONS and not k.startswith("x-")}
+                if isinstance(tag_schema, dict)
+                else set()
+            )
+            if isinstance(tag_schema, dict) and tag_schema.get("default") == value:
+                constraints.discard("default")  # a default that is the tag value says nothing
+            if (
+                not isinstance(tag_schema, dict)
+                or tag_schema.get("type") != "string"
+                or not constraints <= {"type", "enum", "const"}
+                or (own is not None and own != value)
             ):
                 self.warn(
                     ptr(obj_ptr, "properties", tag),
@@ -756,6 +768,18 @@ class SchemaImporter:
                 )
             variants.append(f"{string_text(value)}: record {{ {', '.join(fields)} }}")
         return f"union by {tag} {{ " + ", ".join(variants) + " }"
+
+
+def _single_tag_value(schema: Any) -> str | None:
+    """The one string a discriminator property allows (``const: x`` or ``enum: [x]``), if so."""
+    if not isinstance(schema, dict):
+        return None
+    if isinstance(schema.get("const"), str):
+        return str(schema["const"])
+    enum = schema.get("enum")
+    if isinstance(enum, list) and len(enum) == 1 and isinstance(enum[0], str):
+        return enum[0]
+    return None
 
 
 def value_text(value: Any) -> str | None:

@@ -168,7 +168,7 @@ def _static_checks(
         return [e]
 
     def template(e: ir.Expr) -> Any:
-        if isinstance(e, ir.Name) and e.name in names:
+        if isinstance(e, ir.Name) and e.name in names and not e.state:
             return ("param", names.index(e.name))
         if isinstance(e, ir.ScalarLit):
             return ("literal", e.value)

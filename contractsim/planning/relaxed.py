@@ -82,6 +82,7 @@ class Relaxation:
             for f in pre_ids:
                 self.by_pre[f].append(a)
         self.free = [a for a, p in enumerate(self.pre) if not p]
+        self._pre_count = [len(p) for p in self.pre]
 
     # -------------------------------------------------------------- reading the contract
     def _id(self, fact: Fact) -> int:
@@ -94,7 +95,7 @@ class Relaxation:
         if isinstance(e, ir.ScalarLit):
             return e.value
         if isinstance(e, ir.Name):
-            if e.name in env:
+            if e.name in env and not e.state:
                 return env[e.name]
             if e.name in self.consts:
                 return self.consts[e.name]
@@ -107,14 +108,18 @@ class Relaxation:
         """The facts a condition needs (the conjuncts read as facts; the others dropped)."""
         if isinstance(e, ir.Binary) and e.op == "and":
             return self._facts(e.left, env) + self._facts(e.right, env)
-        if isinstance(e, ir.Name) and self.fact_vars.get(e.name) == "bool":
+        if (
+            isinstance(e, ir.Name)
+            and self.fact_vars.get(e.name) == "bool"
+            and (e.state or e.name not in env)  # a parameter may hide the state variable
+        ):
             return [(e.name, True)]
         if (
             isinstance(e, ir.Binary)
             and e.op == "in"
             and isinstance(e.right, ir.Name)
             and self.fact_vars.get(e.right.name) == "set"
-            and e.right.name not in env
+            and (e.right.state or e.right.name not in env)
         ):
             try:
                 return [(e.right.name, self._value(e.left, env))]
@@ -188,6 +193,7 @@ class Relaxation:
             for f in pre_ids:
                 self.by_pre[f].append(a)
         self.free = [a for a, p in enumerate(self.pre) if not p]
+        self._pre_count = [len(p) for p in self.pre]
 
     # -------------------------------------------------------------- heuristics
     def state_facts(self, state: State) -> list[int] | None:
@@ -235,6 +241,8 @@ class Relaxation:
     def dist(self, facts: list[int], kind: str, supporters: list[int] | None = None) -> list[float]:
         """Relaxed cost of every fact (generalised Dijkstra); ``supporters`` receives the best
         achiever of each fact (for h_FF)."""
+        if kind == "max" and supporters is None:
+            return self._dist_max(facts)
         n = len(self.index)
         dist = [INF] * n
         heap: list[tuple[float, int]] = []
@@ -252,7 +260,7 @@ class Relaxation:
                     if supporters is not None:
                         supporters[g] = a
         heapq.heapify(heap)
-        left = [len(p) for p in pre]
+        left = self._pre_count.copy()
         acc = [0.0] * len(pre)
         goals_left = set(self.goal)
         by_pre = self.by_pre
@@ -281,12 +289,64 @@ class Relaxation:
                                 supporters[g] = a
         return dist
 
+    def _dist_max(self, facts: list[int]) -> list[float]:
+        """:meth:`dist` for h_max, the planner's inner loop: facts leave the queue in
+        non-decreasing cost, so an operator's cost is that of its last precondition to leave
+        it, and the state's own facts (cost 0) are taken first without the queue."""
+        dist = [INF] * len(self.index)
+        add, cost, by_pre = self.add, self.cost, self.by_pre
+        left = self._pre_count.copy()
+        goals_left = set(self.goal)
+        heap: list[tuple[float, int]] = []
+        push, pop = heapq.heappush, heapq.heappop
+        start = []
+        for f in facts:
+            if dist[f]:
+                dist[f] = 0.0
+                start.append(f)
+        goals_left.difference_update(start)
+        for a in self.free:
+            c = cost[a]
+            for g in add[a]:
+                if c < dist[g]:
+                    dist[g] = c
+                    push(heap, (c, g))
+        for f in start:
+            for a in by_pre[f]:
+                left[a] -= 1
+                if not left[a]:
+                    c = cost[a]
+                    for g in add[a]:
+                        if c < dist[g]:
+                            dist[g] = c
+                            push(heap, (c, g))
+        while heap and goals_left:
+            d, f = pop(heap)
+            if d > dist[f]:
+                continue
+            goals_left.discard(f)
+            for a in by_pre[f]:
+                left[a] -= 1
+                if not left[a]:
+                    c = d + cost[a]
+                    for g in add[a]:
+                        if c < dist[g]:
+                            dist[g] = c
+                            push(heap, (c, g))
+        return dist
+
     def h_ff(self, state: State) -> float:
         """The cost of a relaxed plan extracted from h_add's best supporters (inadmissible)."""
         if not self.usable or not self.goal:
             return 0.0
         facts = self.state_facts(state)
         if facts is None:
+            return 0.0
+        return self.h_ff_facts(facts)
+
+    def h_ff_facts(self, facts: list[int]) -> float:
+        """:meth:`h_ff` of the state whose true facts are ``facts`` (ids of :attr:`index`)."""
+        if not self.usable or not self.goal:
             return 0.0
         supporters = [-1] * len(self.index)
         dist = self.dist(facts, "add", supporters)

@@ -12,18 +12,21 @@ from __future__ import annotations
 import heapq
 import itertools
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..dsl.walk import used_names
 from .grounding import Grounding, ground
 from .relaxed import INF, Relaxation
+from .strips import FactSet, StripsTask, read_strips
 
 if TYPE_CHECKING:
     from ..simulator.engine import Simulator
     from ..simulator.fast import BoundCall
     from ..simulator.state import State
+
+Node = TypeVar("Node", bound=Hashable)
 
 DEFAULT_MAX_STATES = 100_000
 DEFAULT_MAX_SECONDS = 60.0
@@ -160,10 +163,13 @@ def plan(
     fast: bool = False,
     grounding: Grounding | None = None,
     exclude: Iterable[str] = (),
+    strips: bool = True,
 ) -> PlanResult:
     """The cheapest plan from ``state`` to a state where goal ``goal`` is certainly true.
 
-    See :meth:`contractsim.simulator.engine.Simulator.plan`."""
+    See :meth:`contractsim.simulator.engine.Simulator.plan`. ``strips=False`` searches with the
+    simulator at every node even when the contract reads as a STRIPS task (:mod:`.strips`; the
+    tests compare both)."""
     started = time.process_time()
     wall = time.monotonic()
     sim.goal(state, goal)  # a ValueError with a did-you-mean for an unknown goal
@@ -185,17 +191,7 @@ def plan(
     if not relax.usable:
         notes.append(f"no heuristic: the relaxation cannot read {relax.reason}")
     succ = Successors(sim, calls, allow_may_fail)
-
-    def h(s: State) -> float:
-        if fast:
-            return relax.h_ff(s)
-        return relax.h(s, "max")
-
-    def is_goal(s: State) -> bool:
-        return sim.goal(s, goal) is True
-
-    expanded = generated = 0
-    tie = itertools.count()
+    search = _Search(fast, max_depth, max_states, max_seconds, wall)
 
     def result(
         steps: list[tuple[str, dict[str, Any]]] | None,
@@ -215,83 +211,203 @@ def plan(
             method,
             not fast,
             stopped,
-            expanded,
-            generated,
+            search.expanded,
+            search.generated,
             time.process_time() - started,
             prob if steps is not None else None,
             assumptions or [],
             notes,
         )
 
+    def is_goal(s: State) -> bool:
+        return sim.goal(s, goal) is True
+
     if is_goal(state):
         return result([], 0.0, None)
+
+    def h(s: State) -> float:
+        if fast:
+            return relax.h_ff(s)
+        return relax.h(s, "max")
+
     h0 = h(state)
     if h0 == INF:
         notes.append("the goal is unreachable even when deletes are ignored")
         return result(None, None, "exhausted")
-    parent: dict[State, tuple[State | None, int, float | None, tuple[str, ...]]] = {
-        state: (None, -1, 1.0, ())
-    }
-    best: dict[State, float] = {state: 0.0}
-    depth: dict[State, int] = {state: 0}
-    closed: set[State] = set()
-    heap: list[tuple[float, float, int, float, State]] = [(h0, h0, next(tie), 0.0, state)]
-    cut_depth = False
-    stopped: str | None = None
 
-    def reconstruct(end: State) -> tuple[list[tuple[str, dict[str, Any]]], float | None, list[str]]:
-        steps: list[tuple[str, dict[str, Any]]] = []
-        prob: float | None = 1.0
-        assumptions: list[str] = []
-        s: State | None = end
-        while s is not None:
-            prev, i, p, a = parent[s]
-            if prev is None:
-                break
-            call = calls[i]
-            steps.append((call.tool, dict(call.args)))
-            prob = None if prob is None or p is None else prob * p
-            assumptions.extend(x for x in a if x not in assumptions)
-            s = prev
-        steps.reverse()
-        return steps, prob, assumptions
+    task = None
+    if strips and not allow_may_fail:
+        task, _why = read_strips(sim, calls, goal, succ.fixed_cost)
+        if task is not None:
+            task = task.relevant()
+    start_facts = task.facts_of(state) if task is not None else None
+    if task is not None and start_facts is not None:
+        found = _strips_search(search, task, start_facts, relax, fast)
+        if found is None:
+            return result(None, None, search.stopped)
+        path, g = found
+        steps = [(calls[i].tool, dict(calls[i].args)) for i in path]
+        if _replays_to_goal(sim, state, goal, [calls[i] for i in path]):
+            notes.append(
+                "searched the contract's grounded STRIPS task (every clause reads as facts); "
+                "the plan was checked again by the simulator"
+            )
+            return result(steps, g, None)
+        notes.append("the STRIPS reading disagreed with the simulator: searched again with it")
+        search = _Search(fast, max_depth, max_states, max_seconds, wall)
 
-    while heap:
-        _f, _h, _t, g, s = heapq.heappop(heap)
-        if s in closed or g > best[s]:
-            continue
-        if not fast and is_goal(s):
-            steps, prob, assumptions = reconstruct(s)
-            return result(steps, g, None, prob, assumptions)
-        if expanded >= max_states:
-            stopped = "max_states"
-            break
-        if (expanded & 63) == 0 and time.monotonic() - wall > max_seconds:
-            stopped = "max_seconds"
-            break
-        closed.add(s)
-        expanded += 1
-        d = depth[s]
-        if max_depth is not None and d >= max_depth:
-            cut_depth = True
-            continue
+    def successors(s: State) -> Iterator[tuple[int, State, float, Any]]:
         for i, nxt, cost, p, a in succ(s):
-            generated += 1
-            if nxt in closed:
+            yield i, nxt, cost, (p, a)
+
+    found_state = search.run(state, successors, h, is_goal, h0)
+    if found_state is None:
+        return result(None, None, search.stopped)
+    path_state, g_state, labels = found_state
+    steps = [(calls[i].tool, dict(calls[i].args)) for i in path_state]
+    prob: float | None = 1.0
+    assumptions: list[str] = []
+    for p, a in labels:
+        prob = None if prob is None or p is None else prob * p
+        assumptions.extend(x for x in a if x not in assumptions)
+    return result(steps, g_state, None, prob, assumptions)
+
+
+def _replays_to_goal(sim: Simulator, state: State, goal: str, calls: list[BoundCall]) -> bool:
+    """Whether the simulator agrees that ``calls`` succeed from ``state`` and reach ``goal``."""
+    s = state
+    for call in calls:
+        step = sim.step(s, call.tool, call.args)
+        if step.verdict != "ok" or len({b.state for b in step.branches}) != 1:
+            return False
+        s = step.branches[0].state
+    return sim.goal(s, goal) is True
+
+
+def _strips_search(
+    search: _Search, task: StripsTask, start: FactSet, relax: Relaxation, fast: bool
+) -> tuple[list[int], float] | None:
+    relax_ids = [-1] * (max(task.index.values(), default=-1) + 1)
+    for fact, i in task.index.items():
+        relax_ids[i] = relax.index.get(fact, -1)
+    goal = relax.goal
+    cache: dict[FactSet, float] = {}
+
+    def h(facts: FactSet) -> float:
+        known = cache.get(facts)
+        if known is not None:
+            return known
+        ids = task.relaxed_facts(facts, relax_ids)
+        if not relax.usable or not goal:
+            value = 0.0
+        elif fast:
+            value = relax.h_ff_facts(ids)
+        else:
+            dist = relax.dist(ids, "max")
+            value = max(dist[g] for g in goal) if goal else 0.0
+        cache[facts] = value
+        return value
+
+    def successors(facts: FactSet) -> Iterator[tuple[int, FactSet, float, Any]]:
+        for i, nxt, cost in task.successors(facts):
+            yield i, nxt, cost, None
+
+    found = search.run(start, successors, h, task.is_goal, h(start))
+    if found is None:
+        return None
+    path, g, _labels = found
+    return path, g
+
+
+class _Search:
+    """A* (or greedy best-first with ``fast``) over any hashable nodes, with the bounds."""
+
+    def __init__(
+        self,
+        fast: bool,
+        max_depth: int | None,
+        max_states: int,
+        max_seconds: float,
+        wall: float,
+    ) -> None:
+        self.fast = fast
+        self.max_depth = max_depth
+        self.max_states = max_states
+        self.max_seconds = max_seconds
+        self.wall = wall
+        self.expanded = 0
+        self.generated = 0
+        self.stopped: str | None = None
+
+    def run(
+        self,
+        start: Node,
+        successors: Callable[[Node], Iterable[tuple[int, Node, float, Any]]],
+        h: Callable[[Node], float],
+        is_goal: Callable[[Node], bool],
+        h0: float,
+    ) -> tuple[list[int], float, list[Any]] | None:
+        """(call indices, cost, the successors' labels along the path), or None with
+        :attr:`stopped` saying why."""
+        fast = self.fast
+        tie = itertools.count()
+        parent: dict[Node, tuple[Node | None, int, Any]] = {start: (None, -1, None)}
+        best: dict[Node, float] = {start: 0.0}
+        depth: dict[Node, int] = {start: 0}
+        closed: set[Node] = set()
+        heap: list[tuple[float, float, int, float, Node]] = [(h0, h0, next(tie), 0.0, start)]
+        cut_depth = False
+
+        def path(end: Node) -> tuple[list[int], list[Any]]:
+            indices: list[int] = []
+            labels: list[Any] = []
+            node: Node | None = end
+            while node is not None:
+                prev, i, label = parent[node]
+                if prev is None:
+                    break
+                indices.append(i)
+                labels.append(label)
+                node = prev
+            indices.reverse()
+            labels.reverse()
+            return indices, labels
+
+        while heap:
+            _f, _h, _t, g, s = heapq.heappop(heap)
+            if s in closed or g > best[s]:
                 continue
-            ng = g + cost
-            if ng >= best.get(nxt, INF):
+            if not fast and is_goal(s):
+                indices, labels = path(s)
+                return indices, g, labels
+            if self.expanded >= self.max_states:
+                self.stopped = "max_states"
+                return None
+            if (self.expanded & 63) == 0 and time.monotonic() - self.wall > self.max_seconds:
+                self.stopped = "max_seconds"
+                return None
+            closed.add(s)
+            self.expanded += 1
+            d = depth[s]
+            if self.max_depth is not None and d >= self.max_depth:
+                cut_depth = True
                 continue
-            best[nxt] = ng
-            parent[nxt] = (s, i, p, a)
-            depth[nxt] = d + 1
-            if fast and is_goal(nxt):
-                steps, prob, assumptions = reconstruct(nxt)
-                return result(steps, ng, None, prob, assumptions)
-            hn = h(nxt)
-            if hn == INF:
-                continue
-            heapq.heappush(heap, (hn if fast else ng + hn, hn, next(tie), ng, nxt))
-    if stopped is None:
-        stopped = "max_depth" if cut_depth else "exhausted"
-    return result(None, None, stopped)
+            for i, nxt, cost, label in successors(s):
+                self.generated += 1
+                if nxt in closed:
+                    continue
+                ng = g + cost
+                if ng >= best.get(nxt, INF):
+                    continue
+                best[nxt] = ng
+                parent[nxt] = (s, i, label)
+                depth[nxt] = d + 1
+                if fast and is_goal(nxt):
+                    indices, labels = path(nxt)
+                    return indices, ng, labels
+                hn = h(nxt)
+                if hn == INF:
+                    continue
+                heapq.heappush(heap, (hn if fast else ng + hn, hn, next(tie), ng, nxt))
+        self.stopped = "max_depth" if cut_depth else "exhausted"
+        return None

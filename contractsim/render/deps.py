@@ -207,7 +207,7 @@ def atoms(tool: ir.Tool, ctx: _Context) -> list[Atom]:
 
 
 def _state_var(e: ir.Expr, bound: set[str], ctx: _Context) -> str | None:
-    if isinstance(e, ir.Name) and e.name in ctx.state and e.name not in bound:
+    if isinstance(e, ir.Name) and e.name in ctx.state and (e.state or e.name not in bound):
         return e.name
     return None
 
@@ -237,7 +237,8 @@ class _AtomFinder(NodeVisitor):
         self, e: ir.Quantifier, positive: bool, bound: set[str], ctx: _Context, depth: int
     ) -> Iterator[Atom]:
         if e.op in ("all", "any"):
-            yield from _atoms(e.body, positive, bound | {e.var}, ctx, depth + 1)
+            names = {e.var, *e.unpack}
+            yield from _atoms(e.body, positive, bound | names, ctx, depth + 1)
 
     def visit_Call(
         self, e: ir.Call, positive: bool, bound: set[str], ctx: _Context, depth: int

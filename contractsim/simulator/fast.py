@@ -217,7 +217,7 @@ class PlanChecker:
 
 def _loops(contract: ir.Contract) -> bool:
     """Whether a contract has quantifiers or loops."""
-    exprs = any(isinstance(e, ir.Quantifier) for e in all_exprs(contract))
+    exprs = any(isinstance(e, (ir.Quantifier, ir.Comprehension)) for e in all_exprs(contract))
     bodies = [t.effects for t in contract.tools]
     bodies += [o.body for t in contract.tools for o in t.outcomes]
     bodies += [s.body for t in contract.tools if t.flow for s in t.flow.steps]

@@ -100,7 +100,7 @@ def _split(e: ir.Expr, scope: _Scope, interp: Any) -> list[tuple[ir.Expr, _Scope
     env = scope.env
     if isinstance(e, ir.Binary) and e.op == "and":
         return _split(e.left, scope, interp) + _split(e.right, scope, interp)
-    if isinstance(e, ir.Quantifier) and e.op == "all":
+    if isinstance(e, ir.Quantifier) and e.op == "all" and e.cond is None and not e.unpack:
         try:
             coll = interp.eval(e.coll, env)
             items = None if coll is UNKNOWN else lib.iterate(coll)

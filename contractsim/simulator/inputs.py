@@ -40,16 +40,27 @@ def prepare_run(
     Every problem is a :class:`ContractError` whose diagnostics point into the file at fault."""
     plan = load_plan(plan_path)
     state_text = read_text(state_path, "state") if state_path is not None else ""
+    run = prepare_plan(compiled, plan, plan_path, now)
+    # overrides from the plan are located in the plan; those from --state in the state file
+    if state_path is not None:
+        overrides = parse_state(state_text, state_path)
+        run.state_overrides.update(
+            validate_state_overrides(compiled, overrides, state_path, state_text)
+        )
+    return run
+
+
+def prepare_plan(
+    compiled: CompiledContract, plan: Plan, plan_name: str, now: str | None
+) -> PreparedRun:
+    """A parsed plan (``parse_plan(text, plan_name)``) checked against the contract and its
+    calls resolved, as :func:`prepare_run` does for a plan file (``now`` overrides the plan's)."""
     when: datetime | None = None
     if now is not None:
         when = parse_now(now, "<command line: --now>")
     elif plan.now is not None:
-        when = parse_now(plan.now, plan_path, line_of(plan.text, "now"))
-    # overrides from the plan are located in the plan; those from --state in the state file
-    validated = validate_state_overrides(compiled, dict(plan.state), plan_path, plan.text)
-    if state_path is not None:
-        overrides = parse_state(state_text, state_path)
-        validated.update(validate_state_overrides(compiled, overrides, state_path, state_text))
+        when = parse_now(plan.now, plan_name, line_of(plan.text, "now"))
+    validated = validate_state_overrides(compiled, dict(plan.state), plan_name, plan.text)
     calls = [resolve_step(compiled, s) for s in plan.steps]
     return PreparedRun(plan, when, validated, _read_maps(compiled, plan, calls))
 

@@ -99,7 +99,9 @@ class JsonMaps:
         if types is None:
             ctool = self.compiled.tools.get(tool)
             params = () if ctool is None else ctool.ir.params
-            types = self._params[tool] = {p.name: p.type for p in params if self._has_map(p.type)}
+            types = self._params[tool] = {
+                p.name: p.accepted_type for p in params if self._has_map(p.accepted_type)
+            }
         if not types:
             return dict(args)
         return {

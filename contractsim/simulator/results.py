@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..compiler.values import thaw
 from .state import State
 
 Verdict = Literal["ok", "fails", "may_fail"]
@@ -56,9 +57,18 @@ class StepWarning:
     code: str
     message: str
     certain: bool = True
+    # OFF_SPEC_ARGUMENT: the argument path, its value and the type the tool declares for it
+    field: str | None = None
+    value: Any = None
+    declared: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message, "certain": self.certain}
+        out: dict[str, Any] = {"code": self.code, "message": self.message, "certain": self.certain}
+        if self.field is not None:
+            out["field"] = self.field
+            out["value"] = thaw(self.value)
+            out["declared"] = self.declared
+        return out
 
 
 @dataclass

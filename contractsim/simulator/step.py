@@ -8,6 +8,7 @@ explained by :mod:`.explain`.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import replace
@@ -20,6 +21,7 @@ from ..compiler.compile import CCondition, CompiledContract, COutcome, CTool, ma
 from ..compiler.validators import model_values, problems_from
 from ..compiler.values import UNKNOWN, FMap, show
 from ..diagnostics import did_you_mean
+from ..dsl.types import type_label
 from .explain import Explainer, cond_text, when_text
 from .results import Branch, StepResult, StepWarning, Violation
 from .state import State
@@ -218,7 +220,7 @@ class Stepper:
         branches, held_state = self.undecided_branches(state, ctool, values, undecided)
         if force:
             branches = []  # it happened: the rules held (or the contract is wrong)
-        warnings: list[StepWarning] = []
+        warnings = off_spec_warnings(ctool, raw_args)
         for cond in ctool.shoulds:
             result = self._explainer.eval(cond.test, state, values, safe, ctool)
             if result is True:
@@ -377,7 +379,8 @@ class Stepper:
     def unknown_var(self, e: Any, state: State, ctool: CTool) -> tuple[int | None, str | None]:
         """The slot and primitive type of a state variable named by ``e`` whose value is
         unknown (not hidden by a parameter of the tool)."""
-        if e.name in ctool.params or e.name not in self.compiled.state_names:
+        hidden = e.name in ctool.params and not e.state  # `state.NAME` is never hidden
+        if hidden or e.name not in self.compiled.state_names:
             return None, None
         slot = self.layout[e.name]
         if state.data[slot] is not UNKNOWN:
@@ -733,3 +736,38 @@ def literal_of(prim: str | None, value: Any) -> Any:
     if prim == "str":
         return value if isinstance(value, str) else UNKNOWN
     return UNKNOWN
+
+
+# ------------------------------------------------------------------ declared vs accepted types
+_ARG_PATH = re.compile(r"^args\.([^.\[]+)")
+
+
+def off_spec_warnings(ctool: CTool, raw_args: Mapping[str, Any]) -> list[StepWarning]:
+    """OFF_SPEC_ARGUMENT for each argument the tool accepts (``p: DECLARED accepts ACCEPTED``)
+    but that its declared type refuses: like a failed ``should``, the call proceeds."""
+    if ctool.declared_model is None:
+        return []
+    try:
+        ctool.declared_model.model_validate(dict(raw_args))
+    except ValidationError as exc:
+        problems = problems_from(exc, "args")
+    else:
+        return []
+    params = {p.name: p for p in ctool.ir.params}
+    out: list[StepWarning] = []
+    for problem in problems:
+        match = _ARG_PATH.match(problem.path)
+        param = params.get(match.group(1)) if match else None
+        declared = "?" if param is None else type_label(param.type)
+        accepted = "?" if param is None else type_label(param.accepted_type)
+        out.append(
+            StepWarning(
+                "OFF_SPEC_ARGUMENT",
+                f"{ctool.name}: {problem.text()}; the declared type is {declared}, "
+                f"the tool accepts {accepted}",
+                field=problem.path,
+                value=problem.value,
+                declared=declared,
+            )
+        )
+    return out
