@@ -504,7 +504,8 @@ class CodeGen(NodeVisitor):
             elif root in self.slots and (local is None or root not in ctx.locals):
                 src.emit(f"S[{self.slots[root]}] = U", indent)
         src.emit("C.havoc = True", indent)
-        for f in fails_in(body):
+        # a cut-short loop may have failed in any of its later iterations
+        for f in _unique(fails_in(body) + (fails_in(self._loops[-1][1]) if jumps else [])):
             holes = 0 if f.message is None else sum(p.expr is not None for p in f.message.parts)
             key = f"{f.span.line}:{f.span.col}"
             src.emit(f"C.possible_failure({f.code!r}, {key!r}, {holes}, S)", indent)
@@ -629,6 +630,11 @@ def _state_collection_kinds(contract: ir.Contract) -> dict[str, str]:
 
 def _template_key(s: ir.Warn) -> str:
     return f"{s.span.line}:{s.span.col}"
+
+
+def _unique(fails: list[ir.Fail]) -> list[ir.Fail]:
+    """The statements in their first order, each once."""
+    return list({id(f): f for f in fails}.values())
 
 
 def _comment(text: str) -> str:

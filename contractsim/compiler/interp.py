@@ -271,7 +271,8 @@ class Interpreter(NodeVisitor):
             elif root in env.state and local is None:
                 env.state[root] = U
         env.havoc = True
-        for f in fails_in(body):
+        failing = fails_in(body) + (fails_in(loop) if loop is not None and jumps else [])
+        for f in {id(f): f for f in failing}.values():
             holes = 0 if f.message is None else sum(p.expr is not None for p in f.message.parts)
             env.may_fail.append((f.code, f"{f.span.line}:{f.span.col}", holes, dict(env.state)))
         if jumps:

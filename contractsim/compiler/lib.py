@@ -843,13 +843,14 @@ def coll_set(coll: Any, key: Any, value: Any) -> Any:
 
 
 def _position(coll: tuple[Any, ...], at: Any, method: str, end: bool = False) -> int:
-    """A list position as Python reads it (negative from the end); out of range (``end``: one
-    past the last item is allowed, for ``insert``) is an :class:`EvalError`."""
+    """A list position as Python reads it (negative counts from the end); out of range is an
+    :class:`EvalError` (with ``end``, for ``insert``, the position just past the last item is
+    allowed)."""
     if isinstance(at, bool) or not isinstance(at, int):
         raise EvalError(f"`{method}` needs an int position, got {type_name(at)}")
-    size = len(coll) + (1 if end else 0)
-    if not -size <= at < size:
-        raise EvalError(f"`{method}`: position {at} is out of range (length {len(coll)})")
+    size = len(coll)
+    if not -size <= at < size + (1 if end else 0):
+        raise EvalError(f"`{method}`: position {at} is out of range (length {size})")
     return at + size if at < 0 else at
 
 
