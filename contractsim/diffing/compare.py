@@ -99,7 +99,8 @@ class _Differ:
                 if old_items.get(name) != new_items.get(name):
                     out.add(name)
         # a predicate (or function) that calls a changed one changed too
-        bodies = {p.name: _expr_names(p.body) for p in (*self.n.predicates, *self.n.functions)}
+        bodies = {p.name: _expr_names(p.body) for p in self.n.predicates}
+        bodies.update({f.name: _expr_names(f.body) for f in self.n.functions})
         grew = True
         while grew:
             grew = False
