@@ -648,3 +648,60 @@ def test_every_evaluator_agrees(limit: int, flag: Any, xs: Any) -> None:
     c = load(AGREE)
     results = _run_all(c, "t", {"limit": limit}, {"xs": xs, "total": 0, "flag": flag})
     assert all(r == results[0] for r in results), results
+
+
+def test_replay_carries_the_effects_before_a_fail_of_a_recorded_failure(tmp_path: Any) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from contractsim.cli import main
+
+    contract = tmp_path / "stock.contract"
+    contract.write_text(
+        STOCK
+        + """tool audit() {
+  require moves == 1 else MOVES "moves is {moves}"
+}
+""",
+        encoding="utf-8",
+    )
+    run = {
+        "steps": [
+            {"tool": "risky", "args": {}, "outcome": "crash", "error": "RuntimeError: risk"},
+            {"tool": "audit", "args": {}, "outcome": "ok", "error": None, "result": None},
+        ]
+    }
+    traces = tmp_path / "runs.jsonl"
+    traces.write_text(json.dumps(run) + "\n", encoding="utf-8")
+    res = CliRunner().invoke(main, ["replay", str(contract), str(traces), "--format", "json"])
+    report = json.loads(res.output)
+    # the crash took the `fail RISK` branch, which keeps `moves += 1`: audit is then predicted
+    # ok, as it really was
+    assert report["disagreements"] == [], res.output
+    assert res.exit_code == 0, res.output
+
+
+def test_fail_in_a_flow_step_keeps_the_steps_before() -> None:
+    src = """contract flows version "1.0.0"
+state {
+  done: list[str] = []
+}
+tool job(n: int) {
+  flow {
+    initial prepare
+    step prepare { done.append("prepare") }
+    step run { if n > 2 { fail TOO_MANY "{n} jobs" }; done.append("run") }
+    prepare -> run
+    run -> outcome finished
+  }
+  outcome finished success
+}
+"""
+    sim = load(src).simulator(now=NOW)
+    (b,) = sim.step(sim.initial_state(), "job", {"n": 3}).branches
+    assert [(v.code, v.message, v.kind) for v in b.violations] == [("TOO_MANY", "3 jobs", "fail")]
+    assert b.state["done"] == ("prepare",)
+    assert b.flow_path == ("prepare", "run")
+    (b,) = sim.step(sim.initial_state(), "job", {"n": 1}).branches
+    assert b.outcome == "finished" and b.state["done"] == ("prepare", "run")
