@@ -51,6 +51,8 @@ def contract_text(goal: str, ensure: str, template: str, effect: str) -> str:
     return f"""contract gen2 version "1.0.0"
 type Rec = record {{ a: int, b: str, c?: float }}
 const LIMIT = 3
+function dbl(v: int) -> int = v * 2 + LIMIT
+function stamp(p: str) -> str = p + today()
 state {{
 {state}
 }}
@@ -210,6 +212,8 @@ for _ty, _op in [
     ("int", lambda dr, d, w: f"count(q > 1 for q in {expr(dr, 'set[int]', d, w)})"),
     ("int", lambda dr, d, w: f"{expr(dr, 'list[int]', d, w)}[{_SMALL(dr, d, w)}]"),
     ("int", lambda dr, d, w: f'Rec(a={expr(dr, "int", d, w)}, b="z").a'),
+    ("int", lambda dr, d, w: f"dbl({expr(dr, 'int', d, w)})"),  # functions (issue 16)
+    ("str", lambda dr, d, w: f"stamp({expr(dr, 'str', d, w)})"),
     ("float", _bin("float", ["+", "-", "*", "/"], "float", "float")),
     ("float", _bin("float", ["*", "/", "%"], "int", "float")),
     ("str", _bin("str", ["+"], "str", "str")),
@@ -542,6 +546,8 @@ def plan_contracts(draw: Any) -> str:
     return f"""contract plans version "1.0.0"
 type Rec = record {{ a: int, b: str, c?: float }}
 const LIMIT = 3
+function dbl(v: int) -> int = v * 2 + LIMIT
+function stamp(p: str) -> str = p + today()
 state {{
 {state}
 }}

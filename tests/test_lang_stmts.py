@@ -705,3 +705,20 @@ tool job(n: int) {
     assert b.flow_path == ("prepare", "run")
     (b,) = sim.step(sim.initial_state(), "job", {"n": 1}).branches
     assert b.outcome == "finished" and b.state["done"] == ("prepare", "run")
+
+
+def test_diff_sees_a_changed_function_through_what_calls_it() -> None:
+    base = """contract c version "{}"
+state {{ n: int = 0 }}
+function cost(x: int) -> int = x * {}
+tool t(x: int) {{
+  require cost(x) < 10 else BIG "too big"
+  effect n = cost(x)
+}}
+"""
+    old = load(base.format("1.0.0", 2))
+    new = load(base.format("1.1.0", 3))
+    changes = contractsim.diff(old, new).changes
+    assert [(c.tool, c.field) for c in changes] == [("t", "require BIG"), ("t", "effects")]
+    assert changes[1].witness is not None
+    assert changes[1].witness.new["changes"] == [{"var": "n", "before": 0, "after": 3}]

@@ -423,7 +423,7 @@ class Stepper:
                     # `fail` in a flow step: what the steps did so far stays done
                     finished.append(
                         self.failed_by_statement(
-                            stop, work, state, values, ctool, safe, None, assumed, prob, event, path
+                            stop, work, state, ctool, assumed, prob, event, path
                         )
                     )
                     continue
@@ -438,7 +438,7 @@ class Stepper:
                 emitted = emitted + tuple(ctx.warnings)
                 approx = approx or ctx.havoc
                 finished.extend(
-                    self.possible_failures(ctx, state, values, ctool, assumed, prob, event, path)
+                    self.possible_failures(ctx, state, ctool, assumed, prob, event, path)
                 )
             transitions = flow.outgoing.get(step, [])
             sub_state = state.derive(vals)
@@ -543,7 +543,7 @@ class Stepper:
         _, _, prob, assumed, path, _, _, event = at
         return [
             branch,
-            *self.possible_failures(ctx, state, values, ctool, assumed, prob, event, path),
+            *self.possible_failures(ctx, state, ctool, assumed, prob, event, path),
         ]
 
     def failed_by_statement(
@@ -551,10 +551,7 @@ class Stepper:
         stop: lib.ContractFail,
         work: list[Any],
         state: State,
-        values: dict[str, Any],
         ctool: CTool,
-        safe: bool,
-        result: Any,
         assumed: tuple[str, ...],
         prob: float | None,
         event: str | None,
@@ -593,7 +590,6 @@ class Stepper:
         self,
         ctx: Any,
         state: State,
-        values: dict[str, Any],
         ctool: CTool,
         assumed: tuple[str, ...],
         prob: float | None,
@@ -613,10 +609,7 @@ class Stepper:
                 stop,
                 list(snapshot),
                 state,
-                values,
                 ctool,
-                True,
-                None,
                 assumed + (f"the `fail {code}` at line {key.split(':')[0]} is reached",),
                 None,
                 event,
@@ -651,7 +644,7 @@ class Stepper:
             except lib.ContractFail as stop:
                 ctx.may_fail.clear()  # the call failed for certain before they could matter
                 failed = self.failed_by_statement(
-                    stop, work, state, values, ctool, use_safe, result, assumed, prob, event, path
+                    stop, work, state, ctool, assumed, prob, event, path
                 )
                 failed.warnings = [
                     self._explainer.warning(code, key, vals_)
