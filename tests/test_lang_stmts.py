@@ -722,3 +722,30 @@ tool t(x: int) {{
     assert [(c.tool, c.field) for c in changes] == [("t", "require BIG"), ("t", "effects")]
     assert changes[1].witness is not None
     assert changes[1].witness.new["changes"] == [{"var": "n", "before": 0, "after": 3}]
+
+
+def test_a_var_starts_from_a_typed_value_and_updates_like_state() -> None:
+    src = """contract c version "1.0.0"
+state { m: map[str, int] = {} }
+tool t() {
+  effect {
+    var x = {}
+  }
+}
+"""
+    assert codes(src) == [("E0301", 5, "the type of `var x = {}` cannot be told")]
+    src = """contract c version "1.0.0"
+state { m: map[str, int] = {"b": 2} }
+tool t(clear: bool) {
+  effect {
+    var y = m
+    y["a"] = 1
+    if clear { y = {} }
+    m = y
+  }
+}
+"""
+    sim = load(src).simulator(now=NOW)
+    for clear, expected in ((False, {"a": 1, "b": 2}), (True, {})):
+        (b,) = sim.step(sim.initial_state(), "t", {"clear": clear}).branches
+        assert dict(b.state["m"]) == expected
