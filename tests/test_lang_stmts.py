@@ -749,3 +749,24 @@ tool t(clear: bool) {
     for clear, expected in ((False, {"a": 1, "b": 2}), (True, {})):
         (b,) = sim.step(sim.initial_state(), "t", {"clear": clear}).branches
         assert dict(b.state["m"]) == expected
+
+
+def test_the_statements_parse_to_their_ir_nodes_with_positions() -> None:
+    c = load(LOOPS)
+    body = c.ir.tools[0].effects
+    assert [type(s).__name__ for s in body] == ["Var", "Var", "For", "Assign", "Assign"]
+    loop = body[2]
+    assert isinstance(loop, ir.For)
+    kinds = [type(s).__name__ for s in loop.body]
+    assert kinds == ["Assign", "If", "If", "Assign"]
+    cont = loop.body[1]
+    assert isinstance(cont, ir.If) and isinstance(cont.then[0], ir.Continue)
+    assert (cont.then[0].span.line, cont.then[0].span.col) == (15, 22)
+    fail = load(STOCK).ir.tools[0].effects[2]
+    assert isinstance(fail, ir.If)
+    stmt = fail.then[0]
+    assert isinstance(stmt, ir.Fail) and stmt.code == "FULL"
+    assert (
+        stmt.message is not None and stmt.message.source == "no room for {name} after {moves} moves"
+    )
+    assert (stmt.code_span.line, stmt.code_span.col) == (13, 30)
