@@ -328,8 +328,10 @@ def test_fail_in_an_outcome_body_and_machines_do_not_move() -> None:
     assert b.outcome == "shut" and b.state["machine:door"] == "shut"
     r = sim.step(sim.initial_state({"moves": 101}), "close", {})
     (b,) = r.branches
-    # the `fails` outcome's body ran up to its `fail`: its code replaces the outcome's
+    # the `fails` outcome's body ran up to its `fail`: its code replaces the outcome's, and the
+    # branch is still that outcome's
     assert [v.code for v in b.violations] == ["STUCK"]
+    assert b.outcome == "jammed"
     assert b.state["moves"] == 0 and b.state["machine:door"] == "opened"
 
 
@@ -770,3 +772,28 @@ def test_the_statements_parse_to_their_ir_nodes_with_positions() -> None:
         stmt.message is not None and stmt.message.source == "no room for {name} after {moves} moves"
     )
     assert (stmt.code_span.line, stmt.code_span.col) == (13, 30)
+
+
+def test_a_real_call_recognised_as_a_failing_outcome_keeps_its_body_up_to_a_fail() -> None:
+    src = """contract c version "1.0.0"
+state {
+  tries: int = 0
+  log: list[str] = []
+}
+tool send() -> record { error?: str } {
+  outcome rejected fails REJECTED "rejected" observed when result.error != null {
+    tries += 1
+    if tries > 2 { fail GAVE_UP "gave up after {tries} tries" }
+    log.append("retry")
+  }
+  outcome sent success
+}
+"""
+    sim = load(src).simulator(now=NOW)
+    o = sim.observe(
+        sim.initial_state({"tries": 2}), "send", {}, Observation.returned({"error": "no"})
+    )
+    assert o.outcome == "rejected" and o.status == "error"
+    assert o.branch is not None and [v.code for v in o.branch.violations] == ["GAVE_UP"]
+    assert (o.state["tries"], o.state["log"]) == (3, ())
+    assert o.notes == ()

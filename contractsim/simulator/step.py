@@ -646,6 +646,9 @@ class Stepper:
                 failed = self.failed_by_statement(
                     stop, work, state, ctool, assumed, prob, event, path
                 )
+                if out.kind == "fails":
+                    # the call still ended in this failure outcome, with the statement's code
+                    failed.outcome = out.name
                 failed.warnings = [
                     self._explainer.warning(code, key, vals_)
                     for code, key, vals_ in (*emitted, *ctx.warnings)
