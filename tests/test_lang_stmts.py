@@ -797,3 +797,16 @@ tool send() -> record { error?: str } {
     assert o.branch is not None and [v.code for v in o.branch.violations] == ["GAVE_UP"]
     assert (o.state["tries"], o.state["log"]) == (3, ())
     assert o.notes == ()
+
+
+def test_the_guard_keeps_the_effects_before_a_fail_when_the_real_call_raises() -> None:
+    guard = load(STOCK).guard(mode="return")
+
+    @guard.tool()
+    def risky() -> None:
+        raise RuntimeError("risk")
+
+    got = risky()
+    assert got.error is not None and got.error.code == "RISK"
+    assert got.error.detail == "RuntimeError: risk"
+    assert guard.state["moves"] == 1  # `moves += 1` ran before the `fail`
