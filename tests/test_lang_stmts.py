@@ -455,7 +455,7 @@ tool t() {
 """
     assert codes(src) == [
         ("E0201", 6, "unknown name `a` in tool `t`"),
-        ("E0303", 8, "`b` is a `let` binding or a loop variable; it cannot be changed"),
+        ("E0303", 8, "`b` is a `let` binding; it cannot be changed"),
     ]
 
 

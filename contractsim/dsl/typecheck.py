@@ -32,7 +32,7 @@ COLLECTION_METHODS = {
 @dataclass(frozen=True)
 class Symbol:
     type: T.Ty
-    kind: str  # param, state, const, local, result
+    kind: str  # param, state, const, local (let), loop (a for variable), var, result
     span: Span
 
 
@@ -898,7 +898,7 @@ class Checker(NodeVisitor):
         if elem is None:
             self.err("E0306", f"cannot loop over {coll.show()}", s.coll.span)
             elem = T.ANY
-        inner = scope.child(**{s.var: Symbol(elem, "local", s.span)})
+        inner = scope.child(**{s.var: Symbol(elem, "loop", s.span)})
         inner.in_loop = True
         self.stmts(s.body, inner, reports)
 
@@ -974,13 +974,16 @@ class Checker(NodeVisitor):
             return T.ANY
         if sym is not None and sym.kind == "var":
             return self.expr(e, scope)
-        if sym is not None and sym.kind == "local":
+        if sym is not None and sym.kind in ("local", "loop"):
+            what = "a `let` binding" if sym.kind == "local" else "the loop variable"
             self.err(
                 "E0303",
-                f"`{root.name}` is a `let` binding or a loop variable; it cannot be changed",
+                f"`{root.name}` is {what}; it cannot be changed",
                 root.span,
                 hint=f"declare it with `var {root.name} = …` to change it, or assign a state "
-                "variable",
+                "variable"
+                if sym.kind == "local"
+                else f"copy it into a local first: `var item = {root.name}`",
             )
             return T.ANY
         if sym is None or sym.kind != "state":
