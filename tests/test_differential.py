@@ -52,6 +52,8 @@ def contract_text(goal: str, ensure: str, template: str, effect: str) -> str:
     return f"""contract gen2 version "1.0.0"
 type Rec = record {{ a: int, b: str, c?: float, "d e"?: int, ... }}
 const LIMIT = 3
+function dbl(v: int) -> int = v * 2 + LIMIT
+function stamp(p: str) -> str = p + today()
 state {{
 {state}
 }}
@@ -253,6 +255,8 @@ for _ty, _op in [
     ("int", lambda dr, d, w: f"count(q > 1 for q in {expr(dr, 'set[int]', d, w)})"),
     ("int", lambda dr, d, w: f"{expr(dr, 'list[int]', d, w)}[{_SMALL(dr, d, w)}]"),
     ("int", lambda dr, d, w: f'Rec(a={expr(dr, "int", d, w)}, b="z").a'),
+    ("int", lambda dr, d, w: f"dbl({expr(dr, 'int', d, w)})"),  # functions (issue 16)
+    ("str", lambda dr, d, w: f"stamp({expr(dr, 'str', d, w)})"),
     ("float", _bin("float", ["+", "-", "*", "/"], "float", "float")),
     ("float", _bin("float", ["*", "/", "%"], "int", "float")),
     ("str", _bin("str", ["+"], "str", "str")),
@@ -368,7 +372,7 @@ def stmt(draw: Any, depth: int) -> str:
             ]
         )
     )
-    choice = draw(st.integers(0, 9 if depth > 0 else 7))
+    choice = draw(st.sampled_from(list(range(15)) if depth > 0 else [*range(8), 10, 11, 12]))
     if choice <= 2:
         return f"{target} = {expr(draw, ty, 2, w)}"
     if choice == 3:
@@ -383,6 +387,35 @@ def stmt(draw: Any, depth: int) -> str:
         return f"let v = {expr(draw, 'int', 2, w)}; i1 = v * 2"
     if choice == 8:
         return f"for q in {expr(draw, 'list[int]', 1, w)} {{ {block(draw, depth - 1)} }}"
+    # issue 16: `var`, list updates that may be out of range, `fail`, `break`, `continue`
+    if choice == 10:
+        return f"var w = {expr(draw, 'int', 2, w)}; w += {expr(draw, 'int', 1, w)}; i1 = w"
+    if choice == 11:
+        return draw(
+            st.sampled_from(
+                [
+                    "l.pop()",
+                    f"l.remove_at({_SMALL(draw, 0, w)})",
+                    f"l.insert({_SMALL(draw, 0, w)}, {expr(draw, 'int', 1, w)})",
+                    f"var w = l; w.insert(0, {expr(draw, 'int', 1, w)}); w.pop(); l = w",
+                ]
+            )
+        )
+    if choice == 12:
+        code = f"F{draw(st.integers(0, 2))}"
+        message = draw(st.sampled_from(["", f' "at {{{hole(draw, ty, 1, w)}}}"']))
+        return f"if {expr(draw, 'bool', 2, w)} {{ fail {code}{message} }}"
+    if choice == 13:
+        jump = draw(st.sampled_from(["break", "continue"]))
+        return (
+            f"for q in {expr(draw, 'list[int]', 1, w)} {{ "
+            f"if q > {expr(draw, 'int', 1, w)} {{ {jump} }}; {block(draw, depth - 1)} }}"
+        )
+    if choice == 14:
+        return (
+            f"var w = 0; for q in {expr(draw, 'list[int]', 1, w)} {{ w += q; "
+            f"if {expr(draw, 'bool', 1, w)} {{ break }} }}; i1 = w"
+        )
     cond = expr(draw, "bool", 2, w)
     return f"if {cond} {{ {block(draw, depth - 1)} }} else {{ {block(draw, depth - 1)} }}"
 
@@ -531,6 +564,8 @@ def test_conditions_templates_and_effects_agree_with_interpreter(
     effects = tool.effects
     assert effects is not None
 
+    at_fail: dict[str, Any] = {}  # the state where a `fail` stopped the run
+
     def run_interp() -> Any:
         env = Env(
             c.ir,
@@ -542,19 +577,43 @@ def test_conditions_templates_and_effects_agree_with_interpreter(
             safe=True,
             fresh_counter=[5],
         )
-        interp.exec(effects.ir, env)
-        return env.state, env.havoc, env.warnings, env.fresh_counter[0]
+        try:
+            interp.exec(effects.ir, env)
+        finally:
+            at_fail.clear()
+            at_fail.update(env.state)
+        may = [
+            (code, holes, {n: tagged(v) for n, v in st.items()})
+            for code, _, holes, st in env.may_fail
+        ]
+        return env.state, env.havoc, env.warnings, env.fresh_counter[0], may
 
     def run_compiled(flavour: str) -> Any:
         work = list(S(before, fresh=5))
         ctx = make_context(TODAY, NOW)
-        getattr(effects, flavour)(work, args, None, S(before, fresh=5), ctx)
+        try:
+            getattr(effects, flavour)(work, args, None, S(before, fresh=5), ctx)
+        finally:
+            at_fail.clear()
+            at_fail.update({n: work[cc.slots[n]] for n in VARS})
         state = {n: work[cc.slots[n]] for n in VARS}
-        return state, ctx.havoc, ctx.warnings, work[cc.fresh_slot]
+        may = [
+            (code, holes, {n: tagged(snap[cc.slots[n]]) for n in VARS})
+            for code, _, holes, snap in ctx.may_fail
+        ]
+        return state, ctx.havoc, ctx.warnings, work[cc.fresh_slot], may
 
     def outcome(run: Any, *a: Any) -> Any:
         try:
-            state, havoc, warnings, fresh = run(*a)
+            state, havoc, warnings, fresh, may = run(*a)
+        except lib.ContractFail as stop:
+            # `fail`: the code, its message's values and the state it keeps
+            return (
+                "fail",
+                stop.code,
+                tuple(tagged(v) for v in stop.values),
+                {n: tagged(at_fail[n]) for n in VARS},
+            )
         except ERRORS:
             return "error"
         return (
@@ -562,6 +621,7 @@ def test_conditions_templates_and_effects_agree_with_interpreter(
             havoc,
             [(code, tuple(tagged(v) for v in values)) for code, _, values in warnings],
             fresh,
+            may,
         )
 
     expected = outcome(run_interp)
@@ -587,6 +647,8 @@ def plan_contracts(draw: Any) -> str:
     return f"""contract plans version "1.0.0"
 type Rec = record {{ a: int, b: str, c?: float, "d e"?: int, ... }}
 const LIMIT = 3
+function dbl(v: int) -> int = v * 2 + LIMIT
+function stamp(p: str) -> str = p + today()
 state {{
 {state}
 }}

@@ -22,7 +22,15 @@ from ..diagnostics import Span
 from ..dsl import ir
 from ..dsl.pretty import expr_text
 from ..dsl.visitor import NodeVisitor
-from ..dsl.walk import assigned_roots, lvalue_path, stmt_exprs, used_names, walk_stmts
+from ..dsl.walk import (
+    assigned_roots,
+    fails_in,
+    jumps_out,
+    lvalue_path,
+    stmt_exprs,
+    used_names,
+    walk_stmts,
+)
 from .empty import empty_of
 
 CONTEXT_FUNCS = ("today", "now", "fresh", "old")
@@ -78,13 +86,20 @@ class CodeGen(NodeVisitor):
         }
         self.type_names = {t.name for t in contract.types}
         self.consts = {c.name for c in contract.consts}
-        self.predicates = {p.name: p for p in contract.predicates}
+        self.predicates: dict[str, ir.PredicateDecl | ir.FunctionDecl] = {
+            **{p.name: p for p in contract.predicates},
+            **{f.name: f for f in contract.functions},
+        }
         self.collection_kind = _state_collection_kinds(contract)
         self._tmp = 0
         self._loop_depth = 0
         self._blocks = 0  # `for` loops around the statement being generated, in this function
         self._depth = 0  # expression nesting since the function (or hoisted part) began
         self._hoisted: list[str] = []
+        self._var_names: set[str] = set()  # the generated names of `var` locals
+        # the `for` loops around the statement being generated, innermost last: whether its body
+        # is a function of its own (see visit_For), and the body
+        self._loops: list[tuple[bool, tuple[ir.Stmt, ...]]] = []
 
     def tmp(self, base: str = "t") -> str:
         self._tmp += 1
@@ -348,7 +363,7 @@ class CodeGen(NodeVisitor):
         src.emit("", 0)
         self.flush(src)
 
-    def predicate_function(self, src: Source, pred: ir.PredicateDecl) -> None:
+    def predicate_function(self, src: Source, pred: ir.PredicateDecl | ir.FunctionDecl) -> None:
         params = "".join(f", p_{p.name}" for p in pred.params)
         src.emit(f"def P_{pred.name}(S, C{params}):", 0, pred.span)
         src.emit(f"# {_comment(expr_text(pred.body))}", 1)
@@ -390,7 +405,8 @@ class CodeGen(NodeVisitor):
     def visit_Assign(self, s: ir.Assign, src: Source, ctx: Ctx, indent: int) -> None:
         value = self.expr(s.value, ctx)
         if isinstance(s.value, ir.Collection) and s.value.type == "empty":
-            value = self._declared_empty(s.target) or (f"H_empty_like({self.expr(s.target, ctx)})")
+            declared = None if self._local_root(s.target, ctx) else self._declared_empty(s.target)
+            value = declared or (f"H_empty_like({self.expr(s.target, ctx)})")
         if s.op == "+=":
             value = (
                 f"H_plus({self.expr(s.target, ctx)}, {value})"
@@ -407,6 +423,7 @@ class CodeGen(NodeVisitor):
         if (
             not self.safe
             and root is not None
+            and root not in ctx.locals
             and self._loop_depth == 0
             and self.collection_kind.get(root) == "set"
             and s.method in ("add", "remove", "discard")
@@ -438,9 +455,7 @@ class CodeGen(NodeVisitor):
                     src.emit(f"if {c} is U:", indent)
                 else:
                     src.emit(f"elif ({c} := {cond}) is U:", indent, branch.span)
-                for root in sorted(assigned_roots([branch])):
-                    src.emit(f"S[{self.slots[root]}] = U", indent + 1)
-                src.emit("C.havoc = True", indent + 1)
+                self.unknown_block([branch], src, ctx, indent + 1)
                 src.emit(f"elif H_truth({c}):", indent)
             else:
                 src.emit(f"{keyword} H_truth({cond}):", indent, branch.span)
@@ -464,28 +479,35 @@ class CodeGen(NodeVisitor):
         src.emit(f"{c} = {coll}", indent, s.span)
         if self.safe:
             src.emit(f"if H_unobserved({c}):", indent)
-            for root in sorted(assigned_roots(s.body)):
-                src.emit(f"S[{self.slots[root]}] = U", indent + 1)
-            src.emit("C.havoc = True", indent + 1)
+            self.unknown_block(s.body, src, ctx, indent + 1, in_loop=False)
             src.emit(f"{c} = ()", indent + 1)
         inner = Ctx({**ctx.locals, s.var: var}, ctx.state)
         self._loop_depth += 1
         if self._blocks >= MAX_STATIC_LOOPS:
             # Python allows 20 statically nested blocks per function: deeper loops run
-            # their body in a nested function (it reads the enclosing names as closures
-            # and writes only through S and C)
+            # their body in a nested function (it reads the enclosing names as closures,
+            # writes `var` locals as nonlocals and the rest through S and C; it returns True
+            # for `break`)
             body_fn = self.tmp("b")
             src.emit(f"def {body_fn}({var}):", indent)
+            outer_vars = sorted(n for n in ctx.locals.values() if n in self._var_names)
+            if outer_vars:
+                src.emit(f"nonlocal {', '.join(outer_vars)}", indent + 1)
             saved, self._blocks = self._blocks, 0
+            self._loops.append((True, s.body))
             self.stmts(src, s.body, inner, indent + 1)
+            self._loops.pop()
             self._blocks = saved
-            src.emit("pass", indent + 1)
+            src.emit("return None", indent + 1)
             src.emit(f"for {var} in H_iter({c}):", indent)
-            src.emit(f"{body_fn}({var})", indent + 1)
+            src.emit(f"if {body_fn}({var}):", indent + 1)
+            src.emit("break", indent + 2)
         else:
             src.emit(f"for {var} in H_iter({c}):", indent)
             self._blocks += 1
+            self._loops.append((False, s.body))
             self.stmts(src, s.body, inner, indent + 1)
+            self._loops.pop()
             self._blocks -= 1
             src.emit("pass", indent + 1)
         self._loop_depth -= 1
@@ -494,6 +516,68 @@ class CodeGen(NodeVisitor):
         var = self.tmp("l")
         src.emit(f"{var} = {self.expr(s.value, ctx)}", indent, s.span)
         ctx.locals[s.name] = var
+
+    # ---------------------------------------- statements that compute and fail part-way
+    def visit_Var(self, s: ir.Var, src: Source, ctx: Ctx, indent: int) -> None:
+        var = self.tmp("l")
+        src.emit(f"{var} = {self.expr(s.value, ctx)}", indent, s.span)
+        ctx.locals[s.name] = var
+        self._var_names.add(var)
+
+    def visit_Fail(self, s: ir.Fail, src: Source, ctx: Ctx, indent: int) -> None:
+        values = ""
+        if s.message is not None:
+            values = "".join(
+                self.expr(p.expr, ctx) + ", " for p in s.message.parts if p.expr is not None
+            )
+        key = f"{s.span.line}:{s.span.col}"
+        src.emit(f"raise H_Fail({s.code!r}, {key!r}, ({values}))", indent, s.span)
+
+    def visit_Break(self, s: ir.Break, src: Source, ctx: Ctx, indent: int) -> None:
+        in_function = self._loops[-1][0]
+        src.emit("return True" if in_function else "break", indent, s.span)
+
+    def visit_Continue(self, s: ir.Continue, src: Source, ctx: Ctx, indent: int) -> None:
+        in_function = self._loops[-1][0]
+        src.emit("return None" if in_function else "continue", indent, s.span)
+
+    def unknown_block(
+        self,
+        body: Iterable[ir.Stmt],
+        src: Source,
+        ctx: Ctx,
+        indent: int,
+        in_loop: bool = True,
+    ) -> None:
+        """What a block under an unknown condition (or a loop over an unknown collection) does
+        in the safe flavour: what it may change becomes unknown; each `fail` in it is a branch
+        where the call may fail; a `break`/`continue` in it may cut the loop around it short,
+        so what the rest of that loop changes becomes unknown too and the loop ends here."""
+        body = tuple(body)
+        jumps = in_loop and bool(self._loops) and jumps_out(body)
+        roots = assigned_roots(body)
+        if jumps:
+            roots |= assigned_roots(self._loops[-1][1])
+        for root in sorted(roots):
+            local = ctx.locals.get(root)
+            if local is not None and local in self._var_names:
+                src.emit(f"{local} = U", indent)
+            elif root in self.slots and (local is None or root not in ctx.locals):
+                src.emit(f"S[{self.slots[root]}] = U", indent)
+        src.emit("C.havoc = True", indent)
+        # a cut-short loop may have failed in any of its later iterations
+        for f in _unique(fails_in(body) + (fails_in(self._loops[-1][1]) if jumps else [])):
+            holes = 0 if f.message is None else sum(p.expr is not None for p in f.message.parts)
+            key = f"{f.span.line}:{f.span.col}"
+            src.emit(f"C.possible_failure({f.code!r}, {key!r}, {holes}, S)", indent)
+        if jumps:
+            src.emit("return True" if self._loops[-1][0] else "break", indent)
+
+    def _local_root(self, target: ir.Expr, ctx: Ctx) -> str | None:
+        """The generated name of the `var` local that ``target`` changes, if it is one."""
+        node, _ = lvalue_path(target)
+        local = ctx.locals.get(node.name)
+        return local if local is not None and local in self._var_names else None
 
     def visit_Warn(self, s: ir.Warn, src: Source, ctx: Ctx, indent: int) -> None:
         values = ""
@@ -529,7 +613,7 @@ class CodeGen(NodeVisitor):
     ) -> None:
         """Write ``make(current)`` into the location ``target`` of the working state."""
         node, path = lvalue_path(target)
-        slot = f"S[{self.slots[node.name]}]"
+        slot = self._local_root(target, ctx) or f"S[{self.slots[node.name]}]"
         if not path:
             src.emit(f"{slot} = {make(slot)}", indent, span)
             return
@@ -607,6 +691,11 @@ def _state_collection_kinds(contract: ir.Contract) -> dict[str, str]:
 
 def _template_key(s: ir.Warn) -> str:
     return f"{s.span.line}:{s.span.col}"
+
+
+def _unique(fails: list[ir.Fail]) -> list[ir.Fail]:
+    """The statements in their first order, each once."""
+    return list({id(f): f for f in fails}.values())
 
 
 def _comment(text: str) -> str:

@@ -164,7 +164,7 @@ class CompiledContract:
 class _Ctx:
     """The ``C`` argument of generated functions: time, and what effects emit."""
 
-    __slots__ = ("today", "now", "havoc", "warnings", "reports")
+    __slots__ = ("today", "now", "havoc", "warnings", "reports", "may_fail")
 
     def __init__(self, today: str, now: str) -> None:
         self.today = today
@@ -172,6 +172,12 @@ class _Ctx:
         self.havoc = False
         self.warnings: list[tuple[str, str, tuple[Any, ...]]] = []
         self.reports: dict[str, Any] = {}
+        # `fail` statements under an unknown condition: (code, template key, hole count, the
+        # working state there) — each is a branch where the call may fail
+        self.may_fail: list[tuple[str, str, int, tuple[Any, ...]]] = []
+
+    def possible_failure(self, code: str, key: str, holes: int, state: list[Any]) -> None:
+        self.may_fail.append((code, key, holes, tuple(state)))
 
     def warn(self, code: str, key: str, values: tuple[Any, ...]) -> None:
         self.warnings.append((code, key, values))
@@ -259,6 +265,7 @@ def runtime_env(
         "H_build": comprehend.build,
         "H_choose": comprehend.choose,
         "H_first": _first,
+        "H_Fail": lib.ContractFail,
     }
     for name, fn in (lib.SAFE_FUNCS if safe else lib.BUILTIN_FUNCS).items():
         env[f"F_{name}"] = fn
@@ -286,6 +293,8 @@ class _Builder:
         for flavour in FLAVOURS:
             for pred in contract.predicates:
                 self.gen[flavour].predicate_function(self.src[flavour], pred)
+            for function in contract.functions:
+                self.gen[flavour].predicate_function(self.src[flavour], function)
 
     def _consts(self) -> dict[str, Any]:
         env = Env(self.c, state={})
@@ -593,7 +602,7 @@ def compile_contract(contract: ir.Contract, source_text: str = "") -> CompiledCo
             bodies.extend(s.body for s in tool.flow.steps)
         for body in bodies:
             for s in walk_stmts(body):
-                if isinstance(s, ir.Warn) and s.message is not None:
+                if isinstance(s, (ir.Warn, ir.Fail)) and s.message is not None:
                     tf = TemplateFn(s.message, None)
                     warn_templates[f"{s.span.line}:{s.span.col}"] = tf
     modules = b.finish()

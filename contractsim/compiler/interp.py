@@ -13,7 +13,7 @@ from typing import Any
 from ..dsl import ir
 from ..dsl.pretty import expr_text
 from ..dsl.visitor import NodeVisitor
-from ..dsl.walk import lvalue_path
+from ..dsl.walk import assigned_roots, fails_in, jumps_out, lvalue_path
 from . import comprehend, lib
 from .empty import empty_of
 from .lib import sum_values
@@ -40,6 +40,8 @@ class Env:
     warnings: list[tuple[str, str, tuple[Any, ...]]] = field(default_factory=list)
     reports: dict[str, Any] = field(default_factory=dict)
     havoc: bool = False
+    # `fail` statements under unknown conditions: (code, template key, hole count, state there)
+    may_fail: list[tuple[str, str, int, dict[str, Any]]] = field(default_factory=list)
 
     def with_locals(self, **extra: Any) -> Env:
         new = Env(**{**self.__dict__, "locals": {**self.locals, **extra}})
@@ -49,7 +51,10 @@ class Env:
 class Interpreter(NodeVisitor):
     def __init__(self, contract: ir.Contract) -> None:
         self.contract = contract
-        self.predicates = {p.name: p for p in contract.predicates}
+        self.predicates: dict[str, ir.PredicateDecl | ir.FunctionDecl] = {
+            **{p.name: p for p in contract.predicates},
+            **{f.name: f for f in contract.functions},
+        }
         self.enums = {t.name for t in contract.types if isinstance(t.type, ir.EnumType)}
         self.records = {t.name: t.type for t in contract.types if isinstance(t.type, ir.RecordType)}
 
@@ -69,7 +74,8 @@ class Interpreter(NodeVisitor):
                 return env.state[e.name]
             raise lib.EvalError(f"unknown state variable {e.name}")
         if e.name in env.locals:
-            return env.locals[e.name]
+            value = env.locals[e.name]
+            return value.value if type(value) is _Cell else value
         if e.name in env.args:
             return env.args[e.name]
         if e.name == "result":
@@ -219,6 +225,7 @@ class Interpreter(NodeVisitor):
         """Run statements against ``env.state`` (a dict that is updated in place)."""
         scope = env.with_locals()
         scope.state = env.state
+        scope.may_fail = env.may_fail
         for s in body:
             self._stmt(s, scope)
         env.havoc = env.havoc or scope.havoc
@@ -248,11 +255,7 @@ class Interpreter(NodeVisitor):
     def visit_If(self, s: ir.If, env: Env) -> None:
         cond = self.eval(s.cond, env)
         if cond is U:
-            from ..dsl.walk import assigned_roots
-
-            for root in assigned_roots([s]):
-                env.state[root] = U
-            env.havoc = True
+            self._unknown_block([s], env)
         elif lib.truth(cond, "an `if` condition"):
             self._block(s.then, env)
         else:
@@ -261,17 +264,57 @@ class Interpreter(NodeVisitor):
     def visit_For(self, s: ir.For, env: Env) -> None:
         coll = self.eval(s.coll, env)
         if lib.unobserved(coll):
-            from ..dsl.walk import assigned_roots
-
-            for root in assigned_roots(s.body):
-                env.state[root] = U
-            env.havoc = True
+            self._unknown_block(s.body, env, in_loop=False)
             return
         for item in lib.iterate(coll):
-            self._block(s.body, env, **{s.var: item})
+            try:
+                self._block(s.body, env, **{_LOOP: s.body, s.var: item})
+            except _Break:
+                break
+            except _Continue:
+                continue
 
     def visit_Let(self, s: ir.Let, env: Env) -> None:
         env.locals[s.name] = self.eval(s.value, env)
+
+    # ---------------------------------------- statements that compute and fail part-way
+    def visit_Var(self, s: ir.Var, env: Env) -> None:
+        env.locals[s.name] = _Cell(self.eval(s.value, env))
+
+    def visit_Fail(self, s: ir.Fail, env: Env) -> None:
+        values: tuple[Any, ...] = ()
+        if s.message is not None:
+            values = tuple(self.eval(p.expr, env) for p in s.message.parts if p.expr is not None)
+        raise lib.ContractFail(s.code, f"{s.span.line}:{s.span.col}", values)
+
+    def visit_Break(self, s: ir.Break, env: Env) -> None:
+        raise _Break
+
+    def visit_Continue(self, s: ir.Continue, env: Env) -> None:
+        raise _Continue
+
+    def _unknown_block(
+        self, body: list[ir.Stmt] | tuple[ir.Stmt, ...], env: Env, in_loop: bool = True
+    ) -> None:
+        """A block under an unknown condition (see CodeGen.unknown_block: the same rules)."""
+        loop: tuple[ir.Stmt, ...] | None = env.locals.get(_LOOP)
+        jumps = in_loop and loop is not None and jumps_out(body)
+        roots = assigned_roots(body)
+        if loop is not None and jumps:
+            roots |= assigned_roots(loop)
+        for root in sorted(roots):
+            local = env.locals.get(root)
+            if type(local) is _Cell:
+                local.value = U
+            elif root in env.state and local is None:
+                env.state[root] = U
+        env.havoc = True
+        failing = fails_in(body) + (fails_in(loop) if loop is not None and jumps else [])
+        for f in {id(f): f for f in failing}.values():
+            holes = 0 if f.message is None else sum(p.expr is not None for p in f.message.parts)
+            env.may_fail.append((f.code, f"{f.span.line}:{f.span.col}", holes, dict(env.state)))
+        if jumps:
+            raise _Break
 
     def visit_Warn(self, s: ir.Warn, env: Env) -> None:
         values: tuple[Any, ...] = ()
@@ -286,7 +329,7 @@ class Interpreter(NodeVisitor):
     def _empty_for(self, target: ir.Expr, env: Env) -> Any:
         """``x = {}``: a state variable gets the empty value of its declared type; anything else
         the empty value like its current one (unknown when that is unknown)."""
-        if isinstance(target, ir.Name):
+        if isinstance(target, ir.Name) and type(env.locals.get(target.name)) is not _Cell:
             var = next((v for v in self.contract.state if v.name == target.name), None)
             if var is not None:
                 return empty_of(var.type, {t.name: t.type for t in self.contract.types})
@@ -298,25 +341,34 @@ class Interpreter(NodeVisitor):
         inner.state = env.state
         inner.warnings = env.warnings
         inner.reports = env.reports
-        for s in body:
-            self._stmt(s, inner)
-        env.havoc = env.havoc or inner.havoc
+        inner.may_fail = env.may_fail
+        try:
+            for s in body:
+                self._stmt(s, inner)
+        finally:
+            env.havoc = env.havoc or inner.havoc
 
     def _update(
         self, target: ir.Expr, make: Callable[[Any], Any], env: Env, read_current: bool = True
     ) -> None:
         node, path = lvalue_path(target)
         keys = [p.name if isinstance(p, ir.Attr) else self.eval(p.key, env) for p in path]
-        containers = [env.state[node.name]]
+        cell = env.locals.get(node.name)
+        if type(cell) is not _Cell:
+            cell = None
+        containers = [env.state[node.name] if cell is None else cell.value]
         for k in keys[:-1]:
             containers.append(lib.index(containers[-1], k))
         if not keys:
-            env.state[node.name] = make(containers[0])
-            return
-        value = make(lib.index(containers[-1], keys[-1]) if read_current else None)
-        for container, k in zip(reversed(containers), reversed(keys)):
-            value = lib.coll_set(container, k, value)
-        env.state[node.name] = value
+            value = make(containers[0])
+        else:
+            value = make(lib.index(containers[-1], keys[-1]) if read_current else None)
+            for container, k in zip(reversed(containers), reversed(keys)):
+                value = lib.coll_set(container, k, value)
+        if cell is None:
+            env.state[node.name] = value
+        else:
+            cell.value = value
 
     # ------------------------------------------------------------------ explanations
     def explain(self, e: ir.Expr, env: Env, limit: int = 8) -> list[tuple[str, Any]]:
@@ -370,6 +422,27 @@ class Interpreter(NodeVisitor):
             out.append((expr_text(e), self.eval(e, env)))
         except Exception as exc:  # noqa: BLE001
             out.append((expr_text(e), f"<error: {lib.failure_text(exc)}>"))
+
+
+class _Cell:
+    """The value of a ``var`` local: blocks nested in its block change it in place."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class _Break(Exception):
+    """``break``: caught by the innermost ``for``."""
+
+
+class _Continue(Exception):
+    """``continue``: caught by the innermost ``for``."""
+
+
+_LOOP = "\x00loop"
+"""The local holding the body of the innermost ``for`` (no contract name can be it)."""
 
 
 def quantify(op: str, coll: Any, body: Callable[[Any], Any]) -> Any:

@@ -32,6 +32,17 @@ class EvalError(Exception):
     """The contract statement that failed, when the reference interpreter knows it."""
 
 
+class ContractFail(Exception):
+    """A ``fail CODE "message"`` statement ended the call: the effects applied before it stay
+    applied (generated code and the interpreter both raise it; it is no evaluation error)."""
+
+    def __init__(self, code: str, key: str, values: tuple[Any, ...]) -> None:
+        super().__init__(code)
+        self.code = code
+        self.key = key  # the statement's message template ("line:col", as for `warn`)
+        self.values = values  # the values of the message's holes
+
+
 # ------------------------------------------------------------------------------------ built-ins
 
 
@@ -944,12 +955,53 @@ def coll_set(coll: Any, key: Any, value: Any) -> Any:
     raise EvalError(f"{type_name(coll)} cannot be updated with `[…] =`")
 
 
+def _position(coll: tuple[Any, ...], at: Any, method: str, end: bool = False) -> int:
+    """A list position as Python reads it (negative counts from the end); out of range is an
+    :class:`EvalError` (with ``end``, for ``insert``, the position just past the last item is
+    allowed)."""
+    if isinstance(at, bool) or not isinstance(at, int):
+        raise EvalError(f"`{method}` needs an int position, got {type_name(at)}")
+    size = len(coll)
+    if not -size <= at < size + (1 if end else 0):
+        raise EvalError(f"`{method}`: position {at} is out of range (length {size})")
+    return at + size if at < 0 else at
+
+
+def coll_pop(coll: Any) -> Any:
+    """``xs.pop()``: a list without its last item; an empty list is an error (as in Python)."""
+    if coll is U:
+        return U
+    if not coll:
+        raise EvalError("`pop` on an empty list")
+    return coll[:-1]
+
+
+def coll_remove_at(coll: Any, at: Any) -> Any:
+    """``xs.remove_at(i)``: a list without the item at position ``i``."""
+    if coll is U or at is U:
+        return U
+    i = _position(coll, at, "remove_at")
+    return coll[:i] + coll[i + 1 :]
+
+
+def coll_insert(coll: Any, at: Any, item: Any) -> Any:
+    """``xs.insert(i, v)``: ``v`` put before position ``i`` (``len(xs)``: at the end). Unlike
+    Python's, a position beyond the ends is an error, not clamped."""
+    if coll is U or at is U:
+        return U
+    i = _position(coll, at, "insert", end=True)
+    return _bounded(coll[:i] + (item,) + coll[i:])
+
+
 METHODS: dict[str, Callable[..., Any]] = {
     "add": coll_add,
     "remove": coll_discard,
     "discard": coll_discard,
     "append": coll_append,
     "clear": coll_clear,
+    "pop": coll_pop,
+    "remove_at": coll_remove_at,
+    "insert": coll_insert,
 }
 
 

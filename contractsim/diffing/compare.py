@@ -43,7 +43,7 @@ def _stmt_names(stmts: Iterable[ir.Stmt]) -> set[str]:
     for s in walk_stmts(stmts):
         for e in stmt_exprs(s):
             out.update(_expr_names(e))
-        if isinstance(s, ir.Warn):
+        if isinstance(s, (ir.Warn, ir.Fail)):
             for e in template_exprs(s.message):
                 out.update(_expr_names(e))
     return out
@@ -92,14 +92,15 @@ class _Differ:
     def _changed_definitions(self) -> set[str]:
         """Predicates, functions and constants whose definition is not the same in NEW."""
         out: set[str] = set()
-        for kind in ("predicates", "consts"):
+        for kind in ("predicates", "functions", "consts"):
             old_items = {d.name: d for d in getattr(self.o, kind)}
             new_items = {d.name: d for d in getattr(self.n, kind)}
             for name in old_items.keys() | new_items.keys():
                 if old_items.get(name) != new_items.get(name):
                     out.add(name)
-        # a predicate that calls a changed one changed too
+        # a predicate (or function) that calls a changed one changed too
         bodies = {p.name: _expr_names(p.body) for p in self.n.predicates}
+        bodies.update({f.name: _expr_names(f.body) for f in self.n.functions})
         grew = True
         while grew:
             grew = False

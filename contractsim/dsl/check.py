@@ -61,6 +61,7 @@ def check_unique_names(ck: Checker) -> None:
     decls += [("state variable", s.name, s.span) for s in ck.c.state]
     decls += [("constant", c.name, c.span) for c in ck.c.consts]
     decls += [("predicate", p.name, p.span) for p in ck.c.predicates]
+    decls += [("function", f.name, f.span) for f in ck.c.functions]
     decls += [("tool", t.name, t.span) for t in ck.c.tools]
     decls += [("machine", m.name, m.span) for m in ck.c.machines]
     for kind, name, span in decls:
@@ -70,8 +71,8 @@ def check_unique_names(ck: Checker) -> None:
                 "E0203",
                 f"`{name}` is already declared as a {other_kind} at line {other.line}",
                 span,
-                hint="every type, state variable, constant, predicate, tool and machine needs its "
-                "own name",
+                hint="every type, state variable, constant, predicate, function, tool and machine "
+                "needs its own name",
             )
         else:
             seen[name] = (kind, span)
@@ -84,8 +85,8 @@ def check_unique_names(ck: Checker) -> None:
                 span,
                 hint="rename it",
             )
-        if kind == "predicate" and name in BUILTINS:
-            ck.err("E0203", f"`{name}` is a built-in function", span, hint="rename the predicate")
+        if kind in ("predicate", "function") and name in BUILTINS:
+            ck.err("E0203", f"`{name}` is a built-in function", span, hint=f"rename the {kind}")
     for kind, group in (("event", ck.c.events), ("goal", ck.c.goals)):
         names: dict[str, Span] = {}
         for decl in group:
@@ -295,22 +296,23 @@ def check_predicates(ck: Checker) -> None:
         scope = ck_scope(ck, where=f"predicate `{p.name}`")
         _params_into(ck, p.params, scope)
         ck.expect(ck.expr(p.body, scope), T.BOOL, p.body.span, f"the body of predicate `{p.name}`")
-    # recursion: predicates must terminate
+    check_functions(ck)
+    # recursion: predicates and functions must terminate (a cycle may pass through both)
+    callables = ck.callables
     calls = {
-        p.name: {
-            e.func for e in walk_expr(p.body) if isinstance(e, ir.Call) and e.func in ck.predicates
-        }
-        for p in ck.c.predicates
+        name: {e.func for e in walk_expr(p.body) if isinstance(e, ir.Call) and e.func in callables}
+        for name, p in callables.items()
     }
     suspects = _on_or_before_cycles(calls)
-    for p in ck.c.predicates:
-        path = _cycle_from(p.name, calls) if p.name in suspects else None
+    for decl in callables.values():
+        path = _cycle_from(decl.name, calls) if decl.name in suspects else None
         if path:
+            what = "function" if isinstance(decl, ir.FunctionDecl) else "predicate"
             ck.err(
                 "E0309",
-                f"predicate `{p.name}` calls itself: " + " → ".join(path),
-                p.span,
-                hint="predicates must always terminate; use a quantifier over a collection",
+                f"{what} `{decl.name}` calls itself: " + " → ".join(path),
+                decl.span,
+                hint=f"{what}s must always terminate; use a quantifier over a collection",
             )
     for g in ck.c.goals:
         ck.expect(
@@ -360,6 +362,19 @@ def _accepted_type(ck: Checker, p: ir.Param, declared: T.Ty, in_tool: bool) -> T
             f"{T.type_label(p.accepts)}`",
         )
     return accepted
+
+
+def check_functions(ck: Checker) -> None:
+    """A function's body has its declared return type; it is pure (no ``old``, ``fresh`` or
+    ``result``: the scope of a predicate)."""
+    for f in ck.c.functions:
+        scope = ck_scope(ck, where=f"function `{f.name}`")
+        _params_into(ck, f.params, scope)
+        want = ck.resolve(f.returns)
+        ck.check_constraints(f.returns)
+        got = ck.expr(f.body, scope)
+        ck.enum_literal(want, f.body)
+        ck.expect(got, want, f.body.span, f"the body of function `{f.name}`")
 
 
 def _params_into(
@@ -767,6 +782,9 @@ def lint_unused(ck: Checker) -> None:
     for p in ck.c.predicates:
         if p.name not in used:
             ck.warn("W0601", f"predicate `{p.name}` is never used", p.span)
+    for f in ck.c.functions:
+        if f.name not in used:
+            ck.warn("W0601", f"function `{f.name}` is never used", f.span)
     for var in ck.c.state:
         if var.name not in used:
             ck.warn(

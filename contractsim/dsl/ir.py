@@ -329,7 +329,43 @@ class Report(Node):
     fields: tuple[ReportField, ...]
 
 
-Stmt = Annotated[Union[Assign, MethodCall, If, For, Let, Warn, Report], Field(discriminator="kind")]
+# ------------------------------------------------ statements that compute and fail part-way
+
+
+class Var(Node):
+    """``var x = …``: a local that the statements after it in its block may reassign."""
+
+    kind: Literal["var"] = "var"
+    name: str
+    value: Expr
+
+
+class Fail(Node):
+    """``fail CODE "message"``: the call ends as a failure here, keeping the effects applied so
+    far."""
+
+    kind: Literal["fail"] = "fail"
+    code: str
+    code_span: Span = NO_SPAN
+    message: Template | None = None
+
+
+class Break(Node):
+    """``break``: leave the innermost ``for`` loop."""
+
+    kind: Literal["break"] = "break"
+
+
+class Continue(Node):
+    """``continue``: go on with the next item of the innermost ``for`` loop."""
+
+    kind: Literal["continue"] = "continue"
+
+
+Stmt = Annotated[
+    Union[Assign, MethodCall, If, For, Let, Warn, Report, Var, Fail, Break, Continue],
+    Field(discriminator="kind"),
+]
 
 
 # ------------------------------------------------------------------------------------ declarations
@@ -385,6 +421,17 @@ class PredicateDecl(Node):
     kind: Literal["predicate"] = "predicate"
     name: str
     params: tuple[Param, ...]
+    body: Expr
+    description: str | None = None
+
+
+class FunctionDecl(Node):
+    """``function NAME(PARAMS) -> TYPE = EXPR``: a pure function, callable in any expression."""
+
+    kind: Literal["function"] = "function"
+    name: str
+    params: tuple[Param, ...]
+    returns: TypeExpr
     body: Expr
     description: str | None = None
 
@@ -539,6 +586,7 @@ class Contract(Node):
     state: tuple[StateVar, ...] = ()
     consts: tuple[ConstDecl, ...] = ()
     predicates: tuple[PredicateDecl, ...] = ()
+    functions: tuple[FunctionDecl, ...] = ()
     events: tuple[EventDecl, ...] = ()
     goals: tuple[GoalDecl, ...] = ()
     tools: tuple[Tool, ...] = ()

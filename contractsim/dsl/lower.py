@@ -267,6 +267,7 @@ class _Lowerer:
             "state": [],
             "consts": [],
             "predicates": [],
+            "functions": [],
             "events": [],
             "goals": [],
             "tools": [],
@@ -323,6 +324,18 @@ class _Lowerer:
             span=self.span(name),
             name=str(name),
             params=() if params is None else self.lower(params),
+            body=self.lower(body),
+            description=self.opt_string(desc),
+        )
+
+    def _function_decl(self, tree: Tree[Token]) -> ir.FunctionDecl:
+        name, params, returns, body, desc = tree.children
+        return construct(
+            ir.FunctionDecl,
+            span=self.span(name),
+            name=str(name),
+            params=() if params is None else self.lower(params),
+            returns=self.lower(returns),
             body=self.lower(body),
             description=self.opt_string(desc),
         )
@@ -807,6 +820,26 @@ class _Lowerer:
         ]
         return construct(ir.Report, span=self.span(tree), fields=tuple(fields))
 
+    def _var_stmt(self, tree: Tree[Token]) -> ir.Var:
+        name, value = tree.children
+        return construct(ir.Var, span=self.span(tree), name=str(name), value=self.lower(value))
+
+    def _fail_stmt(self, tree: Tree[Token]) -> ir.Fail:
+        code, message = tree.children
+        return construct(
+            ir.Fail,
+            span=self.span(tree),
+            code=str(code),
+            code_span=self.span(code),
+            message=self.template(cast("Tree[Token] | None", message)),
+        )
+
+    def _break_stmt(self, tree: Tree[Token]) -> ir.Break:
+        return construct(ir.Break, span=self.span(tree))
+
+    def _continue_stmt(self, tree: Tree[Token]) -> ir.Continue:
+        return construct(ir.Continue, span=self.span(tree))
+
     def _lv_name(self, tree: Tree[Token]) -> ir.Name:
         return construct(ir.Name, span=self.span(tree), name=str(tree.children[0]))
 
@@ -1051,6 +1084,7 @@ _BUCKET: dict[type, str] = {
     ir.TypeDecl: "types",
     ir.ConstDecl: "consts",
     ir.PredicateDecl: "predicates",
+    ir.FunctionDecl: "functions",
     ir.EventDecl: "events",
     ir.GoalDecl: "goals",
     ir.Tool: "tools",

@@ -15,7 +15,7 @@ from . import ir
 from . import types as T
 from .builtins import BUILTINS, _numeric_join
 from .visitor import NodeVisitor
-from .walk import template_exprs
+from .walk import template_exprs, walk_expr
 
 SEMVER = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$"
@@ -25,14 +25,14 @@ FORMATS = ("uuid", "uuid4", "date-time", "date", "email", "ipv4", "ipv6", "uri")
 COLLECTION_METHODS = {
     "set": {"add": 1, "remove": 1, "discard": 1, "clear": 0},
     "map": {"remove": 1, "discard": 1, "clear": 0},
-    "list": {"append": 1, "remove": 1, "clear": 0},
+    "list": {"append": 1, "remove": 1, "clear": 0, "pop": 0, "remove_at": 1, "insert": 2},
 }
 
 
 @dataclass(frozen=True)
 class Symbol:
     type: T.Ty
-    kind: str  # param, state, const, local, result
+    kind: str  # param, state, const, local (let), loop (a for variable), var, result
     span: Span
 
 
@@ -43,12 +43,18 @@ class Scope:
     allow_fresh: bool = False
     where: str = "an expression"
     non_null: frozenset[str] = frozenset()  # expressions known not to be null here
+    in_loop: bool = False  # inside the body of a `for` (where `break` and `continue` go)
 
     def child(self, **extra: Symbol) -> Scope:
         shadowed = {n for n in extra}
         non_null = frozenset(t for t in self.non_null if t.split(".")[0] not in shadowed)
         return Scope(
-            {**self.names, **extra}, self.allow_old, self.allow_fresh, self.where, non_null
+            {**self.names, **extra},
+            self.allow_old,
+            self.allow_fresh,
+            self.where,
+            non_null,
+            self.in_loop,
         )
 
     def narrowed(self, cond: ir.Expr, positive: bool = True) -> Scope:
@@ -94,6 +100,13 @@ class Checker(NodeVisitor):
         self.state: dict[str, Symbol] = {}
         self.consts: dict[str, Symbol] = {}
         self.predicates = {p.name: p for p in contract.predicates}
+        self.functions = {f.name: f for f in contract.functions}
+        # everything a call can name that the contract declares with a body
+        self.callables: dict[str, ir.PredicateDecl | ir.FunctionDecl] = {
+            **self.predicates,
+            **self.functions,
+        }
+        self._clock_readers: dict[str, bool] = {}
         self.tools = {t.name: t for t in contract.tools}
         self.events = {e.name: e for e in contract.events}
         self.pred_types: dict[str, T.Ty] = {}
@@ -520,7 +533,7 @@ class Checker(NodeVisitor):
                 "tool that declares `-> Type`",
             )
             return T.ANY
-        if e.name in self.predicates or e.name in BUILTINS:
+        if e.name in self.callables or e.name in BUILTINS:
             self.err("E0301", f"`{e.name}` is a function: call it as {e.name}(…)", e.span)
             return T.ANY
         self.err(
@@ -753,30 +766,15 @@ class Checker(NodeVisitor):
         args = [self.expr(a, scope) for a in e.args]
         if e.func in self.type_decls:
             return self.construct(e, scope)
-        if e.func in self.predicates:
-            pred = self.predicates[e.func]
-            if e.kwargs:
-                self.err("E0305", "predicates take positional arguments", e.kwargs[0].span)
-            if len(args) != len(pred.params):
-                self.err(
-                    "E0305",
-                    f"`{e.func}` takes {len(pred.params)} argument"
-                    f"{'s' if len(pred.params) != 1 else ''}, got {len(args)}",
-                    e.span,
-                    hint=f"{e.func}(" + ", ".join(p.name for p in pred.params) + ")",
-                )
-            for arg, a_expr, p in zip(args, e.args, pred.params):
-                want = self.resolve_quiet(p.type)
-                self.enum_literal(want, a_expr)
-                self.expect(arg, want, a_expr.span, f"argument `{p.name}` of `{e.func}`")
-            return T.BOOL
+        if e.func in self.callables:
+            return self.declared_call_type(e, args, scope)
         builtin = BUILTINS.get(e.func)
         if builtin is None:
             self.err(
                 "E0208",
                 f"unknown function `{e.func}`",
                 e.func_span,
-                hint=suggestion_hint(e.func, [*BUILTINS, *self.predicates], "function"),
+                hint=suggestion_hint(e.func, [*BUILTINS, *self.callables], "function"),
             )
             return T.ANY
         if e.kwargs:
@@ -868,6 +866,56 @@ class Checker(NodeVisitor):
                 i += 2
             else:
                 i += 1
+
+    def declared_call_type(self, e: ir.Call, args: list[T.Ty], scope: Scope) -> T.Ty:
+        """A call of a predicate (bool) or a function (its declared return type)."""
+        decl = self.callables[e.func]
+        what = "functions" if isinstance(decl, ir.FunctionDecl) else "predicates"
+        if e.kwargs:
+            self.err("E0305", f"{what} take positional arguments", e.kwargs[0].span)
+        if len(args) != len(decl.params):
+            self.err(
+                "E0305",
+                f"`{e.func}` takes {len(decl.params)} argument"
+                f"{'s' if len(decl.params) != 1 else ''}, got {len(args)}",
+                e.span,
+                hint=f"{e.func}(" + ", ".join(p.name for p in decl.params) + ")",
+            )
+        for arg, a_expr, p in zip(args, e.args, decl.params):
+            want = self.resolve_quiet(p.type)
+            self.enum_literal(want, a_expr)
+            self.expect(arg, want, a_expr.span, f"argument `{p.name}` of `{e.func}`")
+        if scope.where in _FIXED_AT_LOAD and self.reads_clock(e.func):
+            self.err(
+                "E0304",
+                f"`{e.func}` reads the clock (today() or now()): it is not allowed in "
+                f"{scope.where}",
+                e.func_span,
+                hint="the time is known only when a call is made, and "
+                f"{scope.where} is computed once, when the contract is loaded; "
+                f"call {e.func}(…) in a condition or an effect",
+            )
+        if isinstance(decl, ir.FunctionDecl):
+            return self.resolve_quiet(decl.returns)
+        return T.BOOL
+
+    def reads_clock(self, name: str) -> bool:
+        """Whether the predicate or function ``name`` calls today() or now(), itself or through
+        the predicates and functions it calls."""
+        known = self._clock_readers.get(name)
+        if known is not None:
+            return known
+        self._clock_readers[name] = False  # a recursive call (E0309) adds nothing
+        found = False
+        for sub in walk_expr(self.callables[name].body):
+            if isinstance(sub, ir.Call) and (
+                sub.func in ("today", "now")
+                or (sub.func in self.callables and self.reads_clock(sub.func))
+            ):
+                found = True
+                break
+        self._clock_readers[name] = found
+        return found
 
     def builtin_arg(self, func: str, kind: str, ty: T.Ty, a: ir.Expr) -> None:
         base = T.strip_null(ty)
@@ -1021,6 +1069,12 @@ class Checker(NodeVisitor):
                 s.span,
             )
             return
+        if s.method in ("remove_at", "insert"):
+            # the position first; `insert` then takes the item
+            self.expect(args[0], T.INT, s.args[0].span, f"the position given to `{s.method}`")
+            args, arg_exprs = args[1:], s.args[1:]
+        else:
+            arg_exprs = s.args
         if args:
             want = (
                 target.key
@@ -1029,8 +1083,8 @@ class Checker(NodeVisitor):
                 if isinstance(target, (T.SetT, T.ListT))
                 else T.ANY
             )
-            self.enum_literal(want, s.args[0])
-            self.expect(args[0], want, s.args[0].span, f"the argument of `{s.method}`")
+            self.enum_literal(want, arg_exprs[0])
+            self.expect(args[0], want, arg_exprs[0].span, f"the argument of `{s.method}`")
 
     def visit_If(self, s: ir.If, scope: Scope, reports: dict[str, T.Ty]) -> None:
         self.expect(self.expr(s.cond, scope), T.BOOL, s.cond.span, "an `if` condition")
@@ -1043,10 +1097,45 @@ class Checker(NodeVisitor):
         if elem is None:
             self.err("E0306", f"cannot loop over {coll.show()}", s.coll.span)
             elem = T.ANY
-        self.stmts(s.body, scope.child(**{s.var: Symbol(elem, "local", s.span)}), reports)
+        inner = scope.child(**{s.var: Symbol(elem, "loop", s.span)})
+        inner.in_loop = True
+        self.stmts(s.body, inner, reports)
 
     def visit_Let(self, s: ir.Let, scope: Scope, reports: dict[str, T.Ty]) -> None:
         scope.names[s.name] = Symbol(self.expr(s.value, scope), "local", s.span)
+
+    # ---------------------------------------- statements that compute and fail part-way
+    def visit_Var(self, s: ir.Var, scope: Scope, reports: dict[str, T.Ty]) -> None:
+        value = self.expr(s.value, scope)
+        if isinstance(value, T.EmptyT):
+            self.err(
+                "E0301",
+                f"the type of `var {s.name} = {{}}` cannot be told",
+                s.value.span,
+                hint="start it from a value of the type it is to hold, e.g. a state variable",
+            )
+        scope.names[s.name] = Symbol(value, "var", s.span)
+
+    def visit_Fail(self, s: ir.Fail, scope: Scope, reports: dict[str, T.Ty]) -> None:
+        self.error_code(s.code, s.code_span if s.code_span.file else s.span)
+        for part in template_exprs(s.message):
+            self.expr(part, scope)
+
+    def visit_Break(self, s: ir.Break, scope: Scope, reports: dict[str, T.Ty]) -> None:
+        self.loop_only("break", s.span, scope)
+
+    def visit_Continue(self, s: ir.Continue, scope: Scope, reports: dict[str, T.Ty]) -> None:
+        self.loop_only("continue", s.span, scope)
+
+    def loop_only(self, word: str, span: Span, scope: Scope) -> None:
+        if not scope.in_loop:
+            self.err(
+                "E0312",
+                f"`{word}` outside a `for` loop",
+                span,
+                hint=f"`{word}` leaves or skips items of the innermost `for`; to end the call "
+                "write `fail CODE`, to do nothing put the statements under an `if`",
+            )
 
     def visit_Warn(self, s: ir.Warn, scope: Scope, reports: dict[str, T.Ty]) -> None:
         self.error_code(s.code, s.code_span if s.code_span.file else s.span)
@@ -1083,6 +1172,20 @@ class Checker(NodeVisitor):
                 f"parameter `{root.name}` is read-only",
                 root.span,
                 hint="effects change state variables; declare one in `state { … }`",
+            )
+            return T.ANY
+        if sym is not None and sym.kind == "var":
+            return self.expr(e, scope)
+        if sym is not None and sym.kind in ("local", "loop"):
+            what = "a `let` binding" if sym.kind == "local" else "the loop variable"
+            self.err(
+                "E0303",
+                f"`{root.name}` is {what}; it cannot be changed",
+                root.span,
+                hint=f"declare it with `var {root.name} = …` to change it, or assign a state "
+                "variable"
+                if sym.kind == "local"
+                else f"copy it into a local first: `var item = {root.name}`",
             )
             return T.ANY
         if sym is None or sym.kind != "state":

@@ -60,6 +60,8 @@ def all_exprs(contract: ir.Contract) -> Iterator[ir.Expr]:
         roots.append(c.value)
     for p in contract.predicates:
         roots.append(p.body)
+    for f in contract.functions:
+        roots.append(f.body)
     for g in contract.goals:
         roots.append(g.cond)
     for tool in contract.tools:
@@ -103,7 +105,8 @@ def used_names(exprs: Iterable[ir.Expr]) -> set[str]:
 
 
 def assigned_roots(body: Iterable[ir.Stmt]) -> set[str]:
-    """State variables a block may change (for havoc when its condition is unknown)."""
+    """State variables (and ``var`` locals) a block may change (for havoc when its condition is
+    unknown)."""
     roots: set[str] = set()
     for s in walk_stmts(body):
         target: ir.Expr | None = None
@@ -143,3 +146,19 @@ def _replace(node: object, table: dict[int, ir.Node]) -> object:
         items = tuple(_replace(item, table) for item in node)
         return items if any(a is not b for a, b in zip(items, node)) else node
     return node
+
+
+def jumps_out(body: Iterable[ir.Stmt]) -> bool:
+    """Whether a block holds a ``break`` or ``continue`` of the loop around it (not one of a
+    loop nested inside the block)."""
+    for s in body:
+        if isinstance(s, (ir.Break, ir.Continue)):
+            return True
+        if isinstance(s, ir.If) and (jumps_out(s.then) or jumps_out(s.orelse)):
+            return True
+    return False
+
+
+def fails_in(body: Iterable[ir.Stmt]) -> list[ir.Fail]:
+    """The ``fail`` statements of a block, nested ones included, in source order."""
+    return [s for s in walk_stmts(body) if isinstance(s, ir.Fail)]

@@ -45,6 +45,13 @@ def stmt_lines(stmts: tuple[ir.Stmt, ...], indent: str = "") -> list[str]:
         elif isinstance(s, ir.Warn):
             message = f" {literal_text(s.message.source)}" if s.message else ""
             out.append(f"{indent}warn {s.code}{message}")
+        elif isinstance(s, ir.Var):
+            out.append(f"{indent}var {s.name} = {expr_text(s.value)}")
+        elif isinstance(s, ir.Fail):
+            message = f" {literal_text(s.message.source)}" if s.message else ""
+            out.append(f"{indent}fail {s.code}{message}")
+        elif isinstance(s, (ir.Break, ir.Continue)):
+            out.append(f"{indent}{s.kind}")
         else:
             fields = ", ".join(f"{f.name} = {expr_text(f.value, 1)}" for f in s.fields)
             out.append(f"{indent}report {fields}")

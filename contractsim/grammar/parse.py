@@ -18,7 +18,18 @@ MAX_NESTING = 64
 
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _TOP_LEVEL = frozenset(
-    ("type", "state", "const", "predicate", "event", "goal", "tool", "machine", "contract")
+    (
+        "type",
+        "state",
+        "const",
+        "predicate",
+        "function",
+        "event",
+        "goal",
+        "tool",
+        "machine",
+        "contract",
+    )
 )
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
 

@@ -48,7 +48,7 @@ KEYWORDS = set(
     "format goal hint if in initial let machine max max_items max_length min min_items "
     "min_length not null on or outcome partial pattern predicate probability record report "
     "reports require risk should state states step success tags tool true type union "
-    "unknown unrolled version warn when result old fresh".split()
+    "unknown unrolled version warn when result old fresh function var fail break continue".split()
 )
 """What a tool cannot be named (tools may have the names of types and built-in functions)."""
 RESERVED = (
@@ -57,7 +57,8 @@ RESERVED = (
         "format goal hint if in initial let machine max max_items max_length min min_items "
         "min_length not null on or outcome partial pattern predicate probability record report "
         "reports require risk should state states step success tags tool true type union "
-        "unknown unrolled version warn when result old fresh any all list set map tuple".split()
+        "unknown unrolled version warn when result old fresh any all list set map tuple "
+        "function var fail break continue".split()
     )
     | set(PRIMITIVE_NAMES)
     | set(BUILTINS)

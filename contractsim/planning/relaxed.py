@@ -154,7 +154,7 @@ class Relaxation:
                 items = self._value(s.coll, env)
                 for item in items:
                     self._adds(s.body, {**env, s.var: item}, out)
-            elif isinstance(s, ir.Let):
+            elif isinstance(s, (ir.Let, ir.Var)):
                 env = {**env}
                 env.pop(s.name, None)  # a local shadows nothing we read as a fact
             # warn / report statements change no state

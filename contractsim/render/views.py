@@ -97,6 +97,8 @@ def _warnings(body: tuple[ir.Stmt, ...]) -> list[str]:
     for s in walk_stmts(body):
         if isinstance(s, ir.Warn) and f"warn {s.code}" not in codes:
             codes.append(f"warn {s.code}")
+        if isinstance(s, ir.Fail) and f"fail {s.code}" not in codes:
+            codes.append(f"fail {s.code}")
     return codes
 
 

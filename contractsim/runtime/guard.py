@@ -602,8 +602,11 @@ class Guard:
                 )
             except Exception as exc:  # noqa: BLE001 - the tool ran: record it all the same
                 observed = self._unreadable(call, seen, exc)
-            # a raise changes nothing, unless the contract names the exception as an outcome
-            if not keep_state or observed.outcome is not None:
+            # a raise changes nothing, unless the contract names the exception as an outcome or
+            # a `fail` statement, which keeps the effects before it
+            branch = observed.branch
+            by_fail = branch is not None and any(v.kind == "fail" for v in branch.violations)
+            if not keep_state or observed.outcome is not None or by_fail:
                 self._state = observed.state
             record.status = observed.status
             record.outcome = observed.outcome

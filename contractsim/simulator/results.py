@@ -18,7 +18,8 @@ class Violation:
 
     code: str
     message: str
-    kind: str  # unknown_tool, argument, protocol, precondition, outcome, postcondition, evaluation
+    # unknown_tool, argument, protocol, precondition, outcome, postcondition, evaluation, fail
+    kind: str
     hint: str | None = None
     location: str | None = None  # contract file:line
     field: str | None = None  # argument path, for argument errors

@@ -246,7 +246,7 @@ class Stepper:
         if chosen is not None:
             outcome = ctool.outcomes[chosen]
             start = FlowPath(chosen, state.data, 1.0, (), (), (), False, None)
-            ends = [self.finish(outcome, start, Call(ctool, values, state, safe, real))]
+            ends = self.finish(outcome, start, Call(ctool, values, state, safe, real))
         else:
             ends = self.outcome_branches(Call(ctool, values, state, safe, real))
         for b in ends:
@@ -422,6 +422,14 @@ class Stepper:
                 work = list(vals)
                 try:
                     (body.safe if safe else body.fast)(work, values, None, state.data, ctx)
+                except lib.ContractFail as stop:
+                    # `fail` in a flow step: what the steps did so far stays done
+                    finished.append(
+                        self.failed_by_statement(
+                            stop, work, state, ctool, assumed, prob, event, path
+                        )
+                    )
+                    continue
                 except Exception as exc:  # noqa: BLE001 - any failure of generated code is reported
                     finished.append(
                         self._explainer.eval_failure(
@@ -432,6 +440,9 @@ class Stepper:
                 vals = tuple(work)
                 emitted = emitted + tuple(ctx.warnings)
                 approx = approx or ctx.havoc
+                finished.extend(
+                    self.possible_failures(ctx, state, ctool, assumed, prob, event, path)
+                )
             transitions = flow.outgoing.get(step, [])
             sub_state = state.derive(vals)
             sub_safe = safe or sub_state.has_unknown
@@ -449,7 +460,7 @@ class Stepper:
                 name, to_outcome, event = target
                 nxt = FlowPath(name, vals, p, assumptions, path, emitted, approx, event)
                 if to_outcome:
-                    finished.append(self.finish(ctool.outcomes[name], nxt, call))
+                    finished.extend(self.finish(ctool.outcomes[name], nxt, call))
                 else:
                     todo.append(nxt)
 
@@ -524,12 +535,97 @@ class Stepper:
                 finished.append(stuck)
         return finished
 
-    def finish(self, out: COutcome, at: FlowPath, call: Call) -> Branch:
+    def finish(self, out: COutcome, at: FlowPath, call: Call) -> list[Branch]:
         """Apply an outcome's effects atomically to the values a flow path reached, and build
-        its branch."""
+        its branch; plus a failing branch for each ``fail`` under an unknown condition."""
+        ctx = make_context(self.today, self.now)
+        branch = self._finish(out, at, call, ctx)
+        if not ctx.may_fail:
+            return [branch]
+        ctool, values, state, _, _ = call
+        _, _, prob, assumed, path, _, _, event = at
+        return [
+            branch,
+            *self.possible_failures(ctx, state, ctool, assumed, prob, event, path),
+        ]
+
+    def failed_by_statement(
+        self,
+        stop: lib.ContractFail,
+        work: list[Any],
+        state: State,
+        ctool: CTool,
+        assumed: tuple[str, ...],
+        prob: float | None,
+        event: str | None,
+        path: tuple[str, ...],
+    ) -> Branch:
+        """The branch of a call that a ``fail`` statement ended: the effects applied before it
+        stay applied (like a ``fails`` outcome's own effects)."""
+        too_large = oversized(work, state.data, self.compiled.state_names)
+        if too_large is not None:
+            return self._explainer.eval_failure(state, "EVAL_ERROR", too_large, ctool.ir.span)
+        t = self.compiled.warn_templates.get(stop.key)
+        message = t.render(stop.values) if t is not None else f"{ctool.name} failed ({stop.code})"
+        line = stop.key.split(":")[0]
+        file = ctool.ir.span.file
+        v = Violation(
+            stop.code,
+            message,
+            "fail",
+            hint="the call stopped at this `fail`; the effects before it stay applied",
+            location=f"{file}:{line}" if file else None,
+            certain=not assumed,
+        )
+        return Branch(
+            None,
+            "fails",
+            state.derive(tuple(work)),
+            probability=prob,
+            event=event,
+            assumptions=assumed,
+            violations=[v],
+            flow_path=path,
+            guess=bool(assumed),
+        )
+
+    def possible_failures(
+        self,
+        ctx: Any,
+        state: State,
+        ctool: CTool,
+        assumed: tuple[str, ...],
+        prob: float | None,
+        event: str | None,
+        path: tuple[str, ...],
+    ) -> list[Branch]:
+        """A may-fail branch for each ``fail`` met under an unknown condition (recorded by the
+        generated code in ``ctx.may_fail``), with the state there; duplicates merged."""
+        out: list[Branch] = []
+        seen: set[tuple[str, tuple[Any, ...]]] = set()
+        for code, key, holes, snapshot in ctx.may_fail:
+            if (key, snapshot) in seen:
+                continue
+            seen.add((key, snapshot))
+            stop = lib.ContractFail(code, key, (UNKNOWN,) * holes)
+            b = self.failed_by_statement(
+                stop,
+                list(snapshot),
+                state,
+                ctool,
+                assumed + (f"the `fail {code}` at line {key.split(':')[0]} is reached",),
+                None,
+                event,
+                path,
+            )
+            b.approximate = True
+            out.append(b)
+        ctx.may_fail.clear()
+        return out
+
+    def _finish(self, out: COutcome, at: FlowPath, call: Call, ctx: Any) -> Branch:
         ctool, values, state, safe, real = call  # (unpacked: this runs for every branch)
         _, vals, prob, assumed, path, emitted, approx, event = at
-        ctx = make_context(self.today, self.now)
         work = list(vals)
         bodies = [] if out.kind == "fails" else [ctool.effects]
         bodies.append(out.body)
@@ -548,6 +644,21 @@ class Stepper:
             before = tuple(work)
             try:
                 (body.safe if use_safe else body.fast)(work, values, result, state.data, ctx)
+            except lib.ContractFail as stop:
+                ctx.may_fail.clear()  # the call failed for certain before they could matter
+                failed = self.failed_by_statement(
+                    stop, work, state, ctool, assumed, prob, event, path
+                )
+                if out.kind == "fails":
+                    # the call still ended in this failure outcome, with the statement's code
+                    failed.outcome = out.name
+                failed.warnings = [
+                    self._explainer.warning(code, key, vals_)
+                    for code, key, vals_ in (*emitted, *ctx.warnings)
+                ]
+                failed.report = dict(ctx.reports)
+                failed.approximate = approx or ctx.havoc
+                return failed
             except Exception as exc:  # noqa: BLE001
                 precise, where = self._explainer.interpreted_error(
                     body, state.derive(before), values, result
