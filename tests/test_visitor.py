@@ -57,6 +57,7 @@ PASSES = (
             "Index": "an entry of a state variable is not tracked",
             "Collection": "a collection literal is no condition",
             "MapLit": "a map literal is no condition",
+            "TypeTest": "a type test is no fact about a state variable's value the view draws",
         },
     ),
 )

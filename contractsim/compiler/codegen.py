@@ -85,6 +85,8 @@ class CodeGen(NodeVisitor):
         self._blocks = 0  # `for` loops around the statement being generated, in this function
         self._depth = 0  # expression nesting since the function (or hoisted part) began
         self._hoisted: list[str] = []
+        # the spec of every `x is T` in the source, read as TS[i] (see compiler/typetest.py)
+        self.type_specs: list[tuple[Any, ...]] = []
 
     def tmp(self, base: str = "t") -> str:
         self._tmp += 1
@@ -246,6 +248,16 @@ class CodeGen(NodeVisitor):
     def visit_MapLit(self, e: ir.MapLit, ctx: Ctx) -> str:
         pairs = [f"({self.expr(x.key, ctx)}, {self.expr(x.value, ctx)})" for x in e.entries]
         return "FMap((" + "".join(f"{p}, " for p in pairs) + "))"
+
+    # ---- lang-types: type tests
+    def visit_TypeTest(self, e: ir.TypeTest, ctx: Ctx) -> str:
+        from .typetest import type_spec
+
+        self.type_specs.append(type_spec(e.type))
+        test = f"H_istype({self.expr(e.operand, ctx)}, TS[{len(self.type_specs) - 1}], TY)"
+        if not e.negated:
+            return test
+        return f"H_not({test})" if self.safe else f"(not {test})"
 
     # ------------------------------------------------------------------ functions
     def bind_params(
@@ -522,6 +534,8 @@ _BOOL_OPS = ("and", "or", "==", "!=", "<", "<=", ">", ">=", "in", "not in")
 def _truthy(e: ir.Expr, code: str) -> str:
     """``code`` as a condition: expressions that are always bool need no run-time check."""
     if isinstance(e, ir.Binary) and e.op in _BOOL_OPS:
+        return code
+    if isinstance(e, ir.TypeTest) and e.negated:
         return code
     if isinstance(e, ir.Unary) and e.op == "not":
         return code

@@ -16,6 +16,7 @@ from . import lib
 from .codegen import CodeGen, Flavour, Source
 from .empty import empty_of
 from .interp import Env, Interpreter, empty_like, quantify, sum_values
+from .typetest import type_test
 from .validators import ValidatorBuilder
 from .values import UNKNOWN, FMap, Fresh
 
@@ -243,6 +244,7 @@ def runtime_env(
         "H_quant": _safe_quant,
         "H_fresh": _fresh,
         "H_empty_like": _empty_like,
+        "H_istype": type_test,
     }
     for name, fn in (lib.SAFE_FUNCS if safe else lib.BUILTIN_FUNCS).items():
         env[f"F_{name}"] = fn
@@ -451,8 +453,13 @@ class _Builder:
 
     def finish(self) -> dict[Flavour, dict[str, Any]]:
         modules: dict[Flavour, dict[str, Any]] = {}
+        from .typetest import declared_specs
+
+        declared = declared_specs(self.c)
         for flavour in FLAVOURS:
             env = runtime_env(self.consts, self.defaults, flavour)
+            env["TS"] = tuple(self.gen[flavour].type_specs)
+            env["TY"] = declared
             code = compile(
                 self.src[flavour].text(),
                 f"<contract {self.c.header.name}{' (safe)' if flavour == 'safe' else ''}>",

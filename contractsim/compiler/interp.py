@@ -51,6 +51,7 @@ class Interpreter(NodeVisitor):
         self.predicates = {p.name: p for p in contract.predicates}
         self.enums = {t.name for t in contract.types if isinstance(t.type, ir.EnumType)}
         self.records = {t.name: t.type for t in contract.types if isinstance(t.type, ir.RecordType)}
+        self._declared: dict[str, tuple[Any, ...]] | None = None  # type-test specs, on first use
 
     # ------------------------------------------------------------------ expressions
     def eval(self, e: ir.Expr, env: Env) -> Any:
@@ -127,6 +128,17 @@ class Interpreter(NodeVisitor):
         if e.op == "not":
             return U if value is U else not lib.truth(value, "the operand of `not`")
         return lib.neg(value)
+
+    # ---- lang-types: type tests
+    def visit_TypeTest(self, e: ir.TypeTest, env: Env) -> Any:
+        from .typetest import declared_specs, type_spec, type_test
+
+        if self._declared is None:
+            self._declared = declared_specs(self.contract)
+        result = type_test(self.eval(e.operand, env), type_spec(e.type), self._declared)
+        if not e.negated:
+            return result
+        return lib.safe_not(result) if env.safe else not result
 
     def visit_Binary(self, e: ir.Binary, env: Env) -> Any:
         op = e.op

@@ -261,6 +261,18 @@ def _range(n: int) -> tuple[int, ...]:
     return tuple(range(count))
 
 
+def truthy(x: Any) -> bool:
+    """Python truthiness: false for null, false, 0, 0.0, "" and empty collections. A fresh value
+    is an id a call made: never empty, so true."""
+    if type(x) is Fresh:
+        return True
+    return bool(x)
+
+
+def _safe_truthy(x: Any) -> Any:
+    return U if x is U else truthy(x)
+
+
 def _min(*xs: Any) -> Any:
     return min(xs)
 
@@ -285,6 +297,7 @@ BUILTIN_FUNCS: dict[str, Callable[..., Any]] = {
     "zfill": zfill,
     "matches": _matches,
     "str": _str,
+    "truthy": truthy,
     "int": _int,
     "float": _float,
     "abs": abs,
@@ -342,6 +355,7 @@ SAFE_FUNCS: dict[str, Callable[..., Any]] = {
     name: (lift_deep if name in ("str", "join", "zfill") else lift)(fn)
     for name, fn in BUILTIN_FUNCS.items()
 }
+SAFE_FUNCS["truthy"] = _safe_truthy  # a fresh value is known to be non-empty
 
 
 # ------------------------------------------------------------------------------------- operators

@@ -199,8 +199,22 @@ class MapLit(Node):
     entries: tuple[MapEntry, ...]
 
 
+# ----------------------------------------------- dynamically typed values (lang-types)
+
+
+class TypeTest(Node):
+    """``x is T`` (or ``x is not T`` when ``negated``): whether a value has a type."""
+
+    kind: Literal["type_test"] = "type_test"
+    operand: Expr
+    type: TypeExpr
+    negated: bool = False
+
+
 Expr = Annotated[
-    Union[ScalarLit, Name, Attr, Index, Call, Quantifier, Unary, Binary, Collection, MapLit],
+    Union[
+        ScalarLit, Name, Attr, Index, Call, Quantifier, Unary, Binary, Collection, MapLit, TypeTest
+    ],
     Field(discriminator="kind"),
 ]
 
@@ -441,6 +455,8 @@ class Tool(Node):
     outcomes: tuple[Outcome, ...] = ()
     flow: Flow | None = None
     reports: tuple[RecordField, ...] = ()
+    # ``let NAME = EXPR`` at the top of the body, in order (lang-types)
+    lets: tuple[Let, ...] = ()
 
     def has_risk(self, name: str) -> bool:
         return any(r.name == name for r in self.risks)
