@@ -467,7 +467,7 @@ def narrow(current: Ty, tested: Ty, positive: bool) -> Ty:
         kept = [o for o in options_of(current) if overlaps(o, tested)]
         narrowed = [o if within(o, tested) else _meet(o, tested) for o in kept]
         if not narrowed:
-            return current  # never true (the checker warns): keep the declared type
+            return tested  # never true (the checker warns): what follows is dead code
         return _union(narrowed, current)
     kept = [o for o in options_of(current) if not within(o, tested)]
     if not kept:

@@ -552,7 +552,7 @@ class Stepper:
                 (body.safe if use_safe else body.fast)(work, values, result, state.data, ctx)
             except Exception as exc:  # noqa: BLE001
                 precise, where = self._explainer.interpreted_error(
-                    body, state.derive(before), values, result
+                    body, state.derive(before), values, result, old=state
                 )
                 return self._explainer.eval_failure(
                     state, "EVAL_ERROR", lib.failure_text(exc), where or body.span, precise
