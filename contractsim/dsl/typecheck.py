@@ -423,13 +423,14 @@ class Checker(NodeVisitor):
             return T.BOOL
         from .pretty import expr_text
 
-        what = f"`{expr_text(e.operand)}`" if len(expr_text(e.operand)) <= 40 else "the value"
-        test = "is not" if e.negated else "is"
+        text = expr_text(e)
+        what = f"`{expr_text(e.operand)}`" if len(text) <= 60 else "the value"
+        test = f"`{text}`" if len(text) <= 60 else "the type test"
         if not T.overlaps(operand, tested):
             self.warn(
                 "W0630",
-                f"{what} is {operand.show()}, so `{test} {T.type_label(e.type)}` is always "
-                f"{'true' if e.negated else 'false'}",
+                f"{test} is always {'true' if e.negated else 'false'}: {what} is "
+                f"{operand.show()}",
                 e.span,
                 hint="a type test is for values whose type may vary (`any`, unions); "
                 "remove it or fix the type",
@@ -437,8 +438,8 @@ class Checker(NodeVisitor):
         elif T.within(operand, tested) and not e.type.constraints:
             self.warn(
                 "W0631",
-                f"{what} is {operand.show()}, so `{test} {T.type_label(e.type)}` is always "
-                f"{'false' if e.negated else 'true'}",
+                f"{test} is always {'false' if e.negated else 'true'}: {what} is "
+                f"{operand.show()}",
                 e.span,
                 hint="the declared type already says so; remove the test",
             )
@@ -1031,7 +1032,7 @@ def _narrow_hint(e: ir.Expr, *types: T.Ty) -> str | None:
     text = expr_text(operand)
     if len(text) > 40 or not isinstance(operand, (ir.Name, ir.Attr)):
         return "narrow the value first with a type test, e.g. `require x is int else …`"
-    return f"narrow it with a type test first: `{text} is T and …` (e.g. `{text} is int`)"
+    return f"narrow it with a type test first: `{text} is T and …`, T the type needed here"
 
 
 def _upper_snake(text: str) -> str:
