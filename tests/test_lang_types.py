@@ -261,7 +261,7 @@ def test_tool_let_sees_no_result_nor_fresh() -> None:
     assert codes == ["E0304"]
 
 
-# ------------------------------------------------------------------- semantics: the three evaluators
+# ------------------------------------------------------------ semantics: the three evaluators
 
 TYPES = (
     "type Rec = record { a: int, b?: str }\n"
