@@ -477,3 +477,55 @@ def test_any_and_number_export_as_json_schema() -> None:
     }
     card = c.export("card", "t")
     assert isinstance(card, str) and "t(v: any, n: number, vs: list[any])" in card
+
+
+EVERYWHERE = """contract everywhere version "1.0.0"
+state { log: list[any] = [], mode: any = "idle", n: number = 0 }
+predicate texty(x: any) = x is str and len(x) > 0
+goal logged = all(e is int or truthy(e) for e in log)
+tool put(v: any) {
+  let size = len(str(v))
+  require texty(v) or v is number else BAD "cannot store {v} ({size} chars)"
+  should not (v is str) or size < 10 else LONG "long: {size}"
+  ensure len(log) == len(old(log)) + 1 else BROKE
+  effect { log.append(v); if v is number { n = n + v } }
+  outcome small success when size < 3 { mode = "small" }
+  outcome big success "stored {size} chars" { mode = size }
+}
+tool reset() { effect { log = [] } }
+machine m {
+  states idle, busy
+  initial idle
+  idle -> busy on put when mode is str
+  busy -> idle on reset
+  busy -> busy on put
+}
+"""
+
+
+def test_type_tests_truthy_and_let_work_in_every_position() -> None:
+    """Predicates, goals, require/should/ensure, messages, effects, outcome `when` and bodies,
+    machine guards."""
+    c = contractsim.loads(EVERYWHERE)
+    assert c.warnings == []
+    sim = c.simulator()
+    plan = [
+        {"tool": "put", "args": {"v": "ab"}},  # small: mode "small"
+        {"tool": "put", "args": {"v": 12.5}},  # big: mode 4 (a number)
+        {"tool": "reset", "args": {}},
+        {"tool": "put", "args": {"v": "hello world!"}},  # the guard `mode is str` is false
+    ]
+    report = sim.run(plan)
+    assert [(s.verdict, [v.code for v in s.violations]) for s in report.steps] == [
+        ("ok", []),
+        ("ok", []),
+        ("ok", []),
+        ("fails", ["PROTOCOL_VIOLATION"]),
+    ]
+    report = sim.run([{"tool": "put", "args": {"v": [1]}}])
+    assert [v.message for v in report.steps[0].violations] == ["cannot store [1] (3 chars)"]
+    report = sim.run(
+        [{"tool": "put", "args": {"v": "abcd"}}, {"tool": "put", "args": {"v": 5}}], goal="logged"
+    )
+    assert report.verdict == "ok"
+    assert [p.state.to_json()["n"] for p in report.paths] == [5]

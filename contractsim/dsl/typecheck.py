@@ -429,8 +429,7 @@ class Checker(NodeVisitor):
         if not T.overlaps(operand, tested):
             self.warn(
                 "W0630",
-                f"{test} is always {'true' if e.negated else 'false'}: {what} is "
-                f"{operand.show()}",
+                f"{test} is always {'true' if e.negated else 'false'}: {what} is {operand.show()}",
                 e.span,
                 hint="a type test is for values whose type may vary (`any`, unions); "
                 "remove it or fix the type",
@@ -438,8 +437,7 @@ class Checker(NodeVisitor):
         elif T.within(operand, tested) and not e.type.constraints:
             self.warn(
                 "W0631",
-                f"{test} is always {'false' if e.negated else 'true'}: {what} is "
-                f"{operand.show()}",
+                f"{test} is always {'false' if e.negated else 'true'}: {what} is {operand.show()}",
                 e.span,
                 hint="the declared type already says so; remove the test",
             )
