@@ -529,3 +529,24 @@ def test_type_tests_truthy_and_let_work_in_every_position() -> None:
     )
     assert report.verdict == "ok"
     assert [p.state.to_json()["n"] for p in report.paths] == [5]
+
+
+def test_number_arguments_keep_their_type_and_refuse_bool_and_text() -> None:
+    c = contractsim.loads(H + "state { s: number = 0 }\ntool t(n: number) { effect { s = n } }\n")
+    sim = c.simulator()
+    for value, state in ((1, {"s": 1}), (1.5, {"s": 1.5})):
+        report = sim.run([{"tool": "t", "args": {"n": value}}])
+        assert [p.state.to_json() for p in report.paths] == [state]
+        assert type(report.paths[0].state.to_json()["s"]) is type(value)
+    for value, shown in ((True, "true"), ("1", '"1"')):
+        report = sim.run([{"tool": "t", "args": {"n": value}}])
+        assert [v.message for v in report.steps[0].violations] == [
+            f"t: `args.n`: must be a number (got {shown})"
+        ]
+
+
+def test_explanations_leave_out_the_right_of_a_false_and_that_cannot_be_evaluated() -> None:
+    c = contractsim.loads(H + SPEED)
+    report = c.simulator().run([{"tool": "set_speed", "args": {"value": True}}])
+    (violation,) = [v for v in report.steps[0].violations if v.code == "NOT_MULTIPLE"]
+    assert violation.values == (("float(str(value))", "null"),)

@@ -313,13 +313,18 @@ class Interpreter(NodeVisitor):
             return
         if isinstance(e, ir.Binary) and e.op in ("and", "or"):
             # only the operands that made the whole false (and) or not true (or) matter
+            left_false = False
             for side in (e.left, e.right):
                 try:
                     side_value = self.eval(side, env)
                 except Exception:  # noqa: BLE001
+                    if left_false and e.op == "and":
+                        # never evaluated: `x is Rec and x.a > 0` stops at a false left side
+                        return
                     side_value = None
                 if side_value is not True or e.op == "or":
                     self._explain(side, env, out)
+                left_false = side_value is False
             return
         if isinstance(e, ir.Unary) and e.op == "not":
             self._explain(e.operand, env, out)

@@ -318,7 +318,7 @@ class ValidatorBuilder:
                 "str": Annotated[str, StrictMarker()],
                 "null": type(None),
                 # lang-types: `number` is int | float (not bool), `any` every JSON value
-                "number": Union[Annotated[int, StrictMarker()], Annotated[float, StrictMarker()]],
+                "number": Annotated[Any, AfterValidator(number_value)],
                 "any": Annotated[Any, AfterValidator(json_value)],
             }.get(t.name)
             if simple is not None:
@@ -488,6 +488,13 @@ class ValidatorBuilder:
         except (SchemaError, TypeError, ValueError):
             return None
         return None
+
+
+def number_value(value: Any) -> Any:
+    """A value of type ``number``: an int or a float, as it is (not a bool, not text)."""
+    if type(value) is int or type(value) is float:
+        return value
+    raise PydanticCustomError("float_type", "Input should be a number")
 
 
 def json_value(value: Any) -> Any:
