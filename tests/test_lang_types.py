@@ -550,3 +550,20 @@ def test_explanations_leave_out_the_right_of_a_false_and_that_cannot_be_evaluate
     report = c.simulator().run([{"tool": "set_speed", "args": {"value": True}}])
     (violation,) = [v for v in report.steps[0].violations if v.code == "NOT_MULTIPLE"]
     assert violation.values == (("float(str(value))", "null"),)
+
+
+def test_guard_with_any_arguments_and_results() -> None:
+    c = contractsim.loads(
+        H
+        + "state { last: any = null }\n"
+        + "tool t(v: any) -> any { require v is not null else NULL  effect { last = result } }\n"
+    )
+    guard = c.guard(mode="return")
+    echo = guard.wrap("t", lambda v: {"echo": v})
+    assert echo(v=[1, {"a": None}]).ok
+    assert guard.state.to_json() == {"last": {"echo": [1, {"a": None}]}}
+    refused = echo(v=None)
+    assert not refused.ok and refused.error is not None and refused.error.code == "NULL"
+    wrong = echo(v={1, 2})
+    assert wrong.error is not None and wrong.error.code == "INVALID_ARGUMENT"
+    assert wrong.error.message == "t: `args.v`: not a JSON value: set (got {1, 2})"
