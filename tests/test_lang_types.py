@@ -567,3 +567,18 @@ def test_guard_with_any_arguments_and_results() -> None:
     wrong = echo(v={1, 2})
     assert wrong.error is not None and wrong.error.code == "INVALID_ARGUMENT"
     assert wrong.error.message == "t: `args.v`: not a JSON value: set (got {1, 2})"
+
+
+def test_bools_are_numbers_in_negation_sum_and_augmented_assignment() -> None:
+    text = (
+        "state { flags: list[bool] = [true, true, false], n: int = 0 }\n"
+        "tool t(b: bool) {\n"
+        "  require sum(f for f in flags) == 2 and -b == -1 else ARITH\n"
+        "  effect { n += b }\n"
+        "}\n"
+    )
+    assert verdicts(text, ("t", {"b": True}), ("t", {"b": True})) == [("ok", []), ("ok", [])]
+    c = contractsim.loads(H + text)
+    report = c.simulator().run([{"tool": "t", "args": {"b": True}}])
+    assert [p.state.to_json()["n"] for p in report.paths] == [1]
+    assert lib.neg(True) == -1

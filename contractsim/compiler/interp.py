@@ -392,9 +392,9 @@ def quantify(op: str, coll: Any, body: Callable[[Any], Any]) -> Any:
 def sum_values(values: Iterable[Any]) -> Any:
     total: Any = 0
     for v in values:
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
+        if not isinstance(v, (int, float)):
             raise lib.EvalError(f"`sum` adds numbers, got {lib.type_name(v)}")
-        total = total + v
+        total = total + v  # a bool is a number, as in Python: sum of flags counts them
     return total
 
 

@@ -533,9 +533,9 @@ def neg(a: Any) -> Any:
         return U
     if type(a) is Fresh:
         raise EvalError("`-` needs a number, got a fresh value (text)")
-    if isinstance(a, bool) or not isinstance(a, (int, float)):
+    if not isinstance(a, (int, float)):
         raise EvalError(f"`-` needs a number, got {type_name(a)}")
-    return -a
+    return -a  # a bool is a number, as in Python: -true == -1
 
 
 def attr(obj: Any, name: str) -> Any:

@@ -394,7 +394,7 @@ class Checker(NodeVisitor):
         inner = scope.child(**{e.var: Symbol(elem, "local", e.span)})
         body = self.expr(e.body, inner)
         if e.op == "sum":
-            if not T.is_numeric(body):
+            if not T.is_arithmetic(body):
                 self.err("E0301", f"`sum` adds numbers, got {body.show()}", e.body.span)
             return body if T.is_numeric(body) else T.INT
         self.expect(body, T.BOOL, e.body.span, f"the condition of `{e.op}`")
@@ -872,7 +872,7 @@ class Checker(NodeVisitor):
                     s.value.span,
                     hint=_ANY_HINT if value == T.DYN else None,
                 )
-        elif not (T.is_numeric(target) and T.is_numeric(value)) and not (
+        elif not (T.is_numeric(target) and T.is_arithmetic(value)) and not (
             s.op == "+=" and T.is_stringy(target) and T.is_stringy(value)
         ):
             self.err(
