@@ -11,6 +11,7 @@ from ..diagnostics import Diagnostic, Span, suggestion_hint
 from . import ir
 from . import types as T
 from .builtins import BUILTINS
+from .lets import inline_tool_lets
 from .typecheck import SEMVER, Checker, Scope, Symbol, _child_types, _root_name
 from .walk import all_exprs, replace_nodes, stmt_exprs, walk_expr, walk_stmts
 
@@ -864,8 +865,6 @@ def check_and_resolve(
     unique: dict[tuple[str, str, int, int], Diagnostic] = {}
     for d in ck.diags:
         unique.setdefault((d.code, d.message, d.span.line, d.span.col), d)
-    from .lets import inline_tool_lets
-
     resolved = inline_tool_lets(resolve_empty(ck))
     return resolved, sorted(unique.values(), key=Diagnostic.sort_key)
 
