@@ -44,6 +44,8 @@ VARS = {
     "tp": ("tuple[int, str]", '(0, "")'),
     "r": ("Rec", 'Rec(a=0, b="")'),
     "k": ("str", '"q"'),  # hidden by the parameter `k` of tool t: read as `state.k`
+    "j": ("any", "null"),
+    "n": ("number", "1"),
 }
 
 
@@ -59,6 +61,7 @@ state {{
 }}
 goal g = {goal}
 tool t(x: int, k: str) {{
+  let w = x + i1
   ensure {ensure} else BROKE "got {{{template}}}"
   effect {{
     {effect}
@@ -90,6 +93,7 @@ def leaf(draw: Any, ty: str, where: str = "effect") -> str:
             'r["a"]',
             'get(r, "zz", 1)',  # a field the open record Rec does not declare (maybe absent)
             'get(r, "a", 0)',
+            "w",
         ],
         "float": [draw(st.sampled_from(["0.5", "2.0", "(-1.5)"])), "f1"],
         "str": [json.dumps(draw(st.sampled_from(STRS))), "s1", "k", "r.b", "tp[1]", "state.k"],
@@ -100,9 +104,11 @@ def leaf(draw: Any, ty: str, where: str = "effect") -> str:
         "map[str, int]": ["m", '{"a": 1}'],
         "tuple[int, str]": ["tp", '(2, "a")'],
         "Rec": ["r"],
+        "any": ["j", "null", "1", '"a"', '[1, "a"]', '{"a": [true]}'],
+        "number": ["n", "1", "2.5"],
     }[ty]
     if where == "goal":  # a goal sees no parameters
-        options = [o for o in options if o not in ("x", "k")]
+        options = [o for o in options if o not in ("x", "k", "w")]
     return str(draw(st.sampled_from(options)))
 
 
@@ -174,6 +180,11 @@ BUILTIN_CALLS: dict[str, tuple[str, str, Gen]] = {
     "upper": ("str", "any", _call("upper", E("str"))),
     "strip": ("str", "any", _call("strip", E("str"))),
     "split": ("list[str]", "any", _call("split", E("str"), _const('"/"'))),
+    "truthy": (
+        "bool",
+        "any",
+        _call("truthy", _of("any", "int", "float", "str", "bool", "list[int]", "map[str, int]")),
+    ),
     "join": ("str", "any", lambda dr, d, w: f'join(split({expr(dr, "str", d, w)}, "a"), "-")'),
     "replace": ("str", "any", _call("replace", E("str"), E("str"), E("str"))),
     "zfill": ("str", "any", _call("zfill", E("int"), _SMALL)),
@@ -245,6 +256,33 @@ def _bin(ty: str, ops: list[str], left: str, right: str) -> Gen:
     )
 
 
+TESTED_TYPES = [
+    "int",
+    "float",
+    "number",
+    "str",
+    "bool",
+    "null",
+    "list",
+    "map",
+    "set",
+    "list[int]",
+    "list[str]",
+    "map[str, int]",
+    "Rec",
+    "tuple[int, str]",
+    'str pattern r"^a"',
+    "int min 0",
+    "int | str",
+]
+_TESTED = _of("any", "int", "float", "str", "bool", "list[int]", "map[str, int]", "Rec", "number")
+
+
+def _type_test(dr: Any, d: int, w: str) -> str:
+    negated = " not" if dr(st.booleans()) else ""
+    return f"({_TESTED(dr, d, w)} is{negated} {dr(st.sampled_from(TESTED_TYPES))})"
+
+
 MAKERS: dict[str, list[tuple[str, str, Gen]]] = {}
 for _name, (_ty, _where, _gen) in BUILTIN_CALLS.items():
     MAKERS.setdefault(_ty, []).append((_name, _where, _gen))
@@ -271,6 +309,15 @@ for _ty, _op in [
     ("bool", lambda dr, d, w: f"(r.c == null or r.c > {expr(dr, 'float', d, w)})"),
     ("bool", lambda dr, d, w: f"all(q >= 0 for q in {expr(dr, 'list[int]', d, w)})"),
     ("bool", lambda dr, d, w: f'any(startswith(q, "a") for q in {expr(dr, "set[str]", d, w)})'),
+    # lang-types: type tests, narrowing on `any`, Python numbers
+    ("bool", _type_test),
+    ("bool", lambda dr, d, w: f"(j is int and j + {expr(dr, 'int', d, w)} > 0)"),
+    ("bool", lambda dr, d, w: f"(j is not str or startswith(j, {expr(dr, 'str', d, w)}))"),
+    ("bool", lambda dr, d, w: f"(j is list and len(j) > {_SMALL(dr, d, w)})"),
+    ("bool", lambda dr, d, w: f"(j == {expr(dr, 'any', d, w)})"),
+    ("int", _bin("int", ["+", "-", "*"], "bool", "int")),
+    ("float", _bin("float", ["+", "*"], "number", "float")),
+    ("str", lambda dr, d, w: f"str({expr(dr, 'any', d, w)})"),
     ("list[int]", _bin("list[int]", ["+"], "list[int]", "list[int]")),
     # comprehensions, first/last, filtered quantifiers and `a if c else b` (lang-compute)
     (
@@ -447,6 +494,15 @@ VALUE_OF: dict[str, Any] = {
     "map[str, int]": st.dictionaries(SMALL_STR, SMALL_INT, max_size=3).map(FMap),
     "list[int]": st.lists(SMALL_INT, max_size=3).map(tuple),
     "tuple[int, str]": st.tuples(SMALL_INT, SMALL_STR),
+    "any": st.recursive(
+        st.none() | st.booleans() | SMALL_INT | st.sampled_from([0.5, 2.0]) | SMALL_STR,
+        lambda inner: (
+            st.lists(inner, max_size=2).map(tuple)
+            | st.dictionaries(SMALL_STR, inner, max_size=2).map(FMap)
+        ),
+        max_leaves=4,
+    ),
+    "number": SMALL_INT | st.sampled_from([0.5, -2.5]),
     "Rec": st.builds(
         lambda a, b, c, de, zz: FMap({"a": a, "b": b, "c": c, "d e": de, **zz}),
         SMALL_INT,
@@ -576,6 +632,7 @@ def test_conditions_templates_and_effects_agree_with_interpreter(
             now=NOW,
             safe=True,
             fresh_counter=[5],
+            old=dict(before),  # as the compiled effects get O: a tool's `let` reads it
         )
         try:
             interp.exec(effects.ir, env)
@@ -637,6 +694,7 @@ def plan_contracts(draw: Any) -> str:
     state = "\n".join(f"  {n}: {t} = {v}" for n, (t, v) in VARS.items())
     tools = "\n".join(
         f"""tool t{i}(x: int, k: str) {{
+  let w = x + i1
   require {expr(draw, "bool", 2, "require")}
   effect {{
     {block(draw, 1)}

@@ -59,6 +59,7 @@ PASSES = (
             "MapLit": "a map literal is no condition",
             "Comprehension": "a comprehension builds a collection, it is no condition",
             "Conditional": "which branch holds depends on its condition: no single fact",
+            "TypeTest": "a type test is no fact about a state variable's value the view draws",
         },
     ),
 )

@@ -100,6 +100,8 @@ class CodeGen(NodeVisitor):
         # the `for` loops around the statement being generated, innermost last: whether its body
         # is a function of its own (see visit_For), and the body
         self._loops: list[tuple[bool, tuple[ir.Stmt, ...]]] = []
+        # the spec of every `x is T` in the source, read as TS[i] (see compiler/typetest.py)
+        self.type_specs: list[tuple[Any, ...]] = []
 
     def tmp(self, base: str = "t") -> str:
         self._tmp += 1
@@ -322,6 +324,16 @@ class CodeGen(NodeVisitor):
         if self.safe:
             return f"H_choose({cond}, lambda: {then}, lambda: {orelse})"
         return f"({then} if {_truthy(e.cond, cond)} else {orelse})"
+
+    # ---- lang-types: type tests
+    def visit_TypeTest(self, e: ir.TypeTest, ctx: Ctx) -> str:
+        from .typetest import type_spec
+
+        self.type_specs.append(type_spec(e.type))
+        test = f"H_istype({self.expr(e.operand, ctx)}, TS[{len(self.type_specs) - 1}], TY)"
+        if not e.negated:
+            return test
+        return f"H_not({test})" if self.safe else f"(not {test})"
 
     # ------------------------------------------------------------------ functions
     def bind_params(
@@ -667,6 +679,8 @@ _BOOL_OPS = ("and", "or", "==", "!=", "<", "<=", ">", ">=", "in", "not in")
 def _truthy(e: ir.Expr, code: str) -> str:
     """``code`` as a condition: expressions that are always bool need no run-time check."""
     if isinstance(e, ir.Binary) and e.op in _BOOL_OPS:
+        return code
+    if isinstance(e, ir.TypeTest) and e.negated:
         return code
     if isinstance(e, ir.Unary) and e.op == "not":
         return code

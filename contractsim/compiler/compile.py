@@ -17,6 +17,7 @@ from .codegen import CodeGen, Flavour, Source
 from .empty import empty_of
 from .interp import Env, Interpreter, empty_like, quantify
 from .lib import sum_values
+from .typetest import type_test
 from .validators import ValidatorBuilder
 from .values import UNKNOWN, FMap, Fresh
 
@@ -266,6 +267,7 @@ def runtime_env(
         "H_choose": comprehend.choose,
         "H_first": _first,
         "H_Fail": lib.ContractFail,
+        "H_istype": type_test,
     }
     for name, fn in (lib.SAFE_FUNCS if safe else lib.BUILTIN_FUNCS).items():
         env[f"F_{name}"] = fn
@@ -479,8 +481,13 @@ class _Builder:
 
     def finish(self) -> dict[Flavour, dict[str, Any]]:
         modules: dict[Flavour, dict[str, Any]] = {}
+        from .typetest import declared_specs
+
+        declared = declared_specs(self.c)
         for flavour in FLAVOURS:
             env = runtime_env(self.consts, self.defaults, flavour)
+            env["TS"] = tuple(self.gen[flavour].type_specs)
+            env["TY"] = declared
             code = compile(
                 self.src[flavour].text(),
                 f"<contract {self.c.header.name}{' (safe)' if flavour == 'safe' else ''}>",

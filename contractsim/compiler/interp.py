@@ -57,6 +57,7 @@ class Interpreter(NodeVisitor):
         }
         self.enums = {t.name for t in contract.types if isinstance(t.type, ir.EnumType)}
         self.records = {t.name: t.type for t in contract.types if isinstance(t.type, ir.RecordType)}
+        self._declared: dict[str, tuple[Any, ...]] | None = None  # type-test specs, on first use
 
     # ------------------------------------------------------------------ expressions
     def eval(self, e: ir.Expr, env: Env) -> Any:
@@ -143,6 +144,17 @@ class Interpreter(NodeVisitor):
         if e.op == "not":
             return U if value is U else not lib.truth(value, "the operand of `not`")
         return lib.neg(value)
+
+    # ---- lang-types: type tests
+    def visit_TypeTest(self, e: ir.TypeTest, env: Env) -> Any:
+        from .typetest import declared_specs, type_spec, type_test
+
+        if self._declared is None:
+            self._declared = declared_specs(self.contract)
+        result = type_test(self.eval(e.operand, env), type_spec(e.type), self._declared)
+        if not e.negated:
+            return result
+        return lib.safe_not(result) if env.safe else not result
 
     def visit_Binary(self, e: ir.Binary, env: Env) -> Any:
         op = e.op
@@ -391,13 +403,18 @@ class Interpreter(NodeVisitor):
             return
         if isinstance(e, ir.Binary) and e.op in ("and", "or"):
             # only the operands that made the whole false (and) or not true (or) matter
+            left_false = False
             for side in (e.left, e.right):
                 try:
                     side_value = self.eval(side, env)
                 except Exception:  # noqa: BLE001
+                    if left_false and e.op == "and":
+                        # never evaluated: `x is Rec and x.a > 0` stops at a false left side
+                        return
                     side_value = None
                 if side_value is not True or e.op == "or":
                     self._explain(side, env, out)
+                left_false = side_value is False
             return
         if isinstance(e, ir.Unary) and e.op == "not":
             self._explain(e.operand, env, out)

@@ -272,6 +272,18 @@ def _range(n: int) -> tuple[int, ...]:
     return tuple(range(count))
 
 
+def truthy(x: Any) -> bool:
+    """Python truthiness: false for null, false, 0, 0.0, "" and empty collections. A fresh value
+    is an id a call made: never empty, so true."""
+    if type(x) is Fresh:
+        return True
+    return bool(x)
+
+
+def _safe_truthy(x: Any) -> Any:
+    return U if x is U else truthy(x)
+
+
 def _min(*xs: Any) -> Any:
     return min(xs)
 
@@ -296,6 +308,7 @@ BUILTIN_FUNCS: dict[str, Callable[..., Any]] = {
     "zfill": zfill,
     "matches": _matches,
     "str": _str,
+    "truthy": truthy,
     "int": _int,
     "float": _float,
     "abs": abs,
@@ -350,10 +363,11 @@ def lift_deep(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def sum_values(values: Iterable[Any]) -> Any:
-    """``sum(…)`` of a quantifier: numbers only (``true`` is no number here)."""
+    """``sum(…)`` of a quantifier: numbers; a bool is a number, as in Python (a sum of flags
+    counts them)."""
     total: Any = 0
     for v in values:
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
+        if not isinstance(v, (int, float)):
             raise EvalError(f"`sum` adds numbers, got {type_name(v)}")
         total = total + v
     return total
@@ -466,6 +480,7 @@ SAFE_FUNCS: dict[str, Callable[..., Any]] = {
     name: (lift_deep if name in ("str", "join", "zfill", "count") else lift)(fn)
     for name, fn in BUILTIN_FUNCS.items()
 }
+SAFE_FUNCS["truthy"] = _safe_truthy  # a fresh value is known to be non-empty
 
 
 # ------------------------------------------------------------------------------------- operators
@@ -643,9 +658,9 @@ def neg(a: Any) -> Any:
         return U
     if type(a) is Fresh:
         raise EvalError("`-` needs a number, got a fresh value (text)")
-    if isinstance(a, bool) or not isinstance(a, (int, float)):
+    if not isinstance(a, (int, float)):
         raise EvalError(f"`-` needs a number, got {type_name(a)}")
-    return -a
+    return -a  # a bool is a number, as in Python: -true == -1
 
 
 def attr(obj: Any, name: str) -> Any:

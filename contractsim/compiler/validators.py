@@ -327,6 +327,9 @@ class ValidatorBuilder:
                 "float": Annotated[float, StrictMarker()],
                 "str": Annotated[str, StrictMarker()],
                 "null": type(None),
+                # lang-types: `number` is int | float (not bool), `any` every JSON value
+                "number": Annotated[Any, AfterValidator(number_value)],
+                "any": Annotated[Any, AfterValidator(json_value)],
             }.get(t.name)
             if simple is not None:
                 return simple
@@ -499,6 +502,44 @@ class ValidatorBuilder:
         except (SchemaError, TypeError, ValueError):
             return None
         return None
+
+
+def number_value(value: Any) -> Any:
+    """A value of type ``number``: an int or a float, as it is (not a bool, not text)."""
+    if type(value) is int or type(value) is float:
+        return value
+    raise PydanticCustomError("float_type", "Input should be a number")
+
+
+def json_value(value: Any) -> Any:
+    """A value of type ``any``: JSON data (null, bool, numbers, strings, lists, maps with string
+    keys), frozen into runtime values; anything else is refused."""
+    stack = [value]
+    seen = 0
+    while stack:
+        v = stack.pop()
+        seen += 1
+        if seen > 1_000_000:
+            raise PydanticCustomError("json", "a JSON value of more than 1,000,000 items")
+        if v is None or isinstance(v, (bool, int, float, str)):
+            continue
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            for k, item in v.items():
+                if not isinstance(k, str):
+                    raise PydanticCustomError(
+                        "json", "a map in a JSON value has string keys, got {key}", {"key": repr(k)}
+                    )
+                stack.append(item)
+        else:
+            raise PydanticCustomError(
+                "json", "not a JSON value: {kind}", {"kind": type(v).__name__}
+            )
+    try:
+        return freeze(value)
+    except ValueError as exc:
+        raise PydanticCustomError("json", "{problem}", {"problem": str(exc)}) from None
 
 
 def _model_name(name: str) -> str:

@@ -22,11 +22,20 @@ def _same(i: int) -> Callable[[list[T.Ty]], T.Ty]:
 
 
 def _numeric_join(args: list[T.Ty]) -> T.Ty:
+    # a bool is a number (Python's `True + 1 == 2`): it counts as an int
+    args = [
+        T.INT
+        if a == T.BOOL
+        else T.NUMBER_T
+        if isinstance(a, T.UnionT) and T.is_arithmetic(a) and a.options != (T.INT,)
+        else a
+        for a in args
+    ]
     if T.FLOAT in args:
         return T.FLOAT
     if args and all(a == T.INT for a in args):
         return T.INT
-    if args and all(T.is_numeric(a) for a in args) and T.ANY not in args:
+    if args and all(T.is_arithmetic(a) for a in args) and T.ANY not in args:
         return T.UnionT((T.INT, T.FLOAT))  # `int | float` with an int: either
     return T.ANY
 
@@ -77,6 +86,13 @@ BUILTINS: dict[str, Builtin] = {
         "regex search (JSON Schema semantics); anchor with ^…$",
     ),
     "str": Builtin(1, 1, lambda a: T.STR, ("any",), "text form of a value"),
+    "truthy": Builtin(
+        1,
+        1,
+        lambda a: T.BOOL,
+        ("any",),
+        'Python truthiness: false for null, false, 0, "" and empty',
+    ),
     "int": Builtin(1, 1, lambda a: T.UnionT((T.INT, T.NULL)), ("any",), "integer or null"),
     "float": Builtin(1, 1, lambda a: T.UnionT((T.FLOAT, T.NULL)), ("any",), "float or null"),
     "abs": Builtin(1, 1, _same(0), ("num",), "absolute value"),

@@ -11,7 +11,8 @@ from ..diagnostics import Diagnostic, Span, suggestion_hint
 from . import ir
 from . import types as T
 from .builtins import BUILTINS
-from .typecheck import SEMVER, Checker, Scope, Symbol, _child_types
+from .lets import inline_tool_lets
+from .typecheck import SEMVER, Checker, Scope, Symbol, _child_types, _root_name
 from .walk import all_exprs, replace_nodes, stmt_exprs, walk_expr, walk_stmts
 
 __all__ = [
@@ -418,11 +419,24 @@ def check_tool(ck: Checker, tool: ir.Tool) -> None:
             ck.expect(dt, pt, p.default.span, f"the default of `{p.name}`")
             if T.assignable(dt, pt):
                 _conforms(ck, p.default, p.type, f"the default of `{p.name}`")
-    post = pre.child()
-    post.allow_fresh = True
+    _tool_lets(ck, tool, pre)
+    result_sym = None
     if tool.returns is not None:
         ck.check_constraints(tool.returns)
-        post.names["result"] = Symbol(ck.resolve(tool.returns), "result", tool.returns.span)
+        result_sym = Symbol(ck.resolve(tool.returns), "result", tool.returns.span)
+
+    def post_scope() -> Scope:
+        """Effects and postconditions: the narrowing of earlier `require`s holds there for
+        parameters and bindings, not for state variables (effects change them)."""
+        post = pre.child()
+        post.allow_fresh = True
+        post.non_null = frozenset(t for t in post.non_null if _root_name(t) not in ck.state)
+        post.facts = {t: ty for t, ty in post.facts.items() if _root_name(t) not in ck.state}
+        if result_sym is not None:
+            post.names["result"] = result_sym
+        return post
+
+    post = post_scope()
     reports = {f.name: ck.resolve(f.type) for f in tool.reports}
     if tool.cost is not None:
         cost = ck.expr(tool.cost, pre)
@@ -441,10 +455,13 @@ def check_tool(ck: Checker, tool: ir.Tool) -> None:
     for cond in tool.conditions:
         scope = pre
         if cond.strength == "ensure":
-            scope = post.child()
+            scope = post_scope()
             scope.allow_old = True
             scope.allow_fresh = False
         ck.expect(ck.expr(cond.cond, scope), T.BOOL, cond.cond.span, f"a `{cond.strength}` clause")
+        if cond.strength == "require":
+            # later clauses are checked where this one holds (`require x is str else …`)
+            pre = ck.narrowed(pre, cond.cond)
         ck.template(cond.message, scope)
         ck.template(cond.hint, scope)
         if cond.code is not None:
@@ -456,6 +473,7 @@ def check_tool(ck: Checker, tool: ir.Tool) -> None:
                 cond.span,
                 hint='add `else CODE "message"` so callers and agents can tell failures apart',
             )
+    post = post_scope()
     ck.stmts(tool.effects, post, reports)
     outcome_names: dict[str, ir.Outcome] = {}
     for out in tool.outcomes:
@@ -497,6 +515,50 @@ def check_tool(ck: Checker, tool: ir.Tool) -> None:
             tool.span,
             hint="add `risk destructive, needs_confirmation` so agents ask before calling it",
         )
+
+
+def _tool_lets(ck: Checker, tool: ir.Tool, pre: Scope) -> None:
+    """``let NAME = EXPR`` at the top of a tool: in order, each seeing the ones before it; it
+    must come before the tool's clauses and may not hide another name."""
+    clauses = [
+        *(c.span for c in tool.conditions),
+        *(s.span for s in tool.effects),
+        *(o.span for o in tool.outcomes),
+        *(f.span for f in tool.reports),
+        *([tool.flow.span] if tool.flow is not None else []),
+    ]
+    first = min(((s.line, s.col) for s in clauses if s.file), default=None)
+    for let in tool.lets:
+        if first is not None and let.span.file and (let.span.line, let.span.col) > first:
+            ck.err(
+                "E0330",
+                f"`let {let.name}` comes after a clause of tool `{tool.name}`",
+                let.span,
+                hint="bindings go at the top of the tool body, before its `require`, "
+                "`should`, `ensure`, `effect`, `outcome`, `flow` and `reports`; move it up",
+            )
+        earlier = pre.names.get(let.name)
+        if earlier is not None or let.name == "result":
+            kind = (
+                "the result"
+                if earlier is None
+                else {
+                    "param": "the parameter",
+                    "state": "the state variable",
+                    "const": "the constant",
+                    "local": "the binding",
+                }.get(earlier.kind, "the name")
+            )
+            ck.err(
+                "E0331",
+                f"`let {let.name}` hides {kind} `{let.name}`",
+                let.span,
+                hint="give the binding a name of its own; inside the tool it would make "
+                f"`{let.name}` mean two things",
+            )
+            ck.expr(let.value, pre)
+            continue
+        pre.names[let.name] = Symbol(ck.expr(let.value, pre), "local", let.span)
 
 
 def _check_observed(ck: Checker, tool: ir.Tool, cond: ir.Expr, pre: Scope) -> None:
@@ -851,7 +913,8 @@ def check_and_resolve(
     unique: dict[tuple[str, str, int, int], Diagnostic] = {}
     for d in ck.diags:
         unique.setdefault((d.code, d.message, d.span.line, d.span.col), d)
-    return resolve_empty(ck), sorted(unique.values(), key=Diagnostic.sort_key)
+    resolved = inline_tool_lets(resolve_empty(ck))
+    return resolved, sorted(unique.values(), key=Diagnostic.sort_key)
 
 
 def resolve_empty(ck: Checker) -> ir.Contract:

@@ -235,6 +235,18 @@ class Conditional(Node):
     orelse: Expr
 
 
+# ----------------------------------------------- dynamically typed values (lang-types)
+
+
+class TypeTest(Node):
+    """``x is T`` (or ``x is not T`` when ``negated``): whether a value has a type."""
+
+    kind: Literal["type_test"] = "type_test"
+    operand: Expr
+    type: TypeExpr
+    negated: bool = False
+
+
 Expr = Annotated[
     Union[
         ScalarLit,
@@ -249,6 +261,7 @@ Expr = Annotated[
         MapLit,
         Comprehension,
         Conditional,
+        TypeTest,
     ],
     Field(discriminator="kind"),
 ]
@@ -544,6 +557,8 @@ class Tool(Node):
     outcomes: tuple[Outcome, ...] = ()
     flow: Flow | None = None
     reports: tuple[RecordField, ...] = ()
+    # ``let NAME = EXPR`` at the top of the body, in order (lang-types)
+    lets: tuple[Let, ...] = ()
 
     def has_risk(self, name: str) -> bool:
         return any(r.name == name for r in self.risks)

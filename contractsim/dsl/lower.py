@@ -464,6 +464,7 @@ class _Lowerer:
         outcomes: list[ir.Outcome] = []
         reports: list[ir.RecordField] = []
         flow: ir.Flow | None = None
+        lets: list[ir.Let] = []
         for child in rest:
             item = self.lower(cast(Tree[Token], child))
             if isinstance(item, tuple) and item and item[0] == "attr":
@@ -485,6 +486,8 @@ class _Lowerer:
                 flow = item
             elif isinstance(item, tuple) and item and item[0] == "reports":
                 reports.extend(item[1])
+            elif isinstance(item, ir.Let):
+                lets.append(item)
             else:
                 effects.extend(cast(list[ir.Stmt], item))
         return construct(
@@ -502,6 +505,7 @@ class _Lowerer:
             outcomes=tuple(outcomes),
             flow=flow,
             reports=tuple(reports),
+            lets=tuple(lets),
         )
 
     def _params(self, tree: Tree[Token]) -> tuple[ir.Param, ...]:
@@ -899,6 +903,26 @@ class _Lowerer:
 
     def _not_in_op(self, tree: Tree[Token]) -> ir.Binary:
         return self._binary(tree, "not in")
+
+    # ---- lang-types: type tests and tool-level `let`
+    def _is_type(self, tree: Tree[Token]) -> ir.TypeTest:
+        operand, texpr = tree.children
+        return construct(
+            ir.TypeTest, span=self.span(tree), operand=self.lower(operand), type=self.lower(texpr)
+        )
+
+    def _is_not_type(self, tree: Tree[Token]) -> ir.TypeTest:
+        operand, texpr = tree.children
+        return construct(
+            ir.TypeTest,
+            span=self.span(tree),
+            operand=self.lower(operand),
+            type=self.lower(texpr),
+            negated=True,
+        )
+
+    def _tool_let(self, tree: Tree[Token]) -> ir.Let:
+        return self._let_stmt(tree)
 
     def _arith(self, tree: Tree[Token]) -> ir.Binary:
         return self._binary(tree, str(tree.children[1]))

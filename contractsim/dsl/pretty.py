@@ -95,6 +95,16 @@ class Printer(NodeVisitor):
         text = f"{left} {e.op} {right}"
         return f"({text})" if prec < parent else text
 
+    # ---- lang-types: type tests
+    def visit_TypeTest(self, e: ir.TypeTest, parent: int) -> str:
+        from .types import type_label
+
+        tested = type_label(e.type) + "".join(
+            f" {c.key} {literal_text(c.value)}" for c in e.type.constraints
+        )
+        text = f"{expr_text(e.operand, 5)} is {'not ' if e.negated else ''}{tested}"
+        return f"({text})" if 4 < parent else text
+
     def visit_Collection(self, e: ir.Collection, parent: int) -> str:
         items = ", ".join(expr_text(i) for i in e.items)
         if e.type == "list":

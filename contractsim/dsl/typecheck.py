@@ -44,10 +44,13 @@ class Scope:
     where: str = "an expression"
     non_null: frozenset[str] = frozenset()  # expressions known not to be null here
     in_loop: bool = False  # inside the body of a `for` (where `break` and `continue` go)
+    # expressions whose type a type test narrowed here (``x is str`` …), by their text
+    facts: dict[str, T.Ty] = field(default_factory=dict)
 
     def child(self, **extra: Symbol) -> Scope:
         shadowed = {n for n in extra}
-        non_null = frozenset(t for t in self.non_null if t.split(".")[0] not in shadowed)
+        non_null = frozenset(t for t in self.non_null if _root_name(t) not in shadowed)
+        facts = {t: ty for t, ty in self.facts.items() if _root_name(t) not in shadowed}
         return Scope(
             {**self.names, **extra},
             self.allow_old,
@@ -55,6 +58,7 @@ class Scope:
             self.where,
             non_null,
             self.in_loop,
+            facts,
         )
 
     def narrowed(self, cond: ir.Expr, positive: bool = True) -> Scope:
@@ -65,6 +69,10 @@ class Scope:
         new = self.child()
         new.non_null = new.non_null | facts
         return new
+
+
+def _root_name(text: str) -> str:
+    return text.split(".")[0].split("[")[0]
 
 
 _FIXED_AT_LOAD = ("a constant", "a default", "an initial value")
@@ -339,18 +347,22 @@ class Checker(NodeVisitor):
         return T.STR
 
     def visit_Name(self, e: ir.Name, scope: Scope) -> T.Ty:
-        ty = self.name_type(e, scope)
         key = f"state.{e.name}" if e.state else e.name
+        ty = scope.facts.get(key) if scope.facts else None
+        if ty is None:
+            ty = self.name_type(e, scope)
         return T.strip_null(ty) if scope.non_null and key in scope.non_null else ty
 
     def visit_Attr(self, e: ir.Attr, scope: Scope) -> T.Ty:
-        ty = self.attr_type(e, scope)
-        if scope.non_null:
+        if scope.non_null or scope.facts:
             from .pretty import expr_text
 
-            if expr_text(e) in scope.non_null:
-                return T.strip_null(ty)
-        return ty
+            text = expr_text(e)
+            ty = scope.facts.get(text)
+            if ty is None:
+                ty = self.attr_type(e, scope)
+            return T.strip_null(ty) if text in scope.non_null else ty
+        return self.attr_type(e, scope)
 
     def visit_Index(self, e: ir.Index, scope: Scope) -> T.Ty:
         obj = T.strip_null(self.expr(e.obj, scope))
@@ -379,7 +391,7 @@ class Checker(NodeVisitor):
                 "E0306",
                 f"{obj.show()} cannot be indexed",
                 e.span,
-                hint="only maps, lists, tuples and strings take `[…]`",
+                hint=_narrow_hint(e.obj, obj) or "only maps, lists, tuples and strings take `[…]`",
             )
         return T.ANY
 
@@ -401,7 +413,7 @@ class Checker(NodeVisitor):
         inner = scope.child(**{e.var: Symbol(elem, "local", e.span)})
         body = self.expr(e.body, inner)
         if e.op == "sum":
-            if not T.is_numeric(body):
+            if not T.is_arithmetic(body):
                 self.err("E0301", f"`sum` adds numbers, got {body.show()}", e.body.span)
             return body if T.is_numeric(body) else T.INT
         self.expect(body, T.BOOL, e.body.span, f"the condition of `{e.op}`")
@@ -479,10 +491,89 @@ class Checker(NodeVisitor):
         if e.op == "not":
             self.expect(operand, T.BOOL, e.operand.span, "the operand of `not`")
             return T.BOOL
-        if not T.is_numeric(operand):
-            self.err("E0301", f"`-` needs a number, got {operand.show()}", e.operand.span)
+        if not T.is_arithmetic(operand):
+            self.err(
+                "E0301",
+                f"`-` needs a number, got {operand.show()}",
+                e.operand.span,
+                hint=_narrow_hint(e.operand, operand),
+            )
             return T.ANY
-        return operand
+        return T.INT if operand == T.BOOL else operand
+
+    # ---- lang-types: type tests and the narrowing they give
+    def visit_TypeTest(self, e: ir.TypeTest, scope: Scope) -> T.Ty:
+        operand = self.expr(e.operand, scope)
+        tested = self.tested_type(e.type)
+        if operand in (T.ANY, T.DYN) or tested == T.ANY:
+            return T.BOOL
+        from .pretty import expr_text
+
+        text = expr_text(e)
+        what = f"`{expr_text(e.operand)}`" if len(text) <= 60 else "the value"
+        test = f"`{text}`" if len(text) <= 60 else "the type test"
+        if not T.overlaps(operand, tested):
+            self.warn(
+                "W0630",
+                f"{test} is always {'true' if e.negated else 'false'}: {what} is {operand.show()}",
+                e.span,
+                hint="a type test is for values whose type may vary (`any`, unions); "
+                "remove it or fix the type",
+            )
+        elif T.within(operand, tested) and not e.type.constraints:
+            self.warn(
+                "W0631",
+                f"{test} is always {'false' if e.negated else 'true'}: {what} is {operand.show()}",
+                e.span,
+                hint="the declared type already says so; remove the test",
+            )
+        return T.BOOL
+
+    def tested_type(self, t: ir.TypeExpr) -> T.Ty:
+        """The type in ``x is T``: any type, and also ``list``, ``set`` and ``map`` alone."""
+        if isinstance(t, ir.NamedType) and t.name in T.BARE_GENERICS:
+            if t.constraints:
+                self.check_constraints(t)
+            return T.BARE_GENERICS[t.name]
+        ty = self.resolve(t)
+        self.check_constraints(t)
+        return ty
+
+    def narrowed(self, scope: Scope, cond: ir.Expr, positive: bool = True) -> Scope:
+        """The scope where ``cond`` is ``positive``: ``x != null`` and type tests narrow the
+        type of ``x`` (a name or a field path); ``and`` (``or`` when negative) collects both
+        sides, ``not`` flips."""
+        new = scope.narrowed(cond, positive)
+        facts = self._type_facts(cond, positive, scope)
+        if not facts:
+            return new
+        if new is scope:
+            new = scope.child()
+        new.facts = {**new.facts, **facts}
+        return new
+
+    def _type_facts(self, cond: ir.Expr, positive: bool, scope: Scope) -> dict[str, T.Ty]:
+        from .pretty import expr_text
+
+        if isinstance(cond, ir.Unary) and cond.op == "not":
+            return self._type_facts(cond.operand, not positive, scope)
+        if isinstance(cond, ir.Binary) and (
+            (cond.op == "and" and positive) or (cond.op == "or" and not positive)
+        ):
+            left = self._type_facts(cond.left, positive, scope)
+            inner = scope
+            if left:
+                inner = scope.child()
+                inner.facts = {**scope.facts, **left}
+            return {**left, **self._type_facts(cond.right, positive, inner)}
+        if isinstance(cond, ir.TypeTest) and isinstance(cond.operand, (ir.Name, ir.Attr)):
+            saved = len(self.diags)
+            current = self.expr(cond.operand, scope)
+            tested = self.tested_type(cond.type)
+            del self.diags[saved:]
+            holds = positive != cond.negated
+            return {expr_text(cond.operand): T.narrow(current, tested, holds)}
+        return {}
 
     def visit_Binary(self, e: ir.Binary, scope: Scope) -> T.Ty:
         return self.binary_type(e, scope)
@@ -514,6 +605,7 @@ class Checker(NodeVisitor):
                 "E0301",
                 f"{what} must be {want.show()}, but this is {got.show()}",
                 span,
+                hint=_ANY_HINT if got == T.DYN else None,
             )
 
     def name_type(self, e: ir.Name, scope: Scope) -> T.Ty:
@@ -662,7 +754,8 @@ class Checker(NodeVisitor):
                 "E0209",
                 f"{obj.show()} has no fields (looked up `{e.name}`)",
                 e.name_span,
-                hint="only records have fields; enum members are written Type.member",
+                hint=_narrow_hint(e.obj, base)
+                or "only records have fields; enum members are written Type.member",
             )
         return T.ANY
 
@@ -671,7 +764,7 @@ class Checker(NodeVisitor):
         right = T.ANY if e.op in ("and", "or") else self.expr(e.right, scope)
         op = e.op
         if op in ("and", "or"):
-            right = self.expr(e.right, scope.narrowed(e.left, positive=op == "and"))
+            right = self.expr(e.right, self.narrowed(scope, e.left, positive=op == "and"))
             self.expect(left, T.BOOL, e.left.span, f"the left side of `{op}`")
             self.expect(right, T.BOOL, e.right.span, f"the right side of `{op}`")
             return T.BOOL
@@ -687,7 +780,7 @@ class Checker(NodeVisitor):
                 )
             return T.BOOL
         if op in ("<", "<=", ">", ">="):
-            ok = (T.is_numeric(left) and T.is_numeric(right)) or (
+            ok = (T.is_arithmetic(left) and T.is_arithmetic(right)) or (
                 T.is_stringy(left) and T.is_stringy(right)
             )
             if not ok:
@@ -695,6 +788,7 @@ class Checker(NodeVisitor):
                     "E0301",
                     f"`{op}` compares numbers or strings, not {left.show()} and {right.show()}",
                     e.span,
+                    hint=_narrow_hint(e, left, right),
                 )
             return T.BOOL
         if op in ("in", "not in"):
@@ -720,7 +814,7 @@ class Checker(NodeVisitor):
             return T.BOOL
         # arithmetic
         if op == "+":
-            if T.is_numeric(left) and T.is_numeric(right):
+            if T.is_arithmetic(left) and T.is_arithmetic(right):
                 return _numeric_join([left, right])
             if T.is_stringy(left) and T.is_stringy(right):
                 return T.STR
@@ -728,12 +822,12 @@ class Checker(NodeVisitor):
                 T.join(left, right)  # a `{}` added to a list is an empty list
                 return left
         elif op == "-":
-            if T.is_numeric(left) and T.is_numeric(right):
+            if T.is_arithmetic(left) and T.is_arithmetic(right):
                 return _numeric_join([left, right])
             if isinstance(left, T.SetT) and isinstance(right, (T.SetT, T.EmptyT)):
                 T.join(left, right)
                 return left
-        elif T.is_numeric(left) and T.is_numeric(right):
+        elif T.is_arithmetic(left) and T.is_arithmetic(right):
             if op == "/":
                 return T.FLOAT
             return _numeric_join([left, right])
@@ -743,7 +837,8 @@ class Checker(NodeVisitor):
             "E0301",
             f"`{op}` cannot combine {left.show()} and {right.show()}",
             e.span,
-            hint="+ adds numbers, joins strings and lists; - subtracts numbers and sets",
+            hint=_narrow_hint(e, left, right)
+            or "+ adds numbers, joins strings and lists; - subtracts numbers and sets",
         )
         return T.ANY
 
@@ -921,7 +1016,7 @@ class Checker(NodeVisitor):
         base = T.strip_null(ty)
         ok = {
             "str": T.is_stringy(base),
-            "num": T.is_numeric(base),
+            "num": T.is_arithmetic(base),
             "any": True,
             "sized": T.is_stringy(base)
             or isinstance(base, (T.ListT, T.SetT, T.MapT, T.TupleT, T.EmptyT)),
@@ -958,7 +1053,9 @@ class Checker(NodeVisitor):
                 "seq": "a string or a list",
                 "iterable": "a list, a set, a map or a string",
             }[kind]
-            self.err("E0301", f"`{func}` needs {want}, got {ty.show()}", a.span)
+            self.err(
+                "E0301", f"`{func}` needs {want}, got {ty.show()}", a.span, _narrow_hint(a, ty)
+            )
 
     def construct(self, e: ir.Call, scope: Scope) -> T.Ty:
         ty = self.named(e.func)
@@ -1021,8 +1118,9 @@ class Checker(NodeVisitor):
                     f"cannot assign {value.show()} to `{_lv_text(s.target)}` "
                     f"of type {target.show()}",
                     s.value.span,
+                    hint=_ANY_HINT if value == T.DYN else None,
                 )
-        elif not (T.is_numeric(target) and T.is_numeric(value)) and not (
+        elif not (T.is_numeric(target) and T.is_arithmetic(value)) and not (
             s.op == "+=" and T.is_stringy(target) and T.is_stringy(value)
         ):
             self.err(
@@ -1088,8 +1186,8 @@ class Checker(NodeVisitor):
 
     def visit_If(self, s: ir.If, scope: Scope, reports: dict[str, T.Ty]) -> None:
         self.expect(self.expr(s.cond, scope), T.BOOL, s.cond.span, "an `if` condition")
-        self.stmts(s.then, scope.narrowed(s.cond), reports)
-        self.stmts(s.orelse, scope.narrowed(s.cond, positive=False), reports)
+        self.stmts(s.then, self.narrowed(scope, s.cond), reports)
+        self.stmts(s.orelse, self.narrowed(scope, s.cond, positive=False), reports)
 
     def visit_For(self, s: ir.For, scope: Scope, reports: dict[str, T.Ty]) -> None:
         coll = self.expr(s.coll, scope)
@@ -1218,6 +1316,27 @@ class Checker(NodeVisitor):
     def template(self, t: ir.Template | None, scope: Scope) -> None:
         for e in template_exprs(t):
             self.expr(e, scope)
+
+
+_ANY_HINT = (
+    "a value of type any must be narrowed first: `require x is T else …` or `if x is T { … }`"
+)
+
+
+def _narrow_hint(e: ir.Expr, *types: T.Ty) -> str | None:
+    """For an operation on a value of type ``any`` (or a union): how to make it typed."""
+    from .pretty import expr_text
+
+    if not any(t == T.DYN or isinstance(t, T.UnionT) for t in types):
+        return None
+    operand = e
+    if isinstance(e, ir.Binary):
+        left_dyn = types and (types[0] == T.DYN or isinstance(types[0], T.UnionT))
+        operand = e.left if left_dyn else e.right
+    text = expr_text(operand)
+    if len(text) > 40 or not isinstance(operand, (ir.Name, ir.Attr)):
+        return "narrow the value first with a type test, e.g. `require x is int else …`"
+    return f"narrow it with a type test first: `{text} is T and …`, T the type needed here"
 
 
 def _upper_snake(text: str) -> str:

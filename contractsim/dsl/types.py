@@ -36,6 +36,20 @@ ANY = Prim("any")  # an error was already reported, or the type cannot be known:
 
 
 @dataclass(frozen=True)
+class DynT(Ty):
+    """The declared type ``any``: every JSON value (null, bool, int, float, str, list, map with
+    str keys). Unlike :data:`ANY` (the checker's "accept anything" after an error) it is checked:
+    comparisons, type tests, ``truthy`` and ``str`` accept it; fields, indexes, arithmetic and
+    functions that need a particular type want a type test first (``x is T``)."""
+
+    def show(self) -> str:
+        return "any"
+
+
+DYN = DynT()
+
+
+@dataclass(frozen=True)
 class ListT(Ty):
     elem: Ty
 
@@ -166,6 +180,8 @@ class TypeRefT(Ty):
 
 
 NUMERIC = (INT, FLOAT)
+NUMBER_T = UnionT((INT, FLOAT), "number")
+"""``number``: the built-in alias of ``int | float``."""
 
 
 def is_numeric(t: Ty) -> bool:
@@ -173,6 +189,14 @@ def is_numeric(t: Ty) -> bool:
     if isinstance(t, UnionT):
         return all(is_numeric(o) for o in t.options)
     return t in NUMERIC or t == ANY
+
+
+def is_arithmetic(t: Ty) -> bool:
+    """What ordering and arithmetic accept, with Python's semantics: ``int``, ``float`` and
+    ``bool`` (``true + 1 == 2``), and any union of them."""
+    if isinstance(t, UnionT):
+        return all(is_arithmetic(o) for o in t.options)
+    return t in NUMERIC or t == BOOL or t == ANY
 
 
 def is_stringy(t: Ty) -> bool:
@@ -199,6 +223,10 @@ def assignable(value: Ty, target: Ty) -> bool:
     """Can a value of type ``value`` be stored where ``target`` is expected?"""
     if value == target or ANY in (value, target):
         return True
+    if target == DYN:
+        return is_json(value)
+    if value == DYN:
+        return covers_json(target)
     if isinstance(target, UnionT):
         if isinstance(value, UnionT):
             return all(assignable(v, target) for v in value.options)
@@ -237,7 +265,7 @@ def comparable(a: Ty, b: Ty) -> bool:
     """May ``a == b`` ever be true? Numbers and booleans compare by value (``1 == 1.0``,
     ``0 == false``); unions may be equal when some options may (``float | str`` and
     ``float | null``), null options only to each other."""
-    if ANY in (a, b) or NULL in (a, b):
+    if ANY in (a, b) or NULL in (a, b) or DYN in (a, b):
         return True
     if isinstance(a, UnionT) or isinstance(b, UnionT):
         left = a.options if isinstance(a, UnionT) else (a,)
@@ -273,6 +301,8 @@ def join(a: Ty, b: Ty) -> Ty:
         return a
     if ANY in (a, b):
         return ANY
+    if DYN in (a, b):
+        return DYN
     if {a, b} == {INT, FLOAT}:
         return FLOAT
     if isinstance(a, EmptyT):
@@ -296,10 +326,12 @@ def resolve_simple(name: str) -> Ty | None:
         "float": FLOAT,
         "str": STR,
         "null": NULL,
+        "any": DYN,
+        "number": NUMBER_T,
     }.get(name)
 
 
-PRIMITIVE_NAMES = ("bool", "int", "float", "str")
+PRIMITIVE_NAMES = ("bool", "int", "float", "str", "number", "any")
 GENERIC_ARITY = {"list": 1, "set": 1, "map": 2}
 
 
@@ -318,3 +350,148 @@ def type_label(t: ir.TypeExpr) -> str:
     if isinstance(t, ir.TaggedUnionType):
         return f"union by {t.tag_field} {{…}}"
     return " | ".join(type_label(o) for o in t.options)
+
+
+# ------------------------------------------------ type tests and narrowing (lang-types)
+
+BARE_GENERICS = {"list": ListT(DYN), "set": SetT(DYN), "map": MapT(DYN, DYN)}
+"""``x is list`` (and ``set``, ``map``): a collection of any items."""
+
+
+def is_json(t: Ty) -> bool:
+    """Whether every value of ``t`` is a JSON value (what ``any`` holds)."""
+    if isinstance(t, (Prim, DynT, EnumT, RecordT, TaggedT, EmptyT)):
+        return True
+    if isinstance(t, UnionT):
+        return all(is_json(o) for o in t.options)
+    if isinstance(t, (ListT, SetT)):
+        return is_json(t.elem)
+    if isinstance(t, MapT):
+        return is_stringy(t.key) and is_json(t.value)
+    if isinstance(t, TupleT):
+        return all(is_json(i) for i in t.items)
+    return False
+
+
+def covers_json(t: Ty) -> bool:
+    """Whether every JSON value is of type ``t`` (``type Json = null | bool | int | float | str |
+    list[Json] | map[str, Json]``): then an ``any`` value may be stored there."""
+    kinds: set[str] = set()
+    for o in options_of(t):
+        if o in (ANY, DYN):
+            return True
+        if o == NULL:
+            kinds.add("null")
+        elif o == BOOL:
+            kinds.add("bool")
+        elif o == FLOAT:
+            kinds.add("number")
+        elif o == STR:
+            kinds.add("str")
+        elif isinstance(o, ListT) and o.elem in (ANY, DYN):
+            kinds.add("list")
+        elif isinstance(o, MapT) and o.key == STR and o.value in (ANY, DYN):
+            kinds.add("map")
+    return kinds >= {"null", "bool", "number", "str", "list", "map"}
+
+
+def options_of(t: Ty) -> tuple[Ty, ...]:
+    return t.options if isinstance(t, UnionT) else (t,)
+
+
+def _kind(t: Ty) -> str:
+    """The runtime shape of a type's values: what a type test can tell apart."""
+    if t in (INT, FLOAT):
+        return "number"
+    if t == BOOL:
+        return "bool"
+    if t == NULL:
+        return "null"
+    if is_stringy(t):
+        return "str"
+    if isinstance(t, (ListT, TupleT)):
+        return "list"
+    if isinstance(t, SetT):
+        return "set"
+    if isinstance(t, (MapT, RecordT, TaggedT)):
+        return "map"
+    if isinstance(t, EmptyT):
+        return "empty"
+    return "any"
+
+
+def overlaps(a: Ty, b: Ty) -> bool:
+    """May a value be of both types? (Loosely: element types of collections are not compared,
+    since an empty collection is of every element type.)"""
+    if a in (ANY, DYN) or b in (ANY, DYN):
+        return True
+    if isinstance(a, UnionT) or isinstance(b, UnionT):
+        return any(overlaps(x, y) for x in options_of(a) for y in options_of(b))
+    ka, kb = _kind(a), _kind(b)
+    if "any" in (ka, kb):
+        return True
+    if "empty" in (ka, kb):
+        return (ka if kb == "empty" else kb) in ("list", "set", "map", "empty")
+    if ka != kb:
+        return False
+    if ka == "number":
+        return INT in (a, b) or a == b  # an int is a float too; a float is not always an int
+    if isinstance(a, EnumT) and isinstance(b, EnumT):
+        return bool(set(a.members) & set(b.members))
+    if isinstance(a, RecordT) and isinstance(b, RecordT):
+        return a.name == b.name
+    return True
+
+
+def within(a: Ty, b: Ty) -> bool:
+    """Is every value of ``a`` also of ``b``? (What makes ``x is b`` always true.)"""
+    if b in (ANY, DYN) or a == ANY:
+        return True
+    if a == DYN:
+        return False
+    if isinstance(a, UnionT):
+        return all(within(o, b) for o in a.options)
+    if isinstance(b, UnionT):
+        return any(within(a, o) for o in b.options)
+    if isinstance(a, EmptyT):
+        return False
+    if a == BOOL or b == BOOL:
+        return a == b
+    return assignable(a, b) and not (isinstance(b, EnumT) and not isinstance(a, EnumT))
+
+
+def narrow(current: Ty, tested: Ty, positive: bool) -> Ty:
+    """The type of a value of type ``current`` where ``x is tested`` is ``positive``."""
+    if positive:
+        if current in (ANY, DYN):
+            return tested
+        kept = [o for o in options_of(current) if overlaps(o, tested)]
+        narrowed = [o if within(o, tested) else _meet(o, tested) for o in kept]
+        if not narrowed:
+            return tested  # never true (the checker warns): what follows is dead code
+        return _union(narrowed, current)
+    kept = [o for o in options_of(current) if not within(o, tested)]
+    if not kept:
+        return current  # never false (the checker warns)
+    return _union(kept, current)
+
+
+def _meet(o: Ty, tested: Ty) -> Ty:
+    if isinstance(tested, UnionT):
+        parts = [t for t in tested.options if overlaps(o, t)]
+        return parts[0] if len(parts) == 1 else UnionT(tuple(parts))
+    if o == FLOAT and tested == INT:
+        return INT
+    return tested
+
+
+def _union(options: list[Ty], original: Ty) -> Ty:
+    unique: list[Ty] = []
+    for o in options:
+        if o not in unique:
+            unique.append(o)
+    if len(unique) == 1:
+        return unique[0]
+    if isinstance(original, UnionT) and tuple(unique) == original.options:
+        return original
+    return UnionT(tuple(unique))

@@ -67,6 +67,7 @@ def all_exprs(contract: ir.Contract) -> Iterator[ir.Expr]:
     for tool in contract.tools:
         if tool.cost is not None:
             roots.append(tool.cost)
+        roots.extend(let.value for let in tool.lets)
         for cond in tool.conditions:
             roots.append(cond.cond)
             roots.extend(template_exprs(cond.message))

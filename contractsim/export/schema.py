@@ -27,6 +27,8 @@ _PRIMITIVES: dict[str, dict[str, Any]] = {
     "float": {"type": "number"},
     "str": {"type": "string"},
     "null": {"type": "null"},
+    "number": {"type": "number"},  # int | float (JSON Schema's number: every int is one)
+    "any": {},  # every JSON value
 }
 
 # A version-4 UUID in its canonical hyphenated form (JSON Schema has no "uuid4" format).

@@ -66,14 +66,23 @@ class Explainer:
         return None
 
     def interpreted_error(
-        self, body: Any, state: State, values: dict[str, Any], result: Any = None
+        self,
+        body: Any,
+        state: State,
+        values: dict[str, Any],
+        result: Any = None,
+        old: State | None = None,
     ) -> tuple[str | None, Any]:
-        """Re-run failed statements in the reference interpreter (with the same ``result``):
-        a precise message and the span of the statement that failed."""
+        """Re-run failed statements in the reference interpreter (with the same ``result``, and
+        ``old``, the state before the call, which a tool's `let` reads in effects): a precise
+        message and the span of the statement that failed."""
         if body.ir is None:
             return None, None
+        env = self.env(state, values, result)
+        if old is not None:
+            env.old = {n: old[n] for n in self.compiled.state_names}
         try:
-            self.compiled.interpreter.exec(body.ir, self.env(state, values, result))
+            self.compiled.interpreter.exec(body.ir, env)
         except lib.EvalError as exc:
             return str(exc), getattr(exc, "span", None)
         except Exception:  # noqa: BLE001

@@ -194,13 +194,18 @@ class Stepper:
                     )
                 machine_moves.append((m.slot, admitted))
         # hard preconditions: every one is checked, so every violated rule is reported
+        failed_before = False  # an earlier hard precondition is certainly false
         for cond in ctool.requires:
             result = self._explainer.eval(cond.test, state, values, safe, ctool)
             if result is True:
                 continue
             if isinstance(result, Violation):
-                violations.append(result)
+                if not (failed_before and result.code == "EVAL_ERROR"):
+                    # (a later rule that cannot be evaluated because an earlier one failed —
+                    # `require x is Rec else …` then `require x.a > 0` — is no news)
+                    violations.append(result)
                 continue
+            failed_before = failed_before or result is False
             v = self._explainer.condition_violation(
                 cond, state, values, ctool, certain=result is False
             )
@@ -661,7 +666,7 @@ class Stepper:
                 return failed
             except Exception as exc:  # noqa: BLE001
                 precise, where = self._explainer.interpreted_error(
-                    body, state.derive(before), values, result
+                    body, state.derive(before), values, result, old=state
                 )
                 return self._explainer.eval_failure(
                     state, "EVAL_ERROR", lib.failure_text(exc), where or body.span, precise

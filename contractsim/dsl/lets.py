@@ -1,0 +1,137 @@
+"""Tool-level ``let NAME = EXPR`` bindings, made plain expressions after checking.
+
+A binding at the top of a tool body names a value computed from the arguments and the state
+*before* the call. After the checker has typed the bindings (and narrowed on their names), every
+use of a bound name in the tool is replaced by the bound expression, so that no later stage —
+code generation, the interpreter, the simulator's explanations, the guard — needs to know about
+bindings. In postconditions and effects, where the state may already have changed, the
+expression is wrapped in ``old(…)``: a binding keeps the value it had before the call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from . import ir
+from .walk import replace_nodes, stmt_exprs, template_exprs
+
+
+def inline_tool_lets(contract: ir.Contract) -> ir.Contract:
+    """``contract`` with every use of a tool-level ``let`` replaced by its value."""
+    table: dict[int, ir.Node] = {}
+    for tool in contract.tools:
+        if tool.lets:
+            _collect_tool(tool, table)
+    return replace_nodes(contract, table) if table else contract
+
+
+def _collect_tool(tool: ir.Tool, table: dict[int, ir.Node]) -> None:
+    values: dict[str, ir.Expr] = {}
+    for let in tool.lets:
+        inner: dict[int, ir.Node] = {}
+        _expr(let.value, values, frozenset(), inner, wrap=False)
+        values[let.name] = replace_nodes(let.value, inner) if inner else let.value
+    if not values:
+        return
+
+    def pre(e: ir.Expr | None) -> None:
+        if e is not None:
+            _expr(e, values, frozenset(), table, wrap=False)
+
+    def templates(*ts: ir.Template | None, wrap: bool = False) -> None:
+        for t in ts:
+            for e in template_exprs(t):
+                _expr(e, values, frozenset(), table, wrap)
+
+    pre(tool.cost)
+    for cond in tool.conditions:
+        post = cond.strength == "ensure"
+        _expr(cond.cond, values, frozenset(), table, wrap=post)
+        templates(cond.message, cond.hint, wrap=post)
+    _stmts(tool.effects, values, frozenset(), table)
+    for out in tool.outcomes:
+        pre(out.when)
+        pre(out.observed)
+        templates(out.message, out.hint)
+        _stmts(out.body, values, frozenset(), table)
+    if tool.flow is not None:
+        for step in tool.flow.steps:
+            _stmts(step.body, values, frozenset(), table)
+        for t in tool.flow.transitions:
+            pre(t.when)
+
+
+def _replacement(name: ir.Name, value: ir.Expr, wrap: bool) -> ir.Expr:
+    if not wrap:
+        return value
+    return ir.Call(span=name.span, func="old", func_span=name.span, args=(value,))
+
+
+def _expr(
+    e: ir.Expr,
+    values: dict[str, ir.Expr],
+    bound: frozenset[str],
+    table: dict[int, ir.Node],
+    wrap: bool,
+) -> None:
+    """Record the replacement of every free use of a bound name in ``e``."""
+    if isinstance(e, ir.Name):
+        if e.name in values and e.name not in bound:
+            table[id(e)] = _replacement(e, values[e.name], wrap)
+        return
+    if isinstance(e, ir.Quantifier):
+        _expr(e.coll, values, bound, table, wrap)
+        _expr(e.body, values, bound | {e.var}, table, wrap)
+        return
+    if isinstance(e, ir.Call) and e.func == "old":
+        for a in e.args:
+            _expr(a, values, bound, table, False)
+        return
+    for child in _children(e):
+        _expr(child, values, bound, table, wrap)
+
+
+def _children(e: ir.Expr) -> Iterable[ir.Expr]:
+    from .visitor import child_exprs
+
+    return child_exprs(e)
+
+
+def _stmts(
+    body: Iterable[ir.Stmt],
+    values: dict[str, ir.Expr],
+    bound: frozenset[str],
+    table: dict[int, ir.Node],
+) -> None:
+    """Effects run after the state may have changed: uses read the value before the call."""
+    for s in body:
+        if isinstance(s, ir.Let):
+            _expr(s.value, values, bound, table, True)
+            bound = bound | {s.name}
+        elif isinstance(s, ir.For):
+            _expr(s.coll, values, bound, table, True)
+            _stmts(s.body, values, bound | {s.var}, table)
+        elif isinstance(s, ir.If):
+            _expr(s.cond, values, bound, table, True)
+            _stmts(s.then, values, bound, table)
+            _stmts(s.orelse, values, bound, table)
+        elif isinstance(s, ir.Assign):
+            _lvalue(s.target, values, bound, table)
+            _expr(s.value, values, bound, table, True)
+        elif isinstance(s, ir.MethodCall):
+            _lvalue(s.target, values, bound, table)
+            for a in s.args:
+                _expr(a, values, bound, table, True)
+        else:  # Warn, Report and statement kinds without bindings of their own
+            for e in stmt_exprs(s):
+                _expr(e, values, bound, table, True)
+
+
+def _lvalue(
+    target: ir.Expr, values: dict[str, ir.Expr], bound: frozenset[str], table: dict[int, ir.Node]
+) -> None:
+    """The keys in ``m[k] = …`` are expressions; the root is a state variable, never a binding."""
+    while isinstance(target, (ir.Attr, ir.Index)):
+        if isinstance(target, ir.Index):
+            _expr(target.key, values, bound, table, True)
+        target = target.obj
