@@ -92,10 +92,10 @@ def test_state_prefix_reads_and_assigns_the_hidden_state_variable(
     assert step.violations[0].message == "now 8, adding 4"
 
 
-def test_state_prefix_only_warns_w0608_with_a_hint_to_it() -> None:
-    d = diags(COUNTER[len(H) :])
-    assert [x.code for x in d] == ["W0608", "W0608"]
-    assert d[0].hint == (
+def test_w0608_hints_at_state_prefix_and_is_silent_once_the_tool_uses_it() -> None:
+    assert [x.code for x in diags(COUNTER[len(H) :])] == []
+    d = one("state { count: int = 0 }\ntool add(count: int) { require count > 0 }\n", "W0608")
+    assert d.hint == (
         "inside this tool `count` is the parameter; write `state.count` to read or assign the "
         "state variable (or rename the state variable)"
     )

@@ -162,9 +162,20 @@ def test_bare_collections_and_named_types_in_type_tests() -> None:
         "type Json = null | bool | int | float | str | list[Json] | map[str, Json]\n"
         "tool t(v: any) {\n"
         "  require v is list and len(v) > 0 or v is map or v is set[int] else A\n"
+        "}\n"
+        "tool u(v: any) {\n"
         "  require v is Rec or v is Color or v is Json else B\n"
         "}\n"
     )
+    # after `require A or B`, a later clause sees what either side narrowed to
+    narrowed = found(
+        "type Color = enum { red, green }\n"
+        "tool t(v: any) {\n"
+        "  require v is list or v is map else A\n"
+        "  require v is Color else B\n"
+        "}\n"
+    )
+    assert narrowed == [("W0630", "`v is Color` is always false: `v` is list[any] | map[any, any]")]
     assert found("tool t(v: any) { require v is Nope else E }\n")[0][0] == "E0202"
 
 

@@ -378,8 +378,26 @@ def check_functions(ck: Checker) -> None:
         ck.expect(got, want, f.body.span, f"the body of function `{f.name}`")
 
 
+def _state_prefixed(tool: ir.Tool) -> set[str]:
+    """The state variables a tool names as ``state.NAME``."""
+    from .visitor import iter_child_nodes
+
+    found: set[str] = set()
+    stack: list[ir.Node] = [tool]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ir.Name) and node.state:
+            found.add(node.name)
+        stack.extend(iter_child_nodes(node))
+    return found
+
+
 def _params_into(
-    ck: Checker, params: Iterable[ir.Param], scope: Scope, in_tool: bool = False
+    ck: Checker,
+    params: Iterable[ir.Param],
+    scope: Scope,
+    in_tool: bool = False,
+    acknowledged: set[str] | frozenset[str] = frozenset(),
 ) -> None:
     seen: set[str] = set()
     for p in params:
@@ -392,7 +410,7 @@ def _params_into(
             ty = _accepted_type(ck, p, ty, in_tool)
         if p.optional and p.default is None:
             ty = T.UnionT((ty, T.NULL))
-        if p.name in ck.state:
+        if p.name in ck.state and p.name not in acknowledged:
             ck.warn(
                 "W0608",
                 f"parameter `{p.name}` hides the state variable of the same name",
@@ -410,7 +428,8 @@ def check_tools(ck: Checker) -> None:
 
 def check_tool(ck: Checker, tool: ir.Tool) -> None:
     pre = ck_scope(ck, where=f"tool `{tool.name}`")
-    _params_into(ck, tool.params, pre, in_tool=True)
+    # a tool that writes `state.NAME` knows that its parameter NAME hides the variable
+    _params_into(ck, tool.params, pre, in_tool=True, acknowledged=_state_prefixed(tool))
     for p in tool.params:
         if p.default is not None:
             pt = ck.resolve_quiet(p.type)
@@ -425,13 +444,22 @@ def check_tool(ck: Checker, tool: ir.Tool) -> None:
         ck.check_constraints(tool.returns)
         result_sym = Symbol(ck.resolve(tool.returns), "result", tool.returns.span)
 
+    def about_state(text: str) -> bool:
+        """Whether a narrowed expression reads a state variable (``x.a`` with ``x`` a state
+        variable not hidden by a parameter or binding, or ``state.x``)."""
+        root = _root_name(text)
+        if text.startswith("state."):
+            return True
+        symbol = pre.names.get(root)
+        return root in ck.state and (symbol is None or symbol.kind == "state")
+
     def post_scope() -> Scope:
         """Effects and postconditions: the narrowing of earlier `require`s holds there for
         parameters and bindings, not for state variables (effects change them)."""
         post = pre.child()
         post.allow_fresh = True
-        post.non_null = frozenset(t for t in post.non_null if _root_name(t) not in ck.state)
-        post.facts = {t: ty for t, ty in post.facts.items() if _root_name(t) not in ck.state}
+        post.non_null = frozenset(t for t in post.non_null if not about_state(t))
+        post.facts = {t: ty for t, ty in post.facts.items() if not about_state(t)}
         if result_sym is not None:
             post.names["result"] = result_sym
         return post

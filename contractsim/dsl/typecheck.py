@@ -566,6 +566,16 @@ class Checker(NodeVisitor):
                 inner = scope.child()
                 inner.facts = {**scope.facts, **left}
             return {**left, **self._type_facts(cond.right, positive, inner)}
+        if isinstance(cond, ir.Binary) and (
+            (cond.op == "or" and positive) or (cond.op == "and" and not positive)
+        ):
+            # either side holds: what both sides say of the same expression, joined
+            # (`x is int or x is bool` makes x an `int | bool`)
+            left = self._type_facts(cond.left, positive, scope)
+            if not left:
+                return {}
+            right = self._type_facts(cond.right, positive, scope)
+            return {k: T.join(left[k], right[k]) for k in left.keys() & right.keys()}
         if isinstance(cond, ir.TypeTest) and isinstance(cond.operand, (ir.Name, ir.Attr)):
             saved = len(self.diags)
             current = self.expr(cond.operand, scope)
