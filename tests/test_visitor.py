@@ -57,6 +57,7 @@ PASSES = (
             "Index": "an entry of a state variable is not tracked",
             "Collection": "a collection literal is no condition",
             "MapLit": "a map literal is no condition",
+            "UnknownIn": "a bounded unknown is an assigned value, no condition",
         },
     ),
 )

@@ -247,6 +247,10 @@ class CodeGen(NodeVisitor):
         pairs = [f"({self.expr(x.key, ctx)}, {self.expr(x.value, ctx)})" for x in e.entries]
         return "FMap((" + "".join(f"{p}, " for p in pairs) + "))"
 
+    # ------------------------------------------------------------ bounded unknowns (issue 16)
+    def visit_UnknownIn(self, e: ir.UnknownIn, ctx: Ctx) -> str:
+        return f"H_bounded({self.expr(e.lo, ctx)}, {self.expr(e.hi, ctx)})"
+
     # ------------------------------------------------------------------ functions
     def bind_params(
         self, src: Source, params: Iterable[ir.Param], used: set[str], indent: int

@@ -17,7 +17,7 @@ from .codegen import CodeGen, Flavour, Source
 from .empty import empty_of
 from .interp import Env, Interpreter, empty_like, quantify, sum_values
 from .validators import ValidatorBuilder
-from .values import UNKNOWN, FMap, Fresh
+from .values import UNKNOWN, Bounded, FMap, Fresh
 
 Fn = Callable[..., Any]
 FLAVOURS: tuple[Flavour, ...] = ("fast", "safe")
@@ -243,6 +243,7 @@ def runtime_env(
         "H_quant": _safe_quant,
         "H_fresh": _fresh,
         "H_empty_like": _empty_like,
+        "H_bounded": lib.bounded,
     }
     for name, fn in (lib.SAFE_FUNCS if safe else lib.BUILTIN_FUNCS).items():
         env[f"F_{name}"] = fn
@@ -545,6 +546,8 @@ def initial_state(
             values[slots[var.name]] = UNKNOWN
         else:
             value = interpreter.eval(var.init, env)
+            if type(value) is Bounded and value.whole and _is_float(var.type, decls):
+                value = lib.bounded(value.lo, value.hi, False)  # a float between whole bounds
             if isinstance(var.init, ir.Collection) and var.init.type == "empty":
                 value = empty_of(var.type, decls)
             values[slots[var.name]] = value
@@ -552,6 +555,18 @@ def initial_state(
         values[slots[f"machine:{m.name}"]] = m.initial[0].name
     values[-1] = 0
     return tuple(values)
+
+
+def _is_float(t: ir.TypeExpr, decls: dict[str, ir.TypeExpr]) -> bool:
+    for _ in range(32):
+        if not isinstance(t, ir.NamedType):
+            return False
+        if t.name == "float":
+            return True
+        if t.name not in decls:
+            return False
+        t = decls[t.name]
+    return False
 
 
 def compile_contract(contract: ir.Contract, source_text: str = "") -> CompiledContract:

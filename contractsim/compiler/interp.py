@@ -176,6 +176,10 @@ class Interpreter(NodeVisitor):
     def visit_MapLit(self, e: ir.MapLit, env: Env) -> Any:
         return FMap((self.eval(x.key, env), self.eval(x.value, env)) for x in e.entries)
 
+    # ------------------------------------------------------------ bounded unknowns (issue 16)
+    def visit_UnknownIn(self, e: ir.UnknownIn, env: Env) -> Any:
+        return lib.bounded(self.eval(e.lo, env), self.eval(e.hi, env))
+
     # ------------------------------------------------------------------ statements
     def exec(self, body: Iterable[ir.Stmt], env: Env) -> None:
         """Run statements against ``env.state`` (a dict that is updated in place)."""

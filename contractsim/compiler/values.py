@@ -63,6 +63,42 @@ class Fresh:
         return f"<fresh {self.label}#{self.serial}>"
 
 
+class Bounded:
+    """A number nobody has observed that is known to lie in ``[lo, hi]`` (``unknown in [LO,
+    HI]``): comparisons the interval decides are decided, the others are unknown. ``whole``
+    says it is an integer (both bounds were ints), so ``x < 5`` means ``x <= 4``.
+
+    Two bounded unknowns are equal (as values in a state, for merging states) when their
+    intervals are; as contract values, ``x == y`` over two of them is decided only where the
+    intervals do not overlap."""
+
+    __slots__ = ("lo", "hi", "whole")
+
+    def __init__(self, lo: int | float, hi: int | float, whole: bool) -> None:
+        self.lo = lo
+        self.hi = hi
+        self.whole = whole
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is Bounded
+            and (self.lo, self.hi, self.whole) == (other.lo, other.hi, other.whole)
+        )
+
+    def __hash__(self) -> int:
+        return hash(("bounded", self.lo, self.hi, self.whole))
+
+    def __repr__(self) -> str:
+        return f"unknown in [{_number_text(self.lo)}, {_number_text(self.hi)}]"
+
+    def __reduce__(self) -> tuple[type[Bounded], tuple[Any, Any, bool]]:
+        return (Bounded, (self.lo, self.hi, self.whole))
+
+
+def _number_text(n: int | float) -> str:
+    return repr(n)
+
+
 class FMap(dict):  # type: ignore[type-arg]
     """A frozen, hashable dict. Updates make a new map (``set``/``without``)."""
 
@@ -171,6 +207,8 @@ def thaw(value: Any) -> Any:
         return UNKNOWN_JSON
     if isinstance(value, Fresh):
         return f"$fresh:{value.label}#{value.serial}"
+    if isinstance(value, Bounded):
+        return {UNKNOWN_JSON: {"min": value.lo, "max": value.hi}}
     if isinstance(value, float) and value != value:
         return "nan"
     return value
@@ -181,6 +219,8 @@ def _key_text(key: Any) -> str:
         return key
     if isinstance(key, (Unknown, Fresh)):
         return str(thaw(key))
+    if isinstance(key, Bounded):
+        return repr(key)
     if isinstance(key, tuple):
         return "(" + ", ".join(_key_text(k) for k in key) + ")"
     return show(key)
@@ -268,7 +308,7 @@ def _show(value: Any) -> str:
         from ..dsl.pretty import literal_text
 
         return literal_text(value)
-    if isinstance(value, (Unknown, Fresh)):
+    if isinstance(value, (Unknown, Fresh, Bounded)):
         return repr(value)
     if isinstance(value, dict):
         items = sorted(value.items(), key=_item_order)

@@ -199,8 +199,21 @@ class MapLit(Node):
     entries: tuple[MapEntry, ...]
 
 
+# ------------------------------------------------------------------ bounded unknowns (issue 16)
+class UnknownIn(Node):
+    """``unknown in [lo, hi]``: a number nobody has observed, known to lie in the interval.
+    Only a state variable's initial value or the value of an assignment (``x = unknown in
+    [lo, hi]``) is one."""
+
+    kind: Literal["unknown_in"] = "unknown_in"
+    lo: Expr
+    hi: Expr
+
+
 Expr = Annotated[
-    Union[ScalarLit, Name, Attr, Index, Call, Quantifier, Unary, Binary, Collection, MapLit],
+    Union[
+        ScalarLit, Name, Attr, Index, Call, Quantifier, Unary, Binary, Collection, MapLit, UnknownIn
+    ],
     Field(discriminator="kind"),
 ]
 

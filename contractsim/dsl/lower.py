@@ -361,6 +361,12 @@ class _Lowerer:
     def _unknown_init(self, tree: Tree[Token]) -> object:
         return _UNKNOWN
 
+    def _unknown_in(self, tree: Tree[Token]) -> ir.UnknownIn:
+        lo, hi = tree.children
+        return construct(
+            ir.UnknownIn, span=self.span(tree), lo=self.lower(lo), hi=self.lower(hi)
+        )
+
     # ------------------------------------------------------------------ types
     def _type_expr(self, tree: Tree[Token]) -> ir.TypeExpr:
         options = [self.lower(child) for child in tree.children]

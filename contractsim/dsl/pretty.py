@@ -106,5 +106,9 @@ class Printer(NodeVisitor):
     def visit_MapLit(self, e: ir.MapLit, parent: int) -> str:
         return "{" + ", ".join(f"{expr_text(x.key)}: {expr_text(x.value)}" for x in e.entries) + "}"
 
+    # ------------------------------------------------------------ bounded unknowns (issue 16)
+    def visit_UnknownIn(self, e: ir.UnknownIn, parent: int) -> str:
+        return f"unknown in [{expr_text(e.lo)}, {expr_text(e.hi)}]"
+
 
 _PRINTER = Printer()

@@ -18,13 +18,16 @@ from pydantic import ValidationError
 from ..compiler import lib
 from ..compiler.compile import CCondition, CompiledContract, COutcome, CTool, make_context
 from ..compiler.validators import model_values, problems_from
-from ..compiler.values import UNKNOWN, FMap, show
+from ..compiler.values import UNKNOWN, Bounded, FMap, show
 from ..diagnostics import did_you_mean
 from .explain import Explainer, cond_text, when_text
 from .results import Branch, StepResult, StepWarning, Violation
 from .state import State
 
 MAX_FLOW_STEPS = 256
+_ORDER = ("==", "!=", "<", "<=", ">", ">=")
+_NEGATED = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+_FLIPPED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 # ``real`` when a step is simulated, not observed: the result is made up (fresh or unknown)
 SIMULATED: Any = object()
 
@@ -352,6 +355,10 @@ class Stepper:
         if isinstance(cond, ir.Name):
             var, prim = self.unknown_var(cond, state, ctool)
             return {var: holds} if var is not None and prim == "bool" else {}
+        if isinstance(cond, ir.Binary) and cond.op in _ORDER:
+            narrowed = self.narrowed(cond, state, ctool, values, holds)
+            if narrowed is not None:
+                return narrowed
         if isinstance(cond, ir.Binary) and cond.op in ("==", "!="):
             name, lit = cond.left, cond.right
             if isinstance(name, ir.ScalarLit):
@@ -366,6 +373,31 @@ class Stepper:
                 return {var: value}
             return {var: not value} if prim == "bool" else {}
         return {}
+
+    def narrowed(
+        self, cond: Any, state: State, ctool: CTool, values: dict[str, Any], holds: bool
+    ) -> dict[int, Any] | None:
+        """A comparison of a state variable holding a bounded unknown with a known number
+        narrows its interval (``balance >= amount`` held: ``balance`` is in ``[amount, HI]``).
+        None when the comparison is not of that form."""
+        from ..dsl import ir
+
+        op = cond.op if holds else _NEGATED[cond.op]
+        for name, other, flip in ((cond.left, cond.right, False), (cond.right, cond.left, True)):
+            if not isinstance(name, ir.Name) or name.name in ctool.params:
+                continue
+            slot = self.layout.get(name.name)
+            if slot is None or name.name not in self.compiled.state_names:
+                continue
+            current = state.data[slot]
+            if type(current) is not Bounded:
+                continue
+            value = self.known(other, state, values)
+            try:
+                return {slot: lib.narrowed(current, _FLIPPED[op] if flip else op, value)}
+            except lib.EvalError:
+                return {}  # no number of the interval satisfies it: nothing to conclude
+        return None
 
     def known(self, e: Any, state: State, values: dict[str, Any]) -> Any:
         """The value of a sub-expression (UNKNOWN when it cannot be evaluated)."""

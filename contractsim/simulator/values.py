@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from ..compiler.compile import CompiledContract
 from ..compiler.foreign import contract_value
 from ..compiler.validators import problems_from
-from ..compiler.values import UNKNOWN, FMap, Fresh
+from ..compiler.values import UNKNOWN, Bounded, FMap, Fresh
 from ..diagnostics import ContractError, Diagnostic, suggestion_hint
 from ..dsl import ir
 from .formats import diagnostic_at, line_of
@@ -84,6 +84,24 @@ def validate_state_overrides(
         if value is UNKNOWN or (unknown_mark and type(value) is str and value == UNKNOWN_MARK):
             out[name] = UNKNOWN
             continue
+        if type(value) is Bounded or (
+            unknown_mark and type(value) is dict and list(value) == [UNKNOWN_MARK]
+        ):
+            bounded, problem = _bounded_value(value, compiled, decls[name] if name in decls else None)
+            if problem is None:
+                out[name] = bounded
+            else:
+                problems.append(
+                    diagnostic_at(
+                        "E0702",
+                        f"`{name}`: {problem}",
+                        source,
+                        line,
+                        hint='write a bounded unknown as {"$unknown": {"min": 10, "max": 20}} '
+                        "on a number variable",
+                    )
+                )
+            continue
         converted = contract_value(value, name)
         if converted.problems:
             problems.append(
@@ -116,6 +134,34 @@ def validate_state_overrides(
     if problems:
         raise ContractError(problems, {source: text} if text else None)
     return out
+
+
+def _bounded_value(
+    value: Any, compiled: CompiledContract, decl: ir.StateVar | None
+) -> tuple[Any, str | None]:
+    """A bounded unknown from a state file (``{"$unknown": {"min": LO, "max": HI}}``) or from
+    Python (a :class:`Bounded`), checked: a number variable, numeric bounds, ``min <= max``."""
+    from ..compiler import lib
+    from .step import primitive
+
+    if decl is None:
+        return None, "unknown state variable"
+    prim = primitive(compiled.ir, decl.name)
+    if prim not in ("int", "float"):
+        return None, "only an int or float variable can hold a bounded unknown"
+    if type(value) is Bounded:
+        lo, hi = value.lo, value.hi
+    else:
+        inner = value[UNKNOWN_MARK]
+        if type(inner) is not dict or set(inner) != {"min", "max"}:
+            return None, 'a bounded unknown needs exactly "min" and "max"'
+        lo, hi = inner["min"], inner["max"]
+    if any(isinstance(b, bool) or not isinstance(b, (int, float)) for b in (lo, hi)):
+        return None, f"the bounds must be numbers, got {lo!r} and {hi!r}"
+    try:
+        return lib.bounded(lo, hi, prim == "int"), None
+    except lib.EvalError as exc:
+        return None, str(exc)
 
 
 _PLAIN_HINT = "give plain data: str, numbers, bool, None, lists, sets, dicts"
