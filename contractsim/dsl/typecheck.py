@@ -424,7 +424,7 @@ class Checker(NodeVisitor):
                 e.span,
                 hint=f"write the smaller bound first: `unknown in [{hi}, {lo}]`",
             )
-        if all(ty == T.INT for ty in bounds):
+        if all(T.assignable(ty, T.INT) for ty in bounds):
             return T.INT
         return T.FLOAT
 
