@@ -167,7 +167,7 @@ class CodeGen(NodeVisitor):
             return "C.now"
         if e.func == "fresh":
             label = args[0] if args else "'id'"
-            return f"H_fresh({ctx.state}, {label})"
+            return f"H_fresh({ctx.state}, A, {label})"
         return f"F_{e.func}({', '.join(args)})"
 
     def construct(self, e: ir.Call, ctx: Ctx) -> str:

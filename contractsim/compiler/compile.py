@@ -17,7 +17,7 @@ from .codegen import CodeGen, Flavour, Source
 from .empty import empty_of
 from .interp import Env, Interpreter, empty_like, quantify, sum_values
 from .validators import ValidatorBuilder
-from .values import UNKNOWN, Bounded, FMap, Fresh
+from .values import PLAN_TEXTS, UNKNOWN, Bounded, FMap, Fresh
 
 Fn = Callable[..., Any]
 FLAVOURS: tuple[Flavour, ...] = ("fast", "safe")
@@ -181,10 +181,17 @@ def make_context(today: str, now: str) -> _Ctx:
     return _Ctx(today, now)
 
 
-def _fresh(state: list[Any], label: Any) -> Fresh:
-    n = state[-1] + 1
-    state[-1] = n
-    return Fresh(str(label), n)
+def _fresh_maker(texts: frozenset[str], state_vars: int) -> Callable[..., Fresh]:
+    """``fresh(label)`` in generated code: a new value that differs from the contract's
+    ``texts`` and from the texts in the state and the arguments (see :class:`Fresh`)."""
+
+    def fresh(state: list[Any], args: dict[str, Any], label: Any) -> Fresh:
+        n = state[-1] + 1
+        state[-1] = n
+        before = (texts, tuple(state[:state_vars]), tuple(args.values()), PLAN_TEXTS.get())
+        return Fresh(str(label), n, before)
+
+    return fresh
 
 
 def _truth(value: Any) -> bool:
@@ -210,7 +217,11 @@ def _safe_quant(op: str, coll: Any, body: Fn) -> Any:
 
 
 def runtime_env(
-    consts: dict[str, Any], defaults: dict[tuple[str, str], Any], flavour: Flavour
+    consts: dict[str, Any],
+    defaults: dict[tuple[str, str], Any],
+    flavour: Flavour,
+    texts: frozenset[str] = frozenset(),
+    state_vars: int = 0,
 ) -> dict[str, Any]:
     """The only names generated code can reach. No builtins."""
     safe = flavour == "safe"
@@ -241,7 +252,7 @@ def runtime_env(
         "H_and": lib.safe_and,
         "H_or": lib.safe_or,
         "H_quant": _safe_quant,
-        "H_fresh": _fresh,
+        "H_fresh": _fresh_maker(texts, state_vars),
         "H_empty_like": _empty_like,
         "H_bounded": lib.bounded,
     }
@@ -453,7 +464,13 @@ class _Builder:
     def finish(self) -> dict[Flavour, dict[str, Any]]:
         modules: dict[Flavour, dict[str, Any]] = {}
         for flavour in FLAVOURS:
-            env = runtime_env(self.consts, self.defaults, flavour)
+            env = runtime_env(
+                self.consts,
+                self.defaults,
+                flavour,
+                self.interpreter.texts,
+                len(self.c.state),
+            )
             code = compile(
                 self.src[flavour].text(),
                 f"<contract {self.c.header.name}{' (safe)' if flavour == 'safe' else ''}>",

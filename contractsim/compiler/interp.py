@@ -16,7 +16,7 @@ from ..dsl.visitor import NodeVisitor
 from ..dsl.walk import lvalue_path
 from . import lib
 from .empty import empty_of
-from .values import UNKNOWN, FMap, Fresh
+from .values import PLAN_TEXTS, UNKNOWN, FMap, Fresh
 
 U = UNKNOWN
 
@@ -51,6 +51,8 @@ class Interpreter(NodeVisitor):
         self.predicates = {p.name: p for p in contract.predicates}
         self.enums = {t.name for t in contract.types if isinstance(t.type, ir.EnumType)}
         self.records = {t.name: t.type for t in contract.types if isinstance(t.type, ir.RecordType)}
+        self.texts = contract_texts(contract)
+        self.state_names = tuple(v.name for v in contract.state)
 
     # ------------------------------------------------------------------ expressions
     def eval(self, e: ir.Expr, env: Env) -> Any:
@@ -95,7 +97,9 @@ class Interpreter(NodeVisitor):
         args = [self.eval(a, env) for a in e.args]
         if e.func == "fresh":
             env.fresh_counter[0] += 1
-            return Fresh(args[0] if args else "id", env.fresh_counter[0])
+            state = tuple(env.state.get(n) for n in self.state_names)
+            before = (self.texts, state, tuple(env.args.values()), PLAN_TEXTS.get())
+            return Fresh(args[0] if args else "id", env.fresh_counter[0], before)
         if e.func in self.predicates:
             pred = self.predicates[e.func]
             inner = Env(**{**env.__dict__, "locals": {}, "args": {}})
@@ -391,3 +395,15 @@ def empty_like(value: Any) -> Any:
     if isinstance(value, tuple):
         return ()
     return frozenset()
+
+
+def contract_texts(contract: ir.Contract) -> frozenset[str]:
+    """The texts written in a contract (its string literals and enum members): they existed
+    before any fresh value a simulation makes."""
+    from ..dsl.walk import all_exprs
+
+    texts = {e.value for e in all_exprs(contract) if isinstance(e, ir.ScalarLit)}
+    for t in contract.types:
+        if isinstance(t.type, ir.EnumType):
+            texts.update(m.value for m in t.type.members)
+    return frozenset(x for x in texts if isinstance(x, str))

@@ -422,6 +422,8 @@ def safe_compare(op: str, a: Any, b: Any) -> Any:
         # known text are unknown
         if op in ("==", "!=") and ((fresh_a and fresh_b) or a is None or b is None):
             return compare(op, a, b)
+        if op in ("==", "!=") and _fresh_apart(a, b):
+            return op == "!="  # the text existed before the fresh value was made
         return U
     if op in ("==", "!=") and (_contains_unknown(a) or _contains_unknown(b)):
         return U
@@ -444,9 +446,7 @@ def contains(item: Any, coll: Any) -> bool:
 def safe_contains(item: Any, coll: Any) -> Any:
     if item is U or coll is U or type(coll) is Fresh or type(coll) is Bounded:
         return U
-    if type(item) is Bounded or (
-        isinstance(coll, (frozenset, FMap, tuple)) and any(type(x) is Bounded for x in coll)
-    ):
+    if type(item) is Bounded:
         return _interval_contains(item, coll)
     if contains(item, coll):
         return True
@@ -454,11 +454,30 @@ def safe_contains(item: Any, coll: Any) -> Any:
         if U in coll:
             return U
         # a fresh value's text is not known: it may equal any text, but only itself among fresh
+        # and none that existed before it was made
         if isinstance(item, Fresh):
-            if any(x is not None and not isinstance(x, Fresh) for x in coll):
+            if any(
+                x is not None and not isinstance(x, Fresh) and not _fresh_apart(item, x)
+                for x in coll
+            ):
                 return U
-        elif item is not None and any(isinstance(x, Fresh) for x in coll):
+        elif item is not None and any(
+            isinstance(x, Fresh) and not _fresh_apart(item, x) for x in coll
+        ):
             return U
+        elif _is_number(item) and any(
+            type(x) is Bounded and interval_compare("==", item, x) is not False for x in coll
+        ):
+            return U  # a number a bounded unknown in the collection may be
+    return False
+
+
+def _fresh_apart(a: Any, b: Any) -> bool:
+    """One is a fresh value and the other a text that existed before it was made."""
+    if type(a) is Fresh and type(b) is str:
+        return a.existed_before(b)
+    if type(b) is Fresh and type(a) is str:
+        return b.existed_before(a)
     return False
 
 

@@ -6,6 +6,8 @@ symbolic values :data:`UNKNOWN` (not observed) and :class:`Fresh` (made by the c
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import itertools
 import json
 from collections.abc import Iterator, Mapping
@@ -39,14 +41,26 @@ UNKNOWN_JSON = "$unknown"
 class Fresh:
     """A value a call creates (an id, a token), its text unknown until a real call returns it.
 
-    It equals itself, differs from every other fresh value and from null; whether it equals some
-    known text is unknown."""
+    It equals itself, differs from every other fresh value and from null, and from every text
+    that existed before it was made (``before``: the contract's string literals, the texts
+    in the state and in the call's arguments when it was made, and the texts a plan being
+    simulated was written with). Whether it equals other known text is unknown."""
 
-    __slots__ = ("label", "serial")
+    __slots__ = ("label", "serial", "before", "_texts")
 
-    def __init__(self, label: str, serial: int) -> None:
+    def __init__(self, label: str, serial: int, before: tuple[Any, ...] | None = None) -> None:
         self.label = label
         self.serial = serial
+        self.before = before  # values whose texts existed before (walked only when needed)
+        self._texts: frozenset[str] | None = None
+
+    def existed_before(self, text: str) -> bool:
+        """Whether ``text`` existed before this value was made (then it is not this value)."""
+        if self.before is None:
+            return False
+        if self._texts is None:
+            self._texts = texts_in(self.before)
+        return text in self._texts
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Fresh) and (self.label, self.serial) == (other.label, other.serial)
@@ -61,6 +75,45 @@ class Fresh:
 
     def __repr__(self) -> str:
         return f"<fresh {self.label}#{self.serial}>"
+
+    def __reduce__(self) -> tuple[type[Fresh], tuple[str, int]]:
+        return (Fresh, (self.label, self.serial))
+
+
+PLAN_TEXTS: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
+    "PLAN_TEXTS", default=frozenset()
+)
+"""The texts in the arguments of the plan being simulated: written before the run, they existed
+before every fresh value the run makes (set by ``Simulator.run`` and ``check_plan``)."""
+
+
+@contextlib.contextmanager
+def plan_texts(args: Any) -> Iterator[None]:
+    """Simulate a plan whose arguments are ``args``: fresh values made inside differ from
+    every text in them."""
+    token = PLAN_TEXTS.set(texts_in(args))
+    try:
+        yield
+    finally:
+        PLAN_TEXTS.reset(token)
+
+
+def texts_in(values: Any) -> frozenset[str]:
+    """Every string inside ``values`` (items, map keys and values, nested), without recursion."""
+    found: set[str] = set()
+    stack = [values]
+    while stack:
+        v = stack.pop()
+        if type(v) is str:
+            found.add(v)
+        elif isinstance(v, (frozenset, set)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, (tuple, list)):
+            stack.extend(v)
+    return frozenset(found)
 
 
 class Bounded:

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from ..compiler import lib
 from ..compiler.compile import CCondition, CompiledContract, COutcome, CTool, make_context
 from ..compiler.validators import model_values, problems_from
-from ..compiler.values import UNKNOWN, Bounded, FMap, show
+from ..compiler.values import PLAN_TEXTS, UNKNOWN, Bounded, FMap, Fresh, show
 from ..diagnostics import did_you_mean
 from .explain import Explainer, cond_text, when_text
 from .results import Branch, StepResult, StepWarning, Violation
@@ -86,6 +86,9 @@ class Stepper:
         try:
             model = ctool.args_model.model_validate(args)
         except ValidationError as exc:
+            if any(lib.contains_unknown(v) for v in args.values()):
+                # a value passed on from an earlier step's result (`$1.result.token`)
+                return self.step_symbolic(state, ctool, args)
             violations = [
                 Violation(
                     "INVALID_ARGUMENT",
@@ -101,6 +104,68 @@ class Stepper:
             ]
             return StepResult(tool, args, [Branch(None, "fails", state, violations=violations)])
         values = model_values(model)
+        return self.step_validated(state, ctool, values, args)
+
+    def step_symbolic(self, state: State, ctool: CTool, args: dict[str, Any]) -> StepResult:
+        """A step whose arguments hold values nobody has seen (a fresh token, an unknown number
+        passed on from an earlier result): the other arguments are validated as usual, these
+        only for their kind (text, number), since their text is not known."""
+        symbolic = {k for k, v in args.items() if lib.contains_unknown(v)}
+        probe = {k: v for k, v in args.items() if k not in symbolic}
+        problems = []
+        values: dict[str, Any] = {}
+        try:
+            values = model_values(ctool.args_model.model_validate(probe))
+        except ValidationError as exc:
+            problems = [p for p in problems_from(exc, "args") if p.path[5:] not in symbolic]
+            if not problems:
+                fields = ctool.args_model.model_fields
+                for pname, f in fields.items():
+                    name = f.alias or pname
+                    if name in symbolic:
+                        continue
+                    if name in probe:
+                        param = next(x for x in ctool.ir.params if x.name == name)
+                        adapter = self.compiled.validators.adapter_for(param.type)
+                        values[name] = adapter.validate_python(probe[name])
+                    else:
+                        values[name] = f.get_default(call_default_factory=True)
+        violations = [
+            Violation(
+                "INVALID_ARGUMENT",
+                f"{ctool.name}: {p.text()}",
+                "argument",
+                hint=p.hint,
+                location=self._explainer.loc(ctool.ir.span),
+                field=p.path,
+                rule=p.rule,
+                value=p.value,
+            )
+            for p in problems
+        ]
+        for param in ctool.ir.params:
+            if param.name not in symbolic:
+                continue
+            value = args[param.name]
+            kind = _primitive_of(self.compiled.ir, param.type)
+            wrong = (type(value) is Fresh and kind in ("int", "float", "bool")) or (
+                type(value) is Bounded and kind in ("str", "bool")
+            )
+            if wrong:
+                violations.append(
+                    Violation(
+                        "INVALID_ARGUMENT",
+                        f"{ctool.name}: args.{param.name}: must be {kind}, got "
+                        f"{lib.type_name(value)} ({show(value)})",
+                        "argument",
+                        location=self._explainer.loc(ctool.ir.span),
+                        field=f"args.{param.name}",
+                        rule="type",
+                    )
+                )
+            values[param.name] = value
+        if violations:
+            return StepResult(ctool.name, args, [Branch(None, "fails", state, violations=violations)])
         return self.step_validated(state, ctool, values, args)
 
     def step_validated(
@@ -568,7 +633,13 @@ class Stepper:
             # a result that no effect stores must not bump the fresh-id counter: the state would
             # differ from an identical one only by that counter and could not be merged
             stored = self.stores_result(ctool.name, out.name, bodies)
-            result = self.fresh_result(ctool, work if stored else [work[-1]])
+            before = (
+                self.compiled.interpreter.texts,
+                vals[: len(self.compiled.state_names)],
+                tuple(values.values()),
+                PLAN_TEXTS.get(),
+            )
+            result = self.fresh_result(ctool, work if stored else [work[-1]], before)
         result_unknown = lib.contains_unknown(result)
         use_safe = safe or result_unknown or state.derive(vals).has_unknown
         for body in bodies:
@@ -653,6 +724,7 @@ class Stepper:
             flow_path=path,
             approximate=approx or ctx.havoc,
             guess=bool(assumed),
+            result=result,
         )
 
     def stores_result(self, tool: str, outcome: str, bodies: list[Any]) -> bool:
@@ -667,13 +739,15 @@ class Stepper:
             cache[key] = "result" in used_names(exprs)
         return cache[key]
 
-    def fresh_result(self, ctool: CTool, work: list[Any]) -> Any:
+    def fresh_result(
+        self, ctool: CTool, work: list[Any], before: tuple[Any, ...] | None = None
+    ) -> Any:
         returns = ctool.ir.returns
         if returns is None:
             return None
         from .values import fresh_value
 
-        return fresh_value(returns, self.compiled, work, ctool.name)
+        return fresh_value(returns, self.compiled, work, ctool.name, before)
 
     def move_machines(
         self, branches: list[Branch], moves: list[tuple[int, list[tuple[str, Any, str | None]]]]
@@ -745,6 +819,22 @@ def primitive(contract: Any, var: str) -> str | None:
             return None
         if t.name in ("bool", "int", "float", "str"):
             return t.name
+        if t.name not in aliases:
+            return None
+        t = aliases[t.name]
+    return None
+
+
+def _primitive_of(contract: Any, t: Any) -> str | None:
+    """The primitive type a parameter's type resolves to through aliases, or None."""
+    from ..dsl import ir
+
+    aliases = {d.name: d.type for d in contract.types}
+    for _ in range(len(aliases) + 1):
+        if not isinstance(t, ir.NamedType):
+            return None
+        if t.name in ("bool", "int", "float", "str"):
+            return str(t.name)
         if t.name not in aliases:
             return None
         t = aliases[t.name]

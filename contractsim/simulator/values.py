@@ -169,8 +169,15 @@ _PLAIN_HINT = "give plain data: str, numbers, bool, None, lists, sets, dicts"
 # ------------------------------------------------------------------------------------ fresh values
 
 
-def fresh_value(t: ir.TypeExpr, compiled: CompiledContract, work: list[Any], label: str) -> Any:
-    """What a call returns, in simulation: new strings are fresh ids, the rest is unknown."""
+def fresh_value(
+    t: ir.TypeExpr,
+    compiled: CompiledContract,
+    work: list[Any],
+    label: str,
+    before: tuple[Any, ...] | None = None,
+) -> Any:
+    """What a call returns, in simulation: new strings are fresh ids (differing from the texts
+    in ``before``, see :class:`Fresh`), the rest is unknown."""
     decls = {d.name: d.type for d in compiled.ir.types}
     depth = 0
     while isinstance(t, ir.NamedType) and t.name in decls and depth < 32:
@@ -178,7 +185,10 @@ def fresh_value(t: ir.TypeExpr, compiled: CompiledContract, work: list[Any], lab
         depth += 1
     if isinstance(t, ir.RecordType):
         return FMap(
-            {f.name: fresh_value(f.type, compiled, work, f"{label}.{f.name}") for f in t.fields}
+            {
+                f.name: fresh_value(f.type, compiled, work, f"{label}.{f.name}", before)
+                for f in t.fields
+            }
         )
     if (
         isinstance(t, ir.NamedType)
@@ -187,5 +197,5 @@ def fresh_value(t: ir.TypeExpr, compiled: CompiledContract, work: list[Any], lab
         or (isinstance(t, ir.NamedType) and t.name == "str")
     ):
         work[-1] += 1
-        return Fresh(label, work[-1])
+        return Fresh(label, work[-1], before)
     return UNKNOWN
