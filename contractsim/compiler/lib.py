@@ -949,7 +949,7 @@ def interval_compare(op: str, a: Any, b: Any) -> Any:
     (alo, ahi), (blo, bhi) = ab, bb
     if op in ("==", "!="):
         apart = ahi < blo or bhi < alo
-        return (not apart if op == "!=" else False) if apart else U
+        return (op == "!=") if apart else U
     if op in (">", ">="):
         (alo, ahi), (blo, bhi) = (blo, bhi), (alo, ahi)
         op = "<" if op == ">" else "<="
