@@ -292,27 +292,50 @@ def test_a_bounded_unknown_needs_a_number_variable() -> None:
 
 FRESH = (
     HEADER
-    + """state { known: set[str] = {"alpha"}  last: str = ""  made: list[str] = [] }
-tool make() -> record { id: str } { effect { last = result.id  made.append(fresh("x")) } }
-tool is_literal() { require last != "beta" else SAME }
-tool is_state() { require last != "alpha" else SAME }
-tool is_arg(v: str) { require last != v else SAME }
-tool in_known() { require last not in known else SAME }
-tool fresh_in_known() { require made[0] not in known else SAME }
+    + """state { known: set[str] = {"alpha"}  last: str = ""  made: str = "" }
+tool make() -> record { id: str } { effect { last = result.id  made = fresh("x") } }
+tool literal(v: str) { require v != "beta" else SAME }
+tool check(v: str, w: str) { require v != w else SAME }
+tool member(v: str) { require v not in known else SAME }
 """
 )
 
 
-def test_a_fresh_value_differs_from_texts_that_existed_before() -> None:
+def test_a_fresh_id_differs_from_texts_that_existed_before() -> None:
     sim = contractsim.loads(FRESH).simulator()
     after = sim.step(sim.initial_state(), "make", {}).branches[0].state
-    assert type(after.data[1]) is Fresh
-    for tool in ("is_literal", "is_state", "in_known", "fresh_in_known"):
-        assert sim.step(after, tool, {}).verdict == "ok", tool
+    made, last = after.data[2], after.data[1]
+    assert type(made) is Fresh and type(last) is Fresh
+    # `fresh("x")` differs from the contract's texts and the texts in the state when made
+    assert sim.step(after, "literal", {"v": made}).verdict == "ok"
+    assert sim.step(after, "check", {"v": made, "w": "alpha"}).verdict == "ok"
+    assert sim.step(after, "member", {"v": made}).verdict == "ok"
     # a text that came later (step by step, with no plan around it) may be anything
-    assert sim.step(after, "is_arg", {"v": "gamma"}).verdict == "may_fail"
-    # in a plan, the plan's own texts existed before the run
-    assert sim.run([("make", {}), ("is_arg", {"v": "gamma"})]).verdict == "ok"
+    assert sim.step(after, "check", {"v": made, "w": "gamma"}).verdict == "may_fail"
+
+
+def test_a_result_may_echo_what_the_tool_sees_but_not_the_plans_later_texts() -> None:
+    sim = contractsim.loads(FRESH).simulator()
+    after = sim.step(sim.initial_state(), "make", {}).branches[0].state
+    last = after.data[1]
+    # a tool's result may be any text it sees: the contract's, the state's
+    assert sim.step(after, "literal", {"v": last}).verdict == "may_fail"
+    assert sim.step(after, "member", {"v": last}).verdict == "may_fail"
+    # the plan's texts that were nowhere when the call returned are not its result
+    plan = [("make", {}), ("check", {"v": "$1.result.id", "w": "gamma"})]
+    assert sim.run(plan).verdict == "ok"
+    plan = [("make", {}), ("check", {"v": "$1.result.id", "w": "alpha"})]
+    assert sim.run(plan).verdict == "may_fail"
+
+
+def test_reading_back_what_was_written_is_still_undecided_not_false() -> None:
+    # the ensure of read_file compares a result with state text: it must not be decided false
+    sim = sim_of(ROOT / "examples" / "file_system" / "file_system.contract")
+    plan = [
+        ("write_file", {"path": "/home/a.txt", "content": "x"}),
+        ("read_file", {"path": "/home/a.txt"}),
+    ]
+    assert sim.run(plan).verdict == "ok"
 
 
 # --------------------------------------------------------------------- plans passing results on

@@ -188,8 +188,8 @@ def _fresh_maker(texts: frozenset[str], state_vars: int) -> Callable[..., Fresh]
     def fresh(state: list[Any], args: dict[str, Any], label: Any) -> Fresh:
         n = state[-1] + 1
         state[-1] = n
-        before = (texts, tuple(state[:state_vars]), tuple(args.values()), PLAN_TEXTS.get())
-        return Fresh(str(label), n, before)
+        made_before = (texts, tuple(state[:state_vars]), tuple(args.values()), PLAN_TEXTS.get())
+        return Fresh(str(label), n, (made_before, ()))
 
     return fresh
 

@@ -98,8 +98,8 @@ class Interpreter(NodeVisitor):
         if e.func == "fresh":
             env.fresh_counter[0] += 1
             state = tuple(env.state.get(n) for n in self.state_names)
-            before = (self.texts, state, tuple(env.args.values()), PLAN_TEXTS.get())
-            return Fresh(args[0] if args else "id", env.fresh_counter[0], before)
+            made_before = (self.texts, state, tuple(env.args.values()), PLAN_TEXTS.get())
+            return Fresh(args[0] if args else "id", env.fresh_counter[0], (made_before, ()))
         if e.func in self.predicates:
             pred = self.predicates[e.func]
             inner = Env(**{**env.__dict__, "locals": {}, "args": {}})

@@ -41,25 +41,31 @@ UNKNOWN_JSON = "$unknown"
 class Fresh:
     """A value a call creates (an id, a token), its text unknown until a real call returns it.
 
-    It equals itself, differs from every other fresh value and from null, and from every text
-    that existed before it was made (``before``: the contract's string literals, the texts
-    in the state and in the call's arguments when it was made, and the texts a plan being
-    simulated was written with). Whether it equals other known text is unknown."""
+    It equals itself, differs from every other fresh value and from null, and from the texts in
+    ``before`` (see :meth:`existed_before`); whether it equals other known text is unknown."""
 
     __slots__ = ("label", "serial", "before", "_texts")
 
-    def __init__(self, label: str, serial: int, before: tuple[Any, ...] | None = None) -> None:
+    def __init__(self, label: str, serial: int, before: tuple[Any, Any] | None = None) -> None:
         self.label = label
         self.serial = serial
-        self.before = before  # values whose texts existed before (walked only when needed)
+        # (values whose texts it differs from, values whose texts it may still be): walked only
+        # when the value is compared with a text
+        self.before = before
         self._texts: frozenset[str] | None = None
 
     def existed_before(self, text: str) -> bool:
-        """Whether ``text`` existed before this value was made (then it is not this value)."""
+        """Whether ``text`` is known to differ from this value, having existed before it.
+
+        ``fresh("id")`` differs from the contract's texts, the texts in the state and in the
+        call's arguments when it was made, and the texts of the plan being simulated. A value
+        a tool returns may echo what the tool sees (the contract's texts, the state, its
+        arguments): it differs only from the plan's texts that were nowhere in those."""
         if self.before is None:
             return False
         if self._texts is None:
-            self._texts = texts_in(self.before)
+            distinct, echoes = self.before
+            self._texts = texts_in(distinct) - texts_in(echoes)
         return text in self._texts
 
     def __eq__(self, other: object) -> bool:
@@ -80,18 +86,17 @@ class Fresh:
         return (Fresh, (self.label, self.serial))
 
 
-PLAN_TEXTS: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
-    "PLAN_TEXTS", default=frozenset()
-)
-"""The texts in the arguments of the plan being simulated: written before the run, they existed
-before every fresh value the run makes (set by ``Simulator.run`` and ``check_plan``)."""
+PLAN_TEXTS: contextvars.ContextVar[Any] = contextvars.ContextVar("PLAN_TEXTS", default=())
+"""The arguments of the plan being simulated: written before the run, their texts existed
+before every fresh value the run makes (set by ``Simulator.run`` and ``check_plan``; walked
+only when a fresh value is compared with a text)."""
 
 
 @contextlib.contextmanager
 def plan_texts(args: Any) -> Iterator[None]:
     """Simulate a plan whose arguments are ``args``: fresh values made inside differ from
     every text in them."""
-    token = PLAN_TEXTS.set(texts_in(args))
+    token = PLAN_TEXTS.set(args)
     try:
         yield
     finally:

@@ -12,7 +12,6 @@ from ..compiler.values import plan_texts, show, thaw
 from .goals import GoalPart, unmet_parts
 from .references import (
     FAILED,
-    Reference,
     ReferenceError_,
     Template,
     resolve,
@@ -195,7 +194,8 @@ def explore(
     literal_args = [
         t.args if isinstance(t, Template) else a for t, (_, a) in zip(templates, calls)
     ]
-    with lib.run_budget(deadline), plan_texts(_literals(literal_args)):
+    # (references are no texts: walking the arguments skips them)
+    with lib.run_budget(deadline), plan_texts(literal_args):
         return _explore(
             sim,
             calls,
@@ -440,21 +440,6 @@ def _templates(calls: list[tuple[str, Mapping[str, Any]]]) -> list[Template | Ba
             )
         out.append(BadTemplate(problem) if problem is not None else t)
     return out
-
-
-def _literals(args: list[Any]) -> list[Any]:
-    """The texts a plan was written with (its references left out)."""
-
-    def walk(value: Any) -> Any:
-        if isinstance(value, Reference):
-            return None
-        if isinstance(value, Mapping):
-            return [walk(v) for v in value.values()]
-        if isinstance(value, (list, tuple)):
-            return [walk(v) for v in value]
-        return value
-
-    return [walk(a) for a in args]
 
 
 def _step_with_references(

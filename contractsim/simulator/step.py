@@ -633,12 +633,15 @@ class Stepper:
             # a result that no effect stores must not bump the fresh-id counter: the state would
             # differ from an identical one only by that counter and could not be merged
             stored = self.stores_result(ctool.name, out.name, bodies)
-            before = (
-                self.compiled.interpreter.texts,
-                vals[: len(self.compiled.state_names)],
-                tuple(values.values()),
-                PLAN_TEXTS.get(),
-            )
+            before = None
+            if ctool.ir.returns is not None:
+                # a result may echo what the tool sees; it differs from the plan's other texts
+                seen = (
+                    self.compiled.interpreter.texts,
+                    vals[: len(self.compiled.state_names)],
+                    tuple(values.values()),
+                )
+                before = (PLAN_TEXTS.get(), seen)
             result = self.fresh_result(ctool, work if stored else [work[-1]], before)
         result_unknown = lib.contains_unknown(result)
         use_safe = safe or result_unknown or state.derive(vals).has_unknown
@@ -740,7 +743,7 @@ class Stepper:
         return cache[key]
 
     def fresh_result(
-        self, ctool: CTool, work: list[Any], before: tuple[Any, ...] | None = None
+        self, ctool: CTool, work: list[Any], before: tuple[Any, Any] | None = None
     ) -> Any:
         returns = ctool.ir.returns
         if returns is None:

@@ -174,7 +174,7 @@ def fresh_value(
     compiled: CompiledContract,
     work: list[Any],
     label: str,
-    before: tuple[Any, ...] | None = None,
+    before: tuple[Any, Any] | None = None,
 ) -> Any:
     """What a call returns, in simulation: new strings are fresh ids (differing from the texts
     in ``before``, see :class:`Fresh`), the rest is unknown."""
