@@ -332,7 +332,8 @@ VALUE_OF: dict[str, Any] = {
 BOUNDED_OF: dict[str, Any] = {  # bounded unknowns (issue 16) for the number variables
     "int": st.builds(lambda lo, width: lib.bounded(lo, lo + width), SMALL_INT, st.integers(1, 4)),
     "float": st.builds(
-        lambda lo, width: lib.bounded(lo, lo + width), st.sampled_from([-2.5, 0.0, 0.5]),
+        lambda lo, width: lib.bounded(lo, lo + width),
+        st.sampled_from([-2.5, 0.0, 0.5]),
         st.sampled_from([0.5, 3.0]),
     ),
 }

@@ -56,7 +56,10 @@ tool t(k: int) { effect n = unknown in [k, k + 10] }
     (stmt,) = c.ir.tools[0].effects
     assert isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.UnknownIn)
     assert expr_text(stmt.value) == "unknown in [k, k + 10]"
-    assert c.simulator().initial_state().data[:2] == (Bounded(1, 10, True), Bounded(-0.5, 2.5, False))
+    assert c.simulator().initial_state().data[:2] == (
+        Bounded(1, 10, True),
+        Bounded(-0.5, 2.5, False),
+    )
 
 
 def test_plain_unknown_is_still_an_initial_value() -> None:
@@ -68,7 +71,9 @@ def test_plain_unknown_is_still_an_initial_value() -> None:
 
 
 def test_empty_range_is_e0415_in_state_and_effects() -> None:
-    text = HEADER + "state { n: int = unknown in [5, -5] }\ntool t() { effect n = unknown in [3, 2] }"
+    text = (
+        HEADER + "state { n: int = unknown in [5, -5] }\ntool t() { effect n = unknown in [3, 2] }"
+    )
     assert codes(text) == [
         (
             "E0415",
@@ -99,9 +104,9 @@ def test_bounds_must_be_numbers_and_fit_the_type() -> None:
         )
     ]
     # float bounds cannot be stored in an int
-    assert codes(
-        HEADER + "state { n: int = 0 }\ntool t() { effect n = unknown in [0.5, 2] }"
-    ) == [("E0301", "cannot assign float to `n` of type int")]
+    assert codes(HEADER + "state { n: int = 0 }\ntool t() { effect n = unknown in [0.5, 2] }") == [
+        ("E0301", "cannot assign float to `n` of type int")
+    ]
 
 
 def test_bounds_computed_out_of_order_fail_when_evaluated() -> None:
@@ -239,7 +244,9 @@ def test_a_refused_real_call_narrows_the_interval() -> None:
         sim.initial_state(), "withdraw", {"amount": 50000}, Observation("error", None, "no")
     )
     assert refused.state.data[0] == Bounded(10000, 49999, True)
-    served = sim.observe(refused.state, "withdraw", {"amount": 20000}, Observation.returned({"receipt": "r"}))
+    served = sim.observe(
+        refused.state, "withdraw", {"amount": 20000}, Observation.returned({"receipt": "r"})
+    )
     assert served.state.data[0] == Bounded(0, 29999, True)
     # now 30,000 cannot be covered any more
     assert sim.step(served.state, "withdraw", {"amount": 30000}).verdict == "fails"
@@ -342,11 +349,15 @@ def test_reading_back_what_was_written_is_still_undecided_not_false() -> None:
 
 
 @pytest.mark.parametrize(
-    "plan", sorted((ROOT / "examples" / "login_session" / "plans").glob("*.yaml")), ids=lambda p: p.stem
+    "plan",
+    sorted((ROOT / "examples" / "login_session" / "plans").glob("*.yaml")),
+    ids=lambda p: p.stem,
 )
 def test_login_plans(plan: Path) -> None:
     verdict = plan.stem.split("_")[0].replace("may", "may_fail")
-    res = CliRunner().invoke(main, ["simulate", str(LOGIN), str(plan), "--now", NOW, "--format", "json"])
+    res = CliRunner().invoke(
+        main, ["simulate", str(LOGIN), str(plan), "--now", NOW, "--format", "json"]
+    )
     assert json.loads(res.output)["verdict"] == verdict
 
 
@@ -357,7 +368,10 @@ def login(extra: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 @pytest.mark.parametrize(
     ("token", "message"),
     [
-        ("$3.result.access_token", "`$3.result.access_token` names step 3, but the plan has steps 1 to 2"),
+        (
+            "$3.result.access_token",
+            "`$3.result.access_token` names step 3, but the plan has steps 1 to 2",
+        ),
         ("$0.result", "`$0.result` names step 0, but the plan has steps 1 to 2"),
         (
             "$2.result.rows",
@@ -369,9 +383,20 @@ def login(extra: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
             "`$1.result.token`: $1.result has no field `token` (its fields: `access_token`, "
             "`expires_in`)",
         ),
-        ("$1.result.access_token[0]", "`$1.result.access_token[0]`: $1.result.access_token is a fresh text, not a list"),
-        ("$1.reslt", "`$1.reslt` is not a reference: write `$1.result…` (or `$$1.reslt` for the literal text)"),
-        ("$1.result.x-y", "`$1.result.x-y`: cannot read `-y`; write `.field` or `[index]` after `$1.result` (or `$$1.result.x-y` for the literal text)"),
+        (
+            "$1.result.access_token[0]",
+            "`$1.result.access_token[0]`: $1.result.access_token is a fresh text, not a list",
+        ),
+        (
+            "$1.reslt",
+            "`$1.reslt` is not a reference: write `$1.result…` (or `$$1.reslt` for the "
+            "literal text)",
+        ),
+        (
+            "$1.result.x-y",
+            "`$1.result.x-y`: cannot read `-y`; write `.field` or `[index]` after `$1.result` "
+            "(or `$$1.result.x-y` for the literal text)",
+        ),
     ],
 )
 def test_bad_references_fail_the_step(token: str, message: str) -> None:
@@ -477,3 +502,20 @@ def test_passing_a_fresh_text_to_a_number_parameter_is_an_invalid_argument() -> 
         "INVALID_ARGUMENT",
         "put: args.k: must be int, got fresh value (<fresh get.t#1>)",
     )
+
+
+def test_the_guard_narrows_on_refused_and_served_calls() -> None:
+    guard = contractsim.load(BANK).guard(mode="return")
+
+    def withdraw(amount: int) -> dict[str, str]:
+        if amount > 42000:
+            raise ValueError("insufficient funds")
+        return {"receipt": "r"}
+
+    call = guard.wrap("withdraw", withdraw)
+    assert call(amount=50000).ok is False  # a raise proves `balance >= 50000` failed
+    assert guard.state.data[0] == Bounded(10000, 49999, True)
+    assert call(amount=20000).ok is True
+    assert guard.state.data[0] == Bounded(0, 29999, True)
+    refused = call(amount=30000)  # certain now: refused before the call is made
+    assert (refused.ok, refused.error.code) == (False, "INSUFFICIENT_FUNDS")

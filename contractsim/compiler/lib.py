@@ -911,7 +911,9 @@ def bounded(lo: Any, hi: Any, whole: bool | None = None) -> Any:
         lo, hi = lo_b, hi_b
     for b in (lo, hi):
         if not _is_number(b) or b in (float("inf"), float("-inf")):
-            raise EvalError(f"the bounds of `unknown in [lo, hi]` must be finite numbers, got {b!r}")
+            raise EvalError(
+                f"the bounds of `unknown in [lo, hi]` must be finite numbers, got {b!r}"
+            )
     if whole is None:
         whole = not isinstance(lo, float) and not isinstance(hi, float)
     if whole:
@@ -964,9 +966,7 @@ def interval_arith(op: str, a: Any, b: Any) -> Any:
     ab, bb = _bounds(a), _bounds(b)
     if ab is None or bb is None:
         return U
-    whole = all(
-        x.whole if type(x) is Bounded else not isinstance(x, float) for x in (a, b)
-    )
+    whole = all(x.whole if type(x) is Bounded else not isinstance(x, float) for x in (a, b))
     (alo, ahi), (blo, bhi) = ab, bb
     if op == "+":
         return bounded(alo + blo, ahi + bhi, whole)

@@ -138,9 +138,10 @@ class Bounded:
         self.whole = whole
 
     def __eq__(self, other: object) -> bool:
-        return (
-            type(other) is Bounded
-            and (self.lo, self.hi, self.whole) == (other.lo, other.hi, other.whole)
+        return type(other) is Bounded and (self.lo, self.hi, self.whole) == (
+            other.lo,
+            other.hi,
+            other.whole,
         )
 
     def __hash__(self) -> int:

@@ -363,9 +363,7 @@ class _Lowerer:
 
     def _unknown_in(self, tree: Tree[Token]) -> ir.UnknownIn:
         lo, hi = tree.children
-        return construct(
-            ir.UnknownIn, span=self.span(tree), lo=self.lower(lo), hi=self.lower(hi)
-        )
+        return construct(ir.UnknownIn, span=self.span(tree), lo=self.lower(lo), hi=self.lower(hi))
 
     # ------------------------------------------------------------------ types
     def _type_expr(self, tree: Tree[Token]) -> ir.TypeExpr:

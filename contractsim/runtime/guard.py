@@ -602,8 +602,11 @@ class Guard:
                 )
             except Exception as exc:  # noqa: BLE001 - the tool ran: record it all the same
                 observed = self._unreadable(call, seen, exc)
-            # a raise changes nothing, unless the contract names the exception as an outcome
-            if not keep_state or observed.outcome is not None:
+            # a raise changes nothing, unless the contract names the exception as an outcome;
+            # but what it proves is kept: the branch of an undecided precondition that failed
+            # narrows unknown values (`balance >= amount` failed: balance < amount)
+            learned = observed.branch is not None and observed.branch.outcome is None
+            if not keep_state or observed.outcome is not None or learned:
                 self._state = observed.state
             record.status = observed.status
             record.outcome = observed.outcome

@@ -191,9 +191,7 @@ def explore(
     calls = [_as_call(c) for c in plan]
     deadline = time.monotonic() + max_seconds
     templates = _templates(calls)
-    literal_args = [
-        t.args if isinstance(t, Template) else a for t, (_, a) in zip(templates, calls)
-    ]
+    literal_args = [t.args if isinstance(t, Template) else a for t, (_, a) in zip(templates, calls)]
     # (references are no texts: walking the arguments skips them)
     with lib.run_budget(deadline), plan_texts(literal_args):
         return _explore(

@@ -165,7 +165,9 @@ class Stepper:
                 )
             values[param.name] = value
         if violations:
-            return StepResult(ctool.name, args, [Branch(None, "fails", state, violations=violations)])
+            return StepResult(
+                ctool.name, args, [Branch(None, "fails", state, violations=violations)]
+            )
         return self.step_validated(state, ctool, values, args)
 
     def step_validated(

@@ -87,7 +87,9 @@ def validate_state_overrides(
         if type(value) is Bounded or (
             unknown_mark and type(value) is dict and list(value) == [UNKNOWN_MARK]
         ):
-            bounded, problem = _bounded_value(value, compiled, decls[name] if name in decls else None)
+            bounded, problem = _bounded_value(
+                value, compiled, decls[name] if name in decls else None
+            )
             if problem is None:
                 out[name] = bounded
             else:
