@@ -23,6 +23,7 @@ from ..diagnostics import did_you_mean
 from .explain import Explainer, cond_text, when_text
 from .results import Branch, StepResult, StepWarning, Violation
 from .state import State
+from .values import primitive_of
 
 MAX_FLOW_STEPS = 256
 _ORDER = ("==", "!=", "<", "<=", ">", ">=")
@@ -147,7 +148,7 @@ class Stepper:
             if param.name not in symbolic:
                 continue
             value = args[param.name]
-            kind = _primitive_of(self.compiled.ir, param.type)
+            kind = primitive_of(self.compiled.ir, param.type)
             wrong = (type(value) is Fresh and kind in ("int", "float", "bool")) or (
                 type(value) is Bounded and kind in ("str", "bool")
             )
@@ -815,35 +816,7 @@ def oversized(work: list[Any], before: tuple[Any, ...], names: list[str]) -> str
 def primitive(contract: Any, var: str) -> str | None:
     """The primitive type (``bool``, ``int``, ``float``, ``str``) of a state variable, through
     type aliases; None for anything else."""
-    from ..dsl import ir
-
-    aliases = {t.name: t.type for t in contract.types}
-    t: Any = next(v.type for v in contract.state if v.name == var)
-    for _ in range(len(aliases) + 1):
-        if not isinstance(t, ir.NamedType):
-            return None
-        if t.name in ("bool", "int", "float", "str"):
-            return t.name
-        if t.name not in aliases:
-            return None
-        t = aliases[t.name]
-    return None
-
-
-def _primitive_of(contract: Any, t: Any) -> str | None:
-    """The primitive type a parameter's type resolves to through aliases, or None."""
-    from ..dsl import ir
-
-    aliases = {d.name: d.type for d in contract.types}
-    for _ in range(len(aliases) + 1):
-        if not isinstance(t, ir.NamedType):
-            return None
-        if t.name in ("bool", "int", "float", "str"):
-            return str(t.name)
-        if t.name not in aliases:
-            return None
-        t = aliases[t.name]
-    return None
+    return primitive_of(contract, next(v.type for v in contract.state if v.name == var))
 
 
 def literal_of(prim: str | None, value: Any) -> Any:

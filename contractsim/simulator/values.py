@@ -144,11 +144,10 @@ def _bounded_value(
     """A bounded unknown from a state file (``{"$unknown": {"min": LO, "max": HI}}``) or from
     Python (a :class:`Bounded`), checked: a number variable, numeric bounds, ``min <= max``."""
     from ..compiler import lib
-    from .step import primitive
 
     if decl is None:
         return None, "unknown state variable"
-    prim = primitive(compiled.ir, decl.name)
+    prim = primitive_of(compiled.ir, decl.type)
     if prim not in ("int", "float"):
         return None, "only an int or float variable can hold a bounded unknown"
     if type(value) is Bounded:
@@ -164,6 +163,21 @@ def _bounded_value(
         return lib.bounded(lo, hi, prim == "int"), None
     except lib.EvalError as exc:
         return None, str(exc)
+
+
+def primitive_of(contract: ir.Contract, t: ir.TypeExpr) -> str | None:
+    """The primitive type (``bool``, ``int``, ``float``, ``str``) a type resolves to through
+    type aliases; None for anything else."""
+    aliases = {d.name: d.type for d in contract.types}
+    for _ in range(len(aliases) + 1):
+        if not isinstance(t, ir.NamedType):
+            return None
+        if t.name in ("bool", "int", "float", "str"):
+            return t.name
+        if t.name not in aliases:
+            return None
+        t = aliases[t.name]
+    return None
 
 
 _PLAIN_HINT = "give plain data: str, numbers, bool, None, lists, sets, dicts"
