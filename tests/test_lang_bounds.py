@@ -519,3 +519,17 @@ def test_the_guard_narrows_on_refused_and_served_calls() -> None:
     assert guard.state.data[0] == Bounded(0, 29999, True)
     refused = call(amount=30000)  # certain now: refused before the call is made
     assert (refused.ok, refused.error.code) == (False, "INSUFFICIENT_FUNDS")
+
+
+def test_a_float_variable_assigned_whole_bounds_is_not_whole() -> None:
+    c = contractsim.loads(
+        HEADER
+        + "state { x: float = 0.0 }\ntool draw() { effect x = unknown in [0, 10] }\n"
+        + "tool t() { require x < 5 }"
+    )
+    sim = c.simulator()
+    drawn = sim.step(sim.initial_state(), "draw", {}).branches[0].state
+    assert drawn.data[0] == Bounded(0, 10, False)
+    report = sim.run([("draw", {}), ("t", {})])
+    states = sorted(repr(p.state.data[0]) for p in report.paths)
+    assert states == ["unknown in [0, 5]", "unknown in [5, 10]"]

@@ -23,7 +23,7 @@ from ..dsl import ir
 from ..dsl.pretty import expr_text
 from ..dsl.visitor import NodeVisitor
 from ..dsl.walk import assigned_roots, lvalue_path, stmt_exprs, used_names, walk_stmts
-from .empty import empty_of
+from .empty import empty_of, float_target
 
 CONTEXT_FUNCS = ("today", "now", "fresh", "old")
 
@@ -332,6 +332,9 @@ class CodeGen(NodeVisitor):
 
     def visit_Assign(self, s: ir.Assign, src: Source, ctx: Ctx, indent: int) -> None:
         value = self.expr(s.value, ctx)
+        if isinstance(s.value, ir.UnknownIn) and float_target(self.contract, s.target):
+            lo, hi = self.expr(s.value.lo, ctx), self.expr(s.value.hi, ctx)
+            value = f"H_bounded({lo}, {hi}, False)"  # real numbers, even between whole bounds
         if isinstance(s.value, ir.Collection) and s.value.type == "empty":
             value = self._declared_empty(s.target) or (f"H_empty_like({self.expr(s.target, ctx)})")
         if s.op == "+=":

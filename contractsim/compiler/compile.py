@@ -14,7 +14,7 @@ from ..dsl import ir
 from ..dsl.walk import stmt_exprs, walk_expr, walk_stmts
 from . import lib
 from .codegen import CodeGen, Flavour, Source
-from .empty import empty_of
+from .empty import empty_of, is_float_type
 from .interp import Env, Interpreter, empty_like, quantify, sum_values
 from .validators import ValidatorBuilder
 from .values import PLAN_TEXTS, UNKNOWN, Bounded, FMap, Fresh
@@ -563,7 +563,7 @@ def initial_state(
             values[slots[var.name]] = UNKNOWN
         else:
             value = interpreter.eval(var.init, env)
-            if type(value) is Bounded and value.whole and _is_float(var.type, decls):
+            if type(value) is Bounded and value.whole and is_float_type(var.type, decls):
                 value = lib.bounded(value.lo, value.hi, False)  # a float between whole bounds
             if isinstance(var.init, ir.Collection) and var.init.type == "empty":
                 value = empty_of(var.type, decls)
@@ -572,18 +572,6 @@ def initial_state(
         values[slots[f"machine:{m.name}"]] = m.initial[0].name
     values[-1] = 0
     return tuple(values)
-
-
-def _is_float(t: ir.TypeExpr, decls: dict[str, ir.TypeExpr]) -> bool:
-    for _ in range(32):
-        if not isinstance(t, ir.NamedType):
-            return False
-        if t.name == "float":
-            return True
-        if t.name not in decls:
-            return False
-        t = decls[t.name]
-    return False
 
 
 def compile_contract(contract: ir.Contract, source_text: str = "") -> CompiledContract:

@@ -15,7 +15,7 @@ from ..dsl.pretty import expr_text
 from ..dsl.visitor import NodeVisitor
 from ..dsl.walk import lvalue_path
 from . import lib
-from .empty import empty_of
+from .empty import empty_of, float_target
 from .values import PLAN_TEXTS, UNKNOWN, FMap, Fresh
 
 U = UNKNOWN
@@ -202,7 +202,11 @@ class Interpreter(NodeVisitor):
             raise
 
     def visit_Assign(self, s: ir.Assign, env: Env) -> None:
-        value = self.eval(s.value, env)
+        if isinstance(s.value, ir.UnknownIn):
+            whole = False if float_target(self.contract, s.target) else None
+            value = lib.bounded(self.eval(s.value.lo, env), self.eval(s.value.hi, env), whole)
+        else:
+            value = self.eval(s.value, env)
         if isinstance(s.value, ir.Collection) and s.value.type == "empty":
             value = self._empty_for(s.target, env)
         if s.op != "=":
