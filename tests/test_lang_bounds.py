@@ -533,3 +533,14 @@ def test_a_float_variable_assigned_whole_bounds_is_not_whole() -> None:
     report = sim.run([("draw", {}), ("t", {})])
     states = sorted(repr(p.state.data[0]) for p in report.paths)
     assert states == ["unknown in [0, 5]", "unknown in [5, 10]"]
+
+
+def test_both_sides_of_an_and_narrow_the_interval() -> None:
+    c = contractsim.loads(
+        HEADER
+        + "state { n: int = unknown in [0, 100] }\n"
+        + "tool t(lo: int, hi: int) { require n >= lo and n <= hi else OUT }"
+    )
+    report = c.simulator().run([("t", {"lo": 10, "hi": 20})])
+    held = [p.state.data[0] for p in report.paths if p.failed_at is None]
+    assert held == [Bounded(10, 20, True)]

@@ -415,7 +415,10 @@ class Stepper:
             right = self.implied(cond.right, state, ctool, values, holds)
             out = dict(left)
             for slot, value in right.items():
-                if slot in out and (out[slot] != value or type(out[slot]) is not type(value)):
+                both = _intersection(out[slot], value) if slot in out else None
+                if both is not None:
+                    out[slot] = both  # two narrowings of one interval: both hold
+                elif slot in out and (out[slot] != value or type(out[slot]) is not type(value)):
                     del out[slot]  # contradictory: keep it unknown
                 else:
                     out[slot] = value
@@ -791,6 +794,29 @@ class Stepper:
         return out
 
     # ------------------------------------------------------------------ evaluation helpers
+
+
+def _intersection(a: Any, b: Any) -> Any:
+    """Where two narrowings of one bounded unknown meet (None when they are not both numbers or
+    intervals, or do not meet)."""
+    if type(a) is not Bounded and type(b) is not Bounded:
+        return None
+    bounds = []
+    for x in (a, b):
+        if type(x) is Bounded:
+            bounds.append((x.lo, x.hi, x.whole))
+        elif isinstance(x, (int, float)) and not isinstance(x, bool):
+            bounds.append((x, x, isinstance(x, int)))
+        else:
+            return None
+    try:
+        return lib.bounded(
+            max(bounds[0][0], bounds[1][0]),
+            min(bounds[0][1], bounds[1][1]),
+            bounds[0][2] and bounds[1][2],
+        )
+    except lib.EvalError:
+        return None
 
 
 def with_slots(state: State, updates: dict[int, Any]) -> State:
