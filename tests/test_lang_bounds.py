@@ -544,3 +544,23 @@ def test_both_sides_of_an_and_narrow_the_interval() -> None:
     report = c.simulator().run([("t", {"lo": 10, "hi": 20})])
     held = [p.state.data[0] for p in report.paths if p.failed_at is None]
     assert held == [Bounded(10, 20, True)]
+
+
+def test_plan_files_with_references_that_name_no_earlier_step_are_e0701(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(
+        "steps:\n"
+        "  - tool: login\n    args: {user: a, password: b}\n"
+        '  - tool: query\n    args: {token: "$3.result.access_token", q: x}\n'
+        '  - tool: query\n    args: {token: "$1.reslt", q: x}\n'
+    )
+    res = CliRunner().invoke(main, ["simulate", str(LOGIN), str(plan), "--now", NOW])
+    assert res.exit_code == 2
+    assert (
+        f"{plan}:4:1: error[E0701]: step 2: `$3.result.access_token` in step 2 names step 3, "
+        "which has not run yet; a step can pass on the result of an earlier step only"
+    ) in res.output
+    assert (
+        f"{plan}:6:1: error[E0701]: step 3: `$1.reslt` is not a reference: write `$1.result…` "
+        "(or `$$1.reslt` for the literal text)"
+    ) in res.output
