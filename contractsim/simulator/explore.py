@@ -10,14 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..compiler import lib
 from ..compiler.values import plan_texts, show, thaw
 from .goals import GoalPart, unmet_parts
-from .references import (
-    FAILED,
-    ReferenceError_,
-    Template,
-    resolve,
-    static_problem,
-    template,
-)
+from .references import FAILED, ReferenceError_, Template, plan_problem, resolve
 from .results import Branch, StepResult, StepWarning, Verdict, Violation
 from .state import State
 
@@ -255,11 +248,11 @@ def _explore(
                 cut = f"--max-seconds {max_seconds:g}"
             else:
                 try:
-                    template = templates[index - 1]
-                    if template is None:
+                    refs = templates[index - 1]
+                    if refs is None:
                         result = sim.step(path.state, tool, args)
                     else:
-                        result = _step_with_references(sim, path, tool, args, template, index)
+                        result = _step_with_references(sim, path, tool, args, refs, index)
                 except lib.OutOfTime:
                     cut = f"--max-seconds {max_seconds:g}"
             if cut is not None:
@@ -426,17 +419,8 @@ class BadTemplate:
 def _templates(calls: list[tuple[str, Mapping[str, Any]]]) -> list[Template | BadTemplate | None]:
     out: list[Template | BadTemplate | None] = []
     for index, (_, args) in enumerate(calls, 1):
-        try:
-            t = template(args)
-        except ReferenceError_ as exc:
-            out.append(BadTemplate(str(exc)))
-            continue
-        problem = None
-        if t is not None:
-            problem = next(
-                (p for r in t.references if (p := static_problem(r, index, len(calls)))), None
-            )
-        out.append(BadTemplate(problem) if problem is not None else t)
+        found = plan_problem(args, index, len(calls))
+        out.append(BadTemplate(found) if isinstance(found, str) else found)
     return out
 
 

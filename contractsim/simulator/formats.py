@@ -398,16 +398,11 @@ def parse_plan(text: str, name: str = "<plan>") -> Plan:
 
 def _reference_problem(args: dict[str, Any], index: int, steps: int) -> str | None:
     """What is wrong with the `$N.result…` references in a step's arguments whatever the
-    branch (malformed, out of range, not an earlier step), or None."""
-    from .references import ReferenceError_, static_problem, template
+    branch, or None."""
+    from .references import plan_problem
 
-    try:
-        found = template(args)
-    except ReferenceError_ as exc:
-        return str(exc)
-    if found is None:
-        return None
-    return next((p for r in found.references if (p := static_problem(r, index, steps))), None)
+    found = plan_problem(args, index, steps)
+    return found if isinstance(found, str) else None
 
 
 def _too_many_steps(count: str, name: str) -> ContractError:

@@ -117,6 +117,19 @@ def static_problem(ref: Reference, index: int, steps: int) -> str | None:
     return None
 
 
+def plan_problem(args: Mapping[str, Any], index: int, steps: int) -> Template | str | None:
+    """A plan step's references (``None`` when it has none), or what is wrong with them whatever
+    the branch: malformed, out of range, not an earlier step."""
+    try:
+        found = template(args)
+    except ReferenceError_ as exc:
+        return str(exc)
+    if found is None:
+        return None
+    problem = next((p for r in found.references if (p := static_problem(r, index, steps))), None)
+    return found if problem is None else problem
+
+
 def resolve(template_: Template, results: tuple[Any, ...], index: int) -> dict[str, Any]:
     """The arguments with every reference replaced by the value it names on a branch whose
     steps returned ``results``. Raises :class:`ReferenceError_` when one names nothing."""
