@@ -564,3 +564,11 @@ def test_plan_files_with_references_that_name_no_earlier_step_are_e0701(tmp_path
         f"{plan}:6:1: error[E0701]: step 3: `$1.reslt` is not a reference: write `$1.result…` "
         "(or `$$1.reslt` for the literal text)"
     ) in res.output
+
+
+def test_unknown_stays_a_name_in_effects() -> None:
+    c = contractsim.loads(
+        HEADER + "state { x: int = 0 }\ntool t(unknown: int) { effect x = unknown + 1 }"
+    )
+    sim = c.simulator()
+    assert sim.step(sim.initial_state(), "t", {"unknown": 4}).branches[0].state.data[0] == 5

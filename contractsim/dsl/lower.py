@@ -734,9 +734,8 @@ class _Lowerer:
 
     def _assign(self, tree: Tree[Token]) -> ir.Assign:
         target, value = tree.children
-        return construct(
-            ir.Assign, span=self.span(tree), target=self.lower(target), value=self.lower(value)
-        )
+        lowered = _as_unknown_in(self.lower(value))
+        return construct(ir.Assign, span=self.span(tree), target=self.lower(target), value=lowered)
 
     def _aug_assign(self, tree: Tree[Token]) -> ir.Assign:
         target, op, value = tree.children
@@ -980,6 +979,25 @@ class _Lowerer:
 
 
 _UNKNOWN = object()
+
+
+def _as_unknown_in(value: ir.Expr) -> ir.Expr:
+    """``x = unknown in [lo, hi]`` parses as a membership test; as the whole assigned value it
+    is a bounded unknown (issue 16). Elsewhere ``unknown`` is an ordinary name."""
+    if (
+        isinstance(value, ir.Binary)
+        and value.op == "in"
+        and isinstance(value.left, ir.Name)
+        and value.left.name == "unknown"
+        and isinstance(value.right, ir.Collection)
+        and value.right.type == "list"
+        and len(value.right.items) == 2
+    ):
+        lo, hi = value.right.items
+        return construct(ir.UnknownIn, span=value.span, lo=lo, hi=hi)
+    return value
+
+
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEYWORDS = frozenset(("true", "false", "null", "not", "and", "or", "in"))
 
