@@ -324,8 +324,9 @@ class _Builder:
         name = self.name("effect")
         for flavour in FLAVOURS:
             self.gen[flavour].effect_function(self.src[flavour], name, body, params, span)
-        # a fresh value's order and its joins with text are unknown: only the three-valued
-        # flavour can say so, so a body that makes one runs it even on a known state
+        # a fresh value's order and its joins with text are unknown, and so is most of what a
+        # bounded unknown takes part in: only the three-valued flavour can say so, so a body
+        # that makes one runs it even on a known state
         fast: Flavour = "safe" if _makes_fresh_values(body) else "fast"
         return Compiled(
             fast=_Lazy(self, name, fast), safe=_Lazy(self, name, "safe"), span=span, ir=body
@@ -482,8 +483,10 @@ class _Builder:
 
 
 def _makes_fresh_values(body: tuple[ir.Stmt, ...]) -> bool:
+    """Whether a body makes a fresh value or a bounded unknown (the rest of the body must then
+    run three-valued)."""
     return any(
-        isinstance(x, ir.Call) and x.func == "fresh"
+        (isinstance(x, ir.Call) and x.func == "fresh") or isinstance(x, ir.UnknownIn)
         for s in walk_stmts(body)
         for e in stmt_exprs(s)
         for x in walk_expr(e)
