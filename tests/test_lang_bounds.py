@@ -572,3 +572,18 @@ def test_unknown_stays_a_name_in_effects() -> None:
     )
     sim = c.simulator()
     assert sim.step(sim.initial_state(), "t", {"unknown": 4}).branches[0].state.data[0] == 5
+
+
+def test_an_outcome_body_after_an_effect_that_made_unknowns_runs_three_valued() -> None:
+    c = contractsim.loads(
+        HEADER
+        + """state { n: int = 0  ids: list[str] = [] }
+tool t() { effect n = unknown in [0, 2]  outcome done success { n += 1 } }
+tool u() { effect ids.append(fresh("a"))  outcome done success { ids.append(ids[0] + "x") } }
+"""
+    )
+    sim = c.simulator()
+    (b,) = sim.step(sim.initial_state(), "t", {}).branches
+    assert (b.violations, b.state.data[0]) == ([], Bounded(1, 3, True))
+    (b,) = sim.step(sim.initial_state(), "u", {}).branches
+    assert b.violations == [] and b.state.data[1][1] is UNKNOWN
