@@ -31,6 +31,7 @@ class Compiled:
     safe: Fn
     span: Span
     ir: Any = None  # the expression or statements, for the reference interpreter
+    makes_unknowns: bool = False  # statements that make a fresh value or a bounded unknown
 
 
 @dataclass
@@ -327,9 +328,14 @@ class _Builder:
         # a fresh value's order and its joins with text are unknown, and so is most of what a
         # bounded unknown takes part in: only the three-valued flavour can say so, so a body
         # that makes one runs it even on a known state
-        fast: Flavour = "safe" if _makes_fresh_values(body) else "fast"
+        makes = _makes_fresh_values(body)
+        fast: Flavour = "safe" if makes else "fast"
         return Compiled(
-            fast=_Lazy(self, name, fast), safe=_Lazy(self, name, "safe"), span=span, ir=body
+            fast=_Lazy(self, name, fast),
+            safe=_Lazy(self, name, "safe"),
+            span=span,
+            ir=body,
+            makes_unknowns=makes,
         )
 
     def template_fn(self, t: ir.Template | None, params: tuple[ir.Param, ...]) -> TemplateFn | None:

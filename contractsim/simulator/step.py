@@ -664,12 +664,8 @@ class Stepper:
                 return self._explainer.eval_failure(
                     state, "EVAL_ERROR", lib.failure_text(exc), where or body.span, precise
                 )
-            if not use_safe and body is not bodies[-1] and bodies[-1] is not None:
-                # the body made a fresh value or a bounded unknown: the next one runs
-                # three-valued
-                use_safe = any(
-                    lib.contains_unknown(v) for v, old in zip(work, before) if v is not old
-                )
+            if body.makes_unknowns:
+                use_safe = True  # it made a fresh value or a bounded unknown: so do the rest
         too_large = oversized(work, state.data, self.compiled.state_names)
         if too_large is not None:
             return self._explainer.eval_failure(state, "EVAL_ERROR", too_large, out.ir.span)
