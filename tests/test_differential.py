@@ -21,7 +21,7 @@ from contractsim import UNKNOWN
 from contractsim.compiler import lib
 from contractsim.compiler.compile import make_context
 from contractsim.compiler.interp import Env, Interpreter
-from contractsim.compiler.values import FMap, Fresh
+from contractsim.compiler.values import Bounded, FMap, Fresh
 from contractsim.dsl.builtins import BUILTINS
 
 SETTINGS = settings(
@@ -420,6 +420,11 @@ def stmt(draw: Any, depth: int) -> str:
         )
     )
     choice = draw(st.sampled_from(list(range(15)) if depth > 0 else [*range(8), 10, 11, 12]))
+    if choice <= 2 and ty == "int" and draw(st.integers(0, 3)) == 0:
+        # a bounded unknown (issue 16): its bounds may be unknown or out of order
+        # (`+ 0`: two number literals out of order would be refused by the checker, E0417)
+        lo, hi = expr(draw, "int", 1, w), expr(draw, "int", 1, w)
+        return f"{target} = unknown in [{lo}, {hi} + 0]"
     if choice <= 2:
         return f"{target} = {expr(draw, ty, 2, w)}"
     if choice == 3:
@@ -514,12 +519,28 @@ VALUE_OF: dict[str, Any] = {
 }
 
 
+BOUNDED_OF: dict[str, Any] = {  # bounded unknowns (issue 16) for the number variables
+    "int": st.builds(lambda lo, width: lib.bounded(lo, lo + width), SMALL_INT, st.integers(1, 4)),
+    "float": st.builds(
+        lambda lo, width: lib.bounded(lo, lo + width),
+        st.sampled_from([-2.5, 0.0, 0.5]),
+        st.sampled_from([0.5, 3.0]),
+    ),
+}
+
+
 @st.composite
 def states(draw: Any, unknown: bool) -> dict[str, Any]:
-    return {
-        n: UNKNOWN if unknown and draw(st.integers(0, 4)) == 0 else draw(VALUE_OF[t])
-        for n, (t, _) in VARS.items()
-    }
+    out = {}
+    for n, (t, _) in VARS.items():
+        roll = draw(st.integers(0, 4)) if unknown else 4
+        if roll == 0:
+            out[n] = UNKNOWN
+        elif roll == 1 and t in BOUNDED_OF:
+            out[n] = draw(BOUNDED_OF[t])
+        else:
+            out[n] = draw(VALUE_OF[t])
+    return out
 
 
 def tagged(v: Any) -> Any:
@@ -532,6 +553,8 @@ def tagged(v: Any) -> Any:
         return ("tuple", tuple(tagged(x) for x in v))
     if isinstance(v, Fresh):
         return ("fresh", str(v))
+    if isinstance(v, Bounded):
+        return ("bounded", v.lo, v.hi, v.whole)
     if isinstance(v, float) and v != v:
         return ("nan",)
     return (type(v).__name__, v)
@@ -588,7 +611,9 @@ def test_conditions_templates_and_effects_agree_with_interpreter(
         out[cc.fresh_slot] = fresh
         return tuple(out)
 
-    known = not any(v is UNKNOWN for v in (*before.values(), *after.values()))
+    known = not any(
+        v is UNKNOWN or isinstance(v, Bounded) for v in (*before.values(), *after.values())
+    )
     ensure = tool.ensures[0]
     message = ensure.message
     assert message is not None and message.values is not None

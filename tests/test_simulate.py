@@ -1014,9 +1014,15 @@ def test_fresh_keys_are_unknown_in_lookups() -> None:
         '  require id in paid and paid[id] > 0 else UNKNOWN_PAYMENT "no {id}"\n'
         "}\n"
     )
+    charged = sim.step(sim.initial_state(), "charge", {}).branches[0].state
+    step = sim.step(charged, "refund", {"id": "ch_1"})
+    assert step.verdict == "may_fail"
+    assert [v.code for v in step.violations] == ["UNKNOWN_PAYMENT"]
+    # in a plan, "ch_1" was written before the charge returned its id: it is not that id
+    # (issue 16: a fresh value differs from the plan's texts)
     report = sim.run([("charge", {}), ("refund", {"id": "ch_1"})])
-    assert report.steps[1].verdict == "may_fail"
-    assert [v.code for v in report.steps[1].violations] == ["UNKNOWN_PAYMENT"]
+    assert report.steps[1].verdict == "fails"
+    assert sim.run([("charge", {}), ("refund", {"id": "$1.result.id"})]).verdict == "ok"
 
 
 def test_an_unknown_precondition_does_not_soften_a_later_certain_failure() -> None:

@@ -60,6 +60,7 @@ PASSES = (
             "Comprehension": "a comprehension builds a collection, it is no condition",
             "Conditional": "which branch holds depends on its condition: no single fact",
             "TypeTest": "a type test is no fact about a state variable's value the view draws",
+            "UnknownIn": "a bounded unknown is an assigned value, no condition",
         },
     ),
 )

@@ -31,7 +31,7 @@ from ..dsl.walk import (
     used_names,
     walk_stmts,
 )
-from .empty import empty_of
+from .empty import empty_of, float_target
 
 CONTEXT_FUNCS = ("today", "now", "fresh", "old")
 
@@ -186,7 +186,7 @@ class CodeGen(NodeVisitor):
             return "C.now"
         if e.func == "fresh":
             label = args[0] if args else "'id'"
-            return f"H_fresh({ctx.state}, {label})"
+            return f"H_fresh({ctx.state}, A, {label})"
         return f"F_{e.func}({', '.join(args)})"
 
     def construct(self, e: ir.Call, ctx: Ctx) -> str:
@@ -335,6 +335,10 @@ class CodeGen(NodeVisitor):
             return test
         return f"H_not({test})" if self.safe else f"(not {test})"
 
+    # ------------------------------------------------------------ bounded unknowns (issue 16)
+    def visit_UnknownIn(self, e: ir.UnknownIn, ctx: Ctx) -> str:
+        return f"H_bounded({self.expr(e.lo, ctx)}, {self.expr(e.hi, ctx)})"
+
     # ------------------------------------------------------------------ functions
     def bind_params(
         self, src: Source, params: Iterable[ir.Param], used: set[str], indent: int
@@ -416,6 +420,9 @@ class CodeGen(NodeVisitor):
 
     def visit_Assign(self, s: ir.Assign, src: Source, ctx: Ctx, indent: int) -> None:
         value = self.expr(s.value, ctx)
+        if isinstance(s.value, ir.UnknownIn) and float_target(self.contract, s.target):
+            lo, hi = self.expr(s.value.lo, ctx), self.expr(s.value.hi, ctx)
+            value = f"H_bounded({lo}, {hi}, False)"  # real numbers, even between whole bounds
         if isinstance(s.value, ir.Collection) and s.value.type == "empty":
             declared = None if self._local_root(s.target, ctx) else self._declared_empty(s.target)
             value = declared or (f"H_empty_like({self.expr(s.target, ctx)})")

@@ -14,12 +14,12 @@ from ..dsl import ir
 from ..dsl.walk import stmt_exprs, walk_expr, walk_stmts
 from . import comprehend, lib
 from .codegen import CodeGen, Flavour, Source
-from .empty import empty_of
+from .empty import empty_of, is_float_type
 from .interp import Env, Interpreter, empty_like, quantify
 from .lib import sum_values
 from .typetest import type_test
 from .validators import ValidatorBuilder
-from .values import UNKNOWN, FMap, Fresh
+from .values import PLAN_TEXTS, UNKNOWN, Bounded, FMap, Fresh
 
 Fn = Callable[..., Any]
 FLAVOURS: tuple[Flavour, ...] = ("fast", "safe")
@@ -33,6 +33,7 @@ class Compiled:
     safe: Fn
     span: Span
     ir: Any = None  # the expression or statements, for the reference interpreter
+    makes_unknowns: bool = False  # statements that make a fresh value or a bounded unknown
 
 
 @dataclass
@@ -191,10 +192,17 @@ def make_context(today: str, now: str) -> _Ctx:
     return _Ctx(today, now)
 
 
-def _fresh(state: list[Any], label: Any) -> Fresh:
-    n = state[-1] + 1
-    state[-1] = n
-    return Fresh(str(label), n)
+def _fresh_maker(texts: frozenset[str], state_vars: int) -> Callable[..., Fresh]:
+    """``fresh(label)`` in generated code: a new value that differs from the contract's
+    ``texts`` and from the texts in the state and the arguments (see :class:`Fresh`)."""
+
+    def fresh(state: list[Any], args: dict[str, Any], label: Any) -> Fresh:
+        n = state[-1] + 1
+        state[-1] = n
+        made_before = (texts, tuple(state[:state_vars]), tuple(args.values()), PLAN_TEXTS.get())
+        return Fresh(str(label), n, (made_before, ()))
+
+    return fresh
 
 
 def _truth(value: Any) -> bool:
@@ -225,7 +233,11 @@ def _first(values: Any) -> Any:
 
 
 def runtime_env(
-    consts: dict[str, Any], defaults: dict[tuple[str, str], Any], flavour: Flavour
+    consts: dict[str, Any],
+    defaults: dict[tuple[str, str], Any],
+    flavour: Flavour,
+    texts: frozenset[str] = frozenset(),
+    state_vars: int = 0,
 ) -> dict[str, Any]:
     """The only names generated code can reach. No builtins."""
     safe = flavour == "safe"
@@ -256,7 +268,7 @@ def runtime_env(
         "H_and": lib.safe_and,
         "H_or": lib.safe_or,
         "H_quant": _safe_quant,
-        "H_fresh": _fresh,
+        "H_fresh": _fresh_maker(texts, state_vars),
         "H_empty_like": _empty_like,
         # comprehensions, first/last, filtered quantifiers, `a if c else b` (comprehend.py)
         "H_items": comprehend.items,
@@ -268,6 +280,7 @@ def runtime_env(
         "H_first": _first,
         "H_Fail": lib.ContractFail,
         "H_istype": type_test,
+        "H_bounded": lib.bounded,
     }
     for name, fn in (lib.SAFE_FUNCS if safe else lib.BUILTIN_FUNCS).items():
         env[f"F_{name}"] = fn
@@ -339,11 +352,17 @@ class _Builder:
         name = self.name("effect")
         for flavour in FLAVOURS:
             self.gen[flavour].effect_function(self.src[flavour], name, body, params, span)
-        # a fresh value's order and its joins with text are unknown: only the three-valued
-        # flavour can say so, so a body that makes one runs it even on a known state
-        fast: Flavour = "safe" if _makes_fresh_values(body) else "fast"
+        # a fresh value's order and its joins with text are unknown, and so is most of what a
+        # bounded unknown takes part in: only the three-valued flavour can say so, so a body
+        # that makes one runs it even on a known state
+        makes = _makes_fresh_values(body)
+        fast: Flavour = "safe" if makes else "fast"
         return Compiled(
-            fast=_Lazy(self, name, fast), safe=_Lazy(self, name, "safe"), span=span, ir=body
+            fast=_Lazy(self, name, fast),
+            safe=_Lazy(self, name, "safe"),
+            span=span,
+            ir=body,
+            makes_unknowns=makes,
         )
 
     def template_fn(self, t: ir.Template | None, params: tuple[ir.Param, ...]) -> TemplateFn | None:
@@ -485,7 +504,13 @@ class _Builder:
 
         declared = declared_specs(self.c)
         for flavour in FLAVOURS:
-            env = runtime_env(self.consts, self.defaults, flavour)
+            env = runtime_env(
+                self.consts,
+                self.defaults,
+                flavour,
+                self.interpreter.texts,
+                len(self.c.state),
+            )
             env["TS"] = tuple(self.gen[flavour].type_specs)
             env["TY"] = declared
             code = compile(
@@ -499,8 +524,10 @@ class _Builder:
 
 
 def _makes_fresh_values(body: tuple[ir.Stmt, ...]) -> bool:
+    """Whether a body makes a fresh value or a bounded unknown (the rest of the body must then
+    run three-valued)."""
     return any(
-        isinstance(x, ir.Call) and x.func == "fresh"
+        (isinstance(x, ir.Call) and x.func == "fresh") or isinstance(x, ir.UnknownIn)
         for s in walk_stmts(body)
         for e in stmt_exprs(s)
         for x in walk_expr(e)
@@ -580,6 +607,8 @@ def initial_state(
             values[slots[var.name]] = UNKNOWN
         else:
             value = interpreter.eval(var.init, env)
+            if type(value) is Bounded and value.whole and is_float_type(var.type, decls):
+                value = lib.bounded(value.lo, value.hi, False)  # a float between whole bounds
             if isinstance(var.init, ir.Collection) and var.init.type == "empty":
                 value = empty_of(var.type, decls)
             values[slots[var.name]] = value

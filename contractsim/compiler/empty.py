@@ -18,3 +18,25 @@ def empty_of(t: ir.TypeExpr, decls: dict[str, ir.TypeExpr]) -> Any:
     if isinstance(t, ir.GenericType):
         return {"map": FMap(), "list": ()}.get(t.name, frozenset())
     return frozenset()
+
+
+def is_float_type(t: ir.TypeExpr, decls: dict[str, ir.TypeExpr]) -> bool:
+    """Whether a type is ``float`` (through aliases): a bounded unknown stored in it is a real
+    number even between whole bounds (``x: float = unknown in [0, 10]``)."""
+    for _ in range(32):
+        if not isinstance(t, ir.NamedType):
+            return False
+        if t.name == "float":
+            return True
+        if t.name not in decls:
+            return False
+        t = decls[t.name]
+    return False
+
+
+def float_target(contract: ir.Contract, target: ir.Expr) -> bool:
+    """Whether an assignment's target is a state variable of type ``float``."""
+    if not isinstance(target, ir.Name):
+        return False
+    var = next((v for v in contract.state if v.name == target.name), None)
+    return var is not None and is_float_type(var.type, {t.name: t.type for t in contract.types})

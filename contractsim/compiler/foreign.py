@@ -27,7 +27,7 @@ from pathlib import PurePath
 from typing import Any
 
 from .lib import MAX_ITEMS, MAX_STRING
-from .values import UNKNOWN, FMap, Fresh, Unknown
+from .values import UNKNOWN, Bounded, FMap, Fresh, Unknown
 
 MAX_DEPTH = 100
 """Levels of nesting a value read from Python may have (contract types nest at most 64)."""
@@ -131,7 +131,14 @@ class _Reader:
                 return value
             self.problem("is an integer beyond 2**256")
             return UNKNOWN
-        if kind is float or value is None or kind is bool or kind is Unknown or kind is Fresh:
+        if (
+            kind is float
+            or value is None
+            or kind is bool
+            or kind is Unknown
+            or kind is Fresh
+            or kind is Bounded
+        ):
             return value
         if kind is dict or kind is FMap or kind is list or kind is tuple:
             if depth >= MAX_DEPTH:

@@ -15,9 +15,9 @@ from ..dsl.pretty import expr_text
 from ..dsl.visitor import NodeVisitor
 from ..dsl.walk import assigned_roots, fails_in, jumps_out, lvalue_path
 from . import comprehend, lib
-from .empty import empty_of
+from .empty import empty_of, float_target
 from .lib import sum_values
-from .values import UNKNOWN, FMap, Fresh
+from .values import PLAN_TEXTS, UNKNOWN, FMap, Fresh
 
 U = UNKNOWN
 
@@ -58,6 +58,8 @@ class Interpreter(NodeVisitor):
         self.enums = {t.name for t in contract.types if isinstance(t.type, ir.EnumType)}
         self.records = {t.name: t.type for t in contract.types if isinstance(t.type, ir.RecordType)}
         self._declared: dict[str, tuple[Any, ...]] | None = None  # type-test specs, on first use
+        self.texts = contract_texts(contract)
+        self.state_names = tuple(v.name for v in contract.state)
 
     # ------------------------------------------------------------------ expressions
     def eval(self, e: ir.Expr, env: Env) -> Any:
@@ -107,7 +109,9 @@ class Interpreter(NodeVisitor):
         args = [self.eval(a, env) for a in e.args]
         if e.func == "fresh":
             env.fresh_counter[0] += 1
-            return Fresh(args[0] if args else "id", env.fresh_counter[0])
+            state = tuple(env.state.get(n) for n in self.state_names)
+            made_before = (self.texts, state, tuple(env.args.values()), PLAN_TEXTS.get())
+            return Fresh(args[0] if args else "id", env.fresh_counter[0], (made_before, ()))
         if e.func in self.predicates:
             pred = self.predicates[e.func]
             inner = Env(**{**env.__dict__, "locals": {}, "args": {}})
@@ -232,6 +236,10 @@ class Interpreter(NodeVisitor):
             lambda: self.eval(e.orelse, env),
         )
 
+    # ------------------------------------------------------------ bounded unknowns (issue 16)
+    def visit_UnknownIn(self, e: ir.UnknownIn, env: Env) -> Any:
+        return lib.bounded(self.eval(e.lo, env), self.eval(e.hi, env))
+
     # ------------------------------------------------------------------ statements
     def exec(self, body: Iterable[ir.Stmt], env: Env) -> None:
         """Run statements against ``env.state`` (a dict that is updated in place)."""
@@ -251,7 +259,11 @@ class Interpreter(NodeVisitor):
             raise
 
     def visit_Assign(self, s: ir.Assign, env: Env) -> None:
-        value = self.eval(s.value, env)
+        if isinstance(s.value, ir.UnknownIn):
+            whole = False if float_target(self.contract, s.target) else None
+            value = lib.bounded(self.eval(s.value.lo, env), self.eval(s.value.hi, env), whole)
+        else:
+            value = self.eval(s.value, env)
         if isinstance(s.value, ir.Collection) and s.value.type == "empty":
             value = self._empty_for(s.target, env)
         if s.op != "=":
@@ -506,3 +518,15 @@ def empty_like(value: Any) -> Any:
     if isinstance(value, tuple):
         return ()
     return frozenset()
+
+
+def contract_texts(contract: ir.Contract) -> frozenset[str]:
+    """The texts written in a contract (its string literals and enum members): they existed
+    before any fresh value a simulation makes."""
+    from ..dsl.walk import all_exprs
+
+    texts = {e.value for e in all_exprs(contract) if isinstance(e, ir.ScalarLit)}
+    for t in contract.types:
+        if isinstance(t.type, ir.EnumType):
+            texts.update(m.value for m in t.type.members)
+    return frozenset(x for x in texts if isinstance(x, str))

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from ..dsl.patterns import regex_search
 from .validators import is_date as _is_date
 from .validators import is_datetime as _is_datetime
-from .values import UNKNOWN, FMap, Fresh, Unknown
+from .values import UNKNOWN, Bounded, FMap, Fresh, Unknown
 
 U = UNKNOWN
 
@@ -340,7 +340,7 @@ def lift(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     def lifted(*args: Any) -> Any:
         for a in args:
-            if a is U or type(a) is Fresh:
+            if a is U or type(a) is Fresh or type(a) is Bounded:
                 return U
         return fn(*args)
 
@@ -526,13 +526,15 @@ def arith(op: str, a: Any, b: Any) -> Any:
 
 
 def unobserved(v: Any) -> bool:
-    """Unknown, or a fresh value (text that is new but not known yet)."""
-    return v is U or type(v) is Fresh
+    """Unknown (bounded or not), or a fresh value (text that is new but not known yet)."""
+    return v is U or type(v) is Fresh or type(v) is Bounded
 
 
 def safe_arith(op: str, a: Any, b: Any) -> Any:
     if a is U or b is U:
         return U
+    if type(a) is Bounded or type(b) is Bounded:
+        return interval_arith(op, a, b)
     if type(a) is Fresh or type(b) is Fresh:
         # text joined to a fresh value is new text that is not known yet; `*` still refuses it
         if op == "*":
@@ -551,12 +553,16 @@ def compare(op: str, a: Any, b: Any) -> bool:
 def safe_compare(op: str, a: Any, b: Any) -> Any:
     if a is U or b is U:
         return U
+    if type(a) is Bounded or type(b) is Bounded:
+        return interval_compare(op, a, b)
     fresh_a, fresh_b = isinstance(a, Fresh), isinstance(b, Fresh)
     if fresh_a or fresh_b:
         # a fresh value equals only itself and is never null; its order and its relation to
         # known text are unknown
         if op in ("==", "!=") and ((fresh_a and fresh_b) or a is None or b is None):
             return compare(op, a, b)
+        if op in ("==", "!=") and _fresh_apart(a, b):
+            return op == "!="  # the text existed before the fresh value was made
         return U
     if op in ("==", "!=") and (_contains_unknown(a) or _contains_unknown(b)):
         return U
@@ -577,19 +583,40 @@ def contains(item: Any, coll: Any) -> bool:
 
 
 def safe_contains(item: Any, coll: Any) -> Any:
-    if item is U or coll is U or type(coll) is Fresh:
+    if item is U or coll is U or type(coll) is Fresh or type(coll) is Bounded:
         return U
+    if type(item) is Bounded:
+        return _interval_contains(item, coll)
     if contains(item, coll):
         return True
     if isinstance(coll, (frozenset, FMap, tuple)):
         if U in coll:
             return U
         # a fresh value's text is not known: it may equal any text, but only itself among fresh
+        # and none that existed before it was made
         if isinstance(item, Fresh):
-            if any(x is not None and not isinstance(x, Fresh) for x in coll):
+            if any(
+                x is not None and not isinstance(x, Fresh) and not _fresh_apart(item, x)
+                for x in coll
+            ):
                 return U
-        elif item is not None and any(isinstance(x, Fresh) for x in coll):
+        elif item is not None and any(
+            isinstance(x, Fresh) and not _fresh_apart(item, x) for x in coll
+        ):
             return U
+        elif _is_number(item) and any(
+            type(x) is Bounded and interval_compare("==", item, x) is not False for x in coll
+        ):
+            return U  # a number a bounded unknown in the collection may be
+    return False
+
+
+def _fresh_apart(a: Any, b: Any) -> bool:
+    """One is a fresh value and the other a text that existed before it was made."""
+    if type(a) is Fresh and type(b) is str:
+        return a.existed_before(b)
+    if type(b) is Fresh and type(a) is str:
+        return b.existed_before(a)
     return False
 
 
@@ -656,6 +683,8 @@ def truth(value: Any, what: str = "a condition") -> bool:
 def neg(a: Any) -> Any:
     if a is U:
         return U
+    if type(a) is Bounded:
+        return bounded(-a.hi, -a.lo, a.whole)
     if type(a) is Fresh:
         raise EvalError("`-` needs a number, got a fresh value (text)")
     if not isinstance(a, (int, float)):
@@ -777,7 +806,7 @@ def iterate(coll: Any) -> list[Any]:
 def _contains_unknown(v: Any) -> bool:
     """Whether a value is or holds something unobserved (unknown, or a fresh value whose text is
     not known yet); states holding one are evaluated with three-valued code."""
-    if v is U or isinstance(v, Fresh):
+    if v is U or isinstance(v, (Fresh, Bounded)):
         return True
     if not isinstance(v, (frozenset, tuple, FMap)):
         return False
@@ -785,7 +814,7 @@ def _contains_unknown(v: Any) -> bool:
     while stack:
         coll = stack.pop()
         for x in (*coll.keys(), *coll.values()) if isinstance(coll, FMap) else coll:
-            if x is U or isinstance(x, Fresh):
+            if x is U or isinstance(x, (Fresh, Bounded)):
                 return True
             if isinstance(x, (frozenset, tuple, FMap)):
                 stack.append(x)
@@ -816,6 +845,8 @@ def type_name(v: Any) -> str:
         return "unknown"
     if isinstance(v, Fresh):
         return "fresh value"
+    if isinstance(v, Bounded):
+        return "bounded unknown number"
     return type(v).__name__
 
 
@@ -1038,3 +1069,138 @@ def plus(a: Any, b: Any) -> Any:
 
 def times(a: Any, b: Any) -> Any:
     return arith("*", a, b)
+
+
+# --------------------------------------------------------------------------- bounded unknowns
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and x == x  # bools count (0 and 1), NaN does not
+
+
+def bounded(lo: Any, hi: Any, whole: bool | None = None) -> Any:
+    """``unknown in [lo, hi]``: a :class:`~.values.Bounded` number, or the number itself when
+    ``lo == hi``. ``whole`` (an integer) defaults to both bounds being ints. An empty range
+    (``lo > hi``) or a bound that is not a number is an :class:`EvalError`."""
+    if lo is U or hi is U or type(lo) is Bounded or type(hi) is Bounded:
+        # a bound that is itself not known: the widest interval that is sure to hold
+        lo_b = lo.lo if type(lo) is Bounded else None
+        hi_b = hi.hi if type(hi) is Bounded else None
+        if lo_b is None or hi_b is None:
+            return U
+        lo, hi = lo_b, hi_b
+    for b in (lo, hi):
+        if not _is_number(b) or b in (float("inf"), float("-inf")):
+            raise EvalError(
+                f"the bounds of `unknown in [lo, hi]` must be finite numbers, got {b!r}"
+            )
+    if whole is None:
+        whole = not isinstance(lo, float) and not isinstance(hi, float)
+    if whole:
+        lo, hi = _ceil(lo), _floor(hi)
+    if lo > hi:
+        raise EvalError(f"`unknown in [{lo}, {hi}]` is an empty range: {lo} > {hi}")
+    if lo == hi:
+        return int(lo) if whole else lo
+    return Bounded(int(lo) if whole else lo, int(hi) if whole else hi, whole)
+
+
+def _floor(x: Any) -> int:
+    return int(x) if x >= 0 or x == int(x) else int(x) - 1
+
+
+def _ceil(x: Any) -> int:
+    return -_floor(-x)
+
+
+def _bounds(x: Any) -> tuple[Any, Any] | None:
+    if type(x) is Bounded:
+        return x.lo, x.hi
+    if _is_number(x):
+        return x, x
+    return None
+
+
+def interval_compare(op: str, a: Any, b: Any) -> Any:
+    """A comparison with a bounded unknown: decided where the intervals decide it."""
+    ab, bb = _bounds(a), _bounds(b)
+    if ab is None or bb is None:
+        if op in ("==", "!=") and (a is None or b is None):
+            return op == "!="  # a number is never null
+        return U
+    (alo, ahi), (blo, bhi) = ab, bb
+    if op in ("==", "!="):
+        apart = ahi < blo or bhi < alo
+        return (op == "!=") if apart else U
+    if op in (">", ">="):
+        (alo, ahi), (blo, bhi) = (blo, bhi), (alo, ahi)
+        op = "<" if op == ">" else "<="
+    if op == "<":
+        return True if ahi < blo else False if alo >= bhi else U
+    return True if ahi <= blo else False if alo > bhi else U
+
+
+def interval_arith(op: str, a: Any, b: Any) -> Any:
+    """Arithmetic with a bounded unknown: ``+ - *`` and ``/`` by a number keep an interval
+    (sound: every value the operands can take lands inside it); the rest is plain unknown."""
+    ab, bb = _bounds(a), _bounds(b)
+    if ab is None or bb is None:
+        return U
+    whole = all(x.whole if type(x) is Bounded else not isinstance(x, float) for x in (a, b))
+    (alo, ahi), (blo, bhi) = ab, bb
+    if op == "+":
+        return bounded(alo + blo, ahi + bhi, whole)
+    if op == "-":
+        return bounded(alo - bhi, ahi - blo, whole)
+    if op == "*":
+        products = (alo * blo, alo * bhi, ahi * blo, ahi * bhi)
+        return bounded(min(products), max(products), whole)
+    if op == "/" and type(b) is not Bounded:
+        if b == 0:
+            raise EvalError("division by zero")
+        ends = (alo / b, ahi / b)
+        return bounded(min(ends), max(ends), False)
+    return U
+
+
+def _interval_contains(item: Any, coll: Any) -> Any:
+    """``item in coll`` where a bounded unknown takes part: false when no number of the
+    interval can be in the collection, otherwise unknown."""
+    if isinstance(coll, str):
+        return U
+    if not isinstance(coll, (frozenset, FMap, tuple)):
+        return contains(item, coll)
+    for x in coll:
+        if x is U:
+            return U
+        if interval_compare("==", item, x) is not False:
+            return U
+    return False
+
+
+def narrowed(value: Bounded, op: str, other: Any) -> Any:
+    """What ``value OP other`` (known to hold) leaves of the interval: a narrower bounded
+    unknown, a number, or ``value`` itself when the comparison says nothing new. Raises
+    :class:`EvalError` when no number of the interval satisfies it."""
+    ob = _bounds(other)
+    if ob is None or op == "!=":
+        if op == "!=" and _is_number(other) and value.whole:
+            if other == value.lo:
+                return bounded(value.lo + 1, value.hi, True)
+            if other == value.hi:
+                return bounded(value.lo, value.hi - 1, True)
+        return value
+    olo, ohi = ob
+    lo, hi = value.lo, value.hi
+    step = 1 if value.whole else 0
+    if op == "==":
+        lo, hi = max(lo, olo), min(hi, ohi)
+    elif op == "<":
+        hi = min(hi, ohi - step if value.whole and ohi == int(ohi) else ohi)
+    elif op == "<=":
+        hi = min(hi, ohi)
+    elif op == ">":
+        lo = max(lo, olo + step if value.whole and olo == int(olo) else olo)
+    elif op == ">=":
+        lo = max(lo, olo)
+    return bounded(lo, hi, value.whole)

@@ -6,6 +6,8 @@ symbolic values :data:`UNKNOWN` (not observed) and :class:`Fresh` (made by the c
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import itertools
 import json
 from collections.abc import Iterator, Mapping
@@ -39,14 +41,32 @@ UNKNOWN_JSON = "$unknown"
 class Fresh:
     """A value a call creates (an id, a token), its text unknown until a real call returns it.
 
-    It equals itself, differs from every other fresh value and from null; whether it equals some
-    known text is unknown."""
+    It equals itself, differs from every other fresh value and from null, and from the texts in
+    ``before`` (see :meth:`existed_before`); whether it equals other known text is unknown."""
 
-    __slots__ = ("label", "serial")
+    __slots__ = ("label", "serial", "before", "_texts")
 
-    def __init__(self, label: str, serial: int) -> None:
+    def __init__(self, label: str, serial: int, before: tuple[Any, Any] | None = None) -> None:
         self.label = label
         self.serial = serial
+        # (values whose texts it differs from, values whose texts it may still be): walked only
+        # when the value is compared with a text
+        self.before = before
+        self._texts: frozenset[str] | None = None
+
+    def existed_before(self, text: str) -> bool:
+        """Whether ``text`` is known to differ from this value, having existed before it.
+
+        ``fresh("id")`` differs from the contract's texts, the texts in the state and in the
+        call's arguments when it was made, and the texts of the plan being simulated. A value
+        a tool returns may echo what the tool sees (the contract's texts, the state, its
+        arguments): it differs only from the plan's texts that were nowhere in those."""
+        if self.before is None:
+            return False
+        if self._texts is None:
+            distinct, echoes = self.before
+            self._texts = texts_in(distinct) - texts_in(echoes)
+        return text in self._texts
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Fresh) and (self.label, self.serial) == (other.label, other.serial)
@@ -61,6 +81,81 @@ class Fresh:
 
     def __repr__(self) -> str:
         return f"<fresh {self.label}#{self.serial}>"
+
+    def __reduce__(self) -> tuple[type[Fresh], tuple[str, int]]:
+        return (Fresh, (self.label, self.serial))
+
+
+PLAN_TEXTS: contextvars.ContextVar[Any] = contextvars.ContextVar("PLAN_TEXTS", default=())
+"""The arguments of the plan being simulated: written before the run, their texts existed
+before every fresh value the run makes (set by ``Simulator.run`` and ``check_plan``; walked
+only when a fresh value is compared with a text)."""
+
+
+@contextlib.contextmanager
+def plan_texts(args: Any) -> Iterator[None]:
+    """Simulate a plan whose arguments are ``args``: fresh values made inside differ from
+    every text in them."""
+    token = PLAN_TEXTS.set(args)
+    try:
+        yield
+    finally:
+        PLAN_TEXTS.reset(token)
+
+
+def texts_in(values: Any) -> frozenset[str]:
+    """Every string inside ``values`` (items, map keys and values, nested), without recursion."""
+    found: set[str] = set()
+    stack = [values]
+    while stack:
+        v = stack.pop()
+        if type(v) is str:
+            found.add(v)
+        elif isinstance(v, (frozenset, set)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, (tuple, list)):
+            stack.extend(v)
+    return frozenset(found)
+
+
+class Bounded:
+    """A number nobody has observed that is known to lie in ``[lo, hi]`` (``unknown in [LO,
+    HI]``): comparisons the interval decides are decided, the others are unknown. ``whole``
+    says it is an integer (both bounds were ints), so ``x < 5`` means ``x <= 4``.
+
+    Two bounded unknowns are equal (as values in a state, for merging states) when their
+    intervals are; as contract values, ``x == y`` over two of them is decided only where the
+    intervals do not overlap."""
+
+    __slots__ = ("lo", "hi", "whole")
+
+    def __init__(self, lo: int | float, hi: int | float, whole: bool) -> None:
+        self.lo = lo
+        self.hi = hi
+        self.whole = whole
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Bounded and (self.lo, self.hi, self.whole) == (
+            other.lo,
+            other.hi,
+            other.whole,
+        )
+
+    def __hash__(self) -> int:
+        return hash(("bounded", self.lo, self.hi, self.whole))
+
+    def __repr__(self) -> str:
+        return f"unknown in [{_number_text(self.lo)}, {_number_text(self.hi)}]"
+
+    def __reduce__(self) -> tuple[type[Bounded], tuple[Any, Any, bool]]:
+        return (Bounded, (self.lo, self.hi, self.whole))
+
+
+def _number_text(n: int | float) -> str:
+    return repr(n)
 
 
 class FMap(dict):  # type: ignore[type-arg]
@@ -171,6 +266,8 @@ def thaw(value: Any) -> Any:
         return UNKNOWN_JSON
     if isinstance(value, Fresh):
         return f"$fresh:{value.label}#{value.serial}"
+    if isinstance(value, Bounded):
+        return {UNKNOWN_JSON: {"min": value.lo, "max": value.hi}}
     if isinstance(value, float) and value != value:
         return "nan"
     return value
@@ -181,6 +278,8 @@ def _key_text(key: Any) -> str:
         return key
     if isinstance(key, (Unknown, Fresh)):
         return str(thaw(key))
+    if isinstance(key, Bounded):
+        return repr(key)
     if isinstance(key, tuple):
         return "(" + ", ".join(_key_text(k) for k in key) + ")"
     return show(key)
@@ -268,7 +367,7 @@ def _show(value: Any) -> str:
         from ..dsl.pretty import literal_text
 
         return literal_text(value)
-    if isinstance(value, (Unknown, Fresh)):
+    if isinstance(value, (Unknown, Fresh, Bounded)):
         return repr(value)
     if isinstance(value, dict):
         items = sorted(value.items(), key=_item_order)

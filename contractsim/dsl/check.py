@@ -270,6 +270,9 @@ def check_state(ck: Checker) -> None:
                 f"`{var.name}` is {ty.show()} but its initial value is {init.show()}",
                 var.init.span,
             )
+        elif isinstance(var.init, ir.UnknownIn):  # each bound must fit the type (issue 16)
+            for bound, which in ((var.init.lo, "lower"), (var.init.hi, "upper")):
+                _conforms(ck, bound, var.type, f"the {which} bound of `{var.name}`")
         else:
             _conforms(ck, var.init, var.type, f"the initial value of `{var.name}`")
     _check_field_defaults(ck)

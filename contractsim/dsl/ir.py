@@ -247,6 +247,17 @@ class TypeTest(Node):
     negated: bool = False
 
 
+# ------------------------------------------------------------------ bounded unknowns (issue 16)
+class UnknownIn(Node):
+    """``unknown in [lo, hi]``: a number nobody has observed, known to lie in the interval.
+    Only a state variable's initial value or the value of an assignment (``x = unknown in
+    [lo, hi]``) is one."""
+
+    kind: Literal["unknown_in"] = "unknown_in"
+    lo: Expr
+    hi: Expr
+
+
 Expr = Annotated[
     Union[
         ScalarLit,
@@ -262,6 +273,7 @@ Expr = Annotated[
         Comprehension,
         Conditional,
         TypeTest,
+        UnknownIn,
     ],
     Field(discriminator="kind"),
 ]

@@ -374,6 +374,10 @@ class _Lowerer:
     def _unknown_init(self, tree: Tree[Token]) -> object:
         return _UNKNOWN
 
+    def _unknown_in(self, tree: Tree[Token]) -> ir.UnknownIn:
+        lo, hi = tree.children
+        return construct(ir.UnknownIn, span=self.span(tree), lo=self.lower(lo), hi=self.lower(hi))
+
     # ------------------------------------------------------------------ types
     def _type_expr(self, tree: Tree[Token]) -> ir.TypeExpr:
         options = [self.lower(child) for child in tree.children]
@@ -751,9 +755,8 @@ class _Lowerer:
 
     def _assign(self, tree: Tree[Token]) -> ir.Assign:
         target, value = tree.children
-        return construct(
-            ir.Assign, span=self.span(tree), target=self.lower(target), value=self.lower(value)
-        )
+        lowered = _as_unknown_in(self.lower(value))
+        return construct(ir.Assign, span=self.span(tree), target=self.lower(target), value=lowered)
 
     def _aug_assign(self, tree: Tree[Token]) -> ir.Assign:
         target, op, value = tree.children
@@ -1101,6 +1104,25 @@ QUANTIFIERS = ("all", "any", "count", "sum", "first", "last")
 """The functions written ``f(body for x in coll)``."""
 
 _UNKNOWN = object()
+
+
+def _as_unknown_in(value: ir.Expr) -> ir.Expr:
+    """``x = unknown in [lo, hi]`` parses as a membership test; as the whole assigned value it
+    is a bounded unknown (issue 16). Elsewhere ``unknown`` is an ordinary name."""
+    if (
+        isinstance(value, ir.Binary)
+        and value.op == "in"
+        and isinstance(value.left, ir.Name)
+        and value.left.name == "unknown"
+        and isinstance(value.right, ir.Collection)
+        and value.right.type == "list"
+        and len(value.right.items) == 2
+    ):
+        lo, hi = value.right.items
+        return construct(ir.UnknownIn, span=value.span, lo=lo, hi=hi)
+    return value
+
+
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEYWORDS = frozenset(("true", "false", "null", "not", "and", "or", "in"))
 

@@ -128,6 +128,10 @@ class Printer(NodeVisitor):
         text = f"{expr_text(e.then, 1)} if {expr_text(e.cond, 1)} else {expr_text(e.orelse)}"
         return f"({text})" if parent > 0 else text
 
+    # ------------------------------------------------------------ bounded unknowns (issue 16)
+    def visit_UnknownIn(self, e: ir.UnknownIn, parent: int) -> str:
+        return f"unknown in [{expr_text(e.lo)}, {expr_text(e.hi)}]"
+
 
 def _comp_for(e: ir.Quantifier | ir.Comprehension) -> str:
     """``for x in xs if c``: the collection and the filter are `or` level, like Python's."""

@@ -588,6 +588,32 @@ class Checker(NodeVisitor):
     def visit_Binary(self, e: ir.Binary, scope: Scope) -> T.Ty:
         return self.binary_type(e, scope)
 
+    # ------------------------------------------------------------ bounded unknowns (issue 16)
+    def visit_UnknownIn(self, e: ir.UnknownIn, scope: Scope) -> T.Ty:
+        """``unknown in [lo, hi]``: both bounds numbers (E0301), ``lo <= hi`` when both are
+        written as numbers (E0417); an ``int`` when both bounds are, else a ``float``."""
+        bounds = [self.expr(b, scope) for b in (e.lo, e.hi)]
+        for b, ty in zip((e.lo, e.hi), bounds):
+            if not T.is_numeric(ty):
+                self.err(
+                    "E0301",
+                    f"the bounds of `unknown in [lo, hi]` must be numbers, got {ty.show()}",
+                    b.span,
+                )
+                return T.ANY
+        lo, hi = _number_literal(e.lo), _number_literal(e.hi)
+        if lo is not None and hi is not None and lo > hi:
+            self.err(
+                "E0417",
+                f"`unknown in [{lo}, {hi}]` is an empty range: the lower bound {lo} is "
+                f"greater than the upper bound {hi}",
+                e.span,
+                hint=f"write the smaller bound first: `unknown in [{hi}, {lo}]`",
+            )
+        if all(T.assignable(ty, T.INT) for ty in bounds):
+            return T.INT
+        return T.FLOAT
+
     def visit_Collection(self, e: ir.Collection, scope: Scope) -> T.Ty:
         items = [self.expr(i, scope) for i in e.items]
         if e.type == "tuple":
@@ -1383,3 +1409,14 @@ def _child_types(t: ir.TypeExpr) -> list[ir.TypeExpr]:
     if isinstance(t, ir.UnionType):
         return list(t.options)
     return []
+
+
+def _number_literal(e: ir.Expr) -> int | float | None:
+    """The value of a number written out (``5``, ``-2.5``), else None."""
+    if isinstance(e, ir.Unary) and e.op == "-":
+        inner = _number_literal(e.operand)
+        return None if inner is None else -inner
+    if isinstance(e, ir.ScalarLit) and isinstance(e.value, (int, float)):
+        if not isinstance(e.value, bool):
+            return e.value
+    return None

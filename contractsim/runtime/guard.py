@@ -603,10 +603,13 @@ class Guard:
             except Exception as exc:  # noqa: BLE001 - the tool ran: record it all the same
                 observed = self._unreadable(call, seen, exc)
             # a raise changes nothing, unless the contract names the exception as an outcome or
-            # a `fail` statement, which keeps the effects before it
+            # a `fail` statement, which keeps the effects before it; and what it proves is kept:
+            # the branch of an undecided precondition that failed narrows unknown values
+            # (`balance >= amount` failed: balance < amount)
             branch = observed.branch
             by_fail = branch is not None and any(v.kind == "fail" for v in branch.violations)
-            if not keep_state or observed.outcome is not None or by_fail:
+            learned = branch is not None and branch.outcome is None
+            if not keep_state or observed.outcome is not None or by_fail or learned:
                 self._state = observed.state
             record.status = observed.status
             record.outcome = observed.outcome

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..compiler import lib
-from ..compiler.values import show, thaw
+from ..compiler.values import plan_texts, show, thaw
 from .goals import GoalPart, unmet_parts
-from .results import Branch, StepWarning, Verdict, Violation
+from .references import FAILED, ReferenceError_, Template, plan_problem, resolve
+from .results import Branch, StepResult, StepWarning, Verdict, Violation
 from .state import State
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ class Path:
     cost: float = 0.0
     cost_known: bool = True
     merged: int = 1
+    results: tuple[Any, ...] = ()  # what each step returned on this path (plans with `$N.result`)
 
 
 @dataclass
@@ -181,7 +183,10 @@ def explore(
     # the bounds are checked by the caller (Simulator.run names the argument at the call)
     calls = [_as_call(c) for c in plan]
     deadline = time.monotonic() + max_seconds
-    with lib.run_budget(deadline):
+    templates = _templates(calls)
+    literal_args = [t.args if isinstance(t, Template) else a for t, (_, a) in zip(templates, calls)]
+    # (references are no texts: walking the arguments skips them)
+    with lib.run_budget(deadline), plan_texts(literal_args):
         return _explore(
             sim,
             calls,
@@ -193,6 +198,7 @@ def explore(
             goal,
             max_seconds,
             deadline,
+            templates,
         )
 
 
@@ -207,8 +213,11 @@ def _explore(
     goal: str | None,
     max_seconds: float,
     deadline: float,
+    templates: list[Template | BadTemplate | None] | None = None,
 ) -> PlanReport:
     frontier: list[Path] = [Path(initial, 1.0)]
+    templates = templates or [None] * len(calls)
+    with_references = any(t is not None for t in templates)
     partial = False  # a bound stopped a step part-way: some of its branches were dropped
     steps: list[StepReport] = []
     notes: list[str] = []
@@ -223,7 +232,9 @@ def _explore(
             steps.append(StepReport(index, tool, args, "ok", skipped=True))
             continue
         report = StepReport(index, tool, args, "ok")
-        next_frontier: dict[tuple[State, int | None, str | None, bool, bool], Path] = {}
+        next_frontier: dict[
+            tuple[State, int | None, str | None, bool, bool, tuple[Any, ...]], Path
+        ] = {}
         step_fail_p = 0.0
         fail_p_known = True
         # the path whose changes are shown: the most probable one that has not failed
@@ -237,7 +248,11 @@ def _explore(
                 cut = f"--max-seconds {max_seconds:g}"
             else:
                 try:
-                    result = sim.step(path.state, tool, args)
+                    refs = templates[index - 1]
+                    if refs is None:
+                        result = sim.step(path.state, tool, args)
+                    else:
+                        result = _step_with_references(sim, path, tool, args, refs, index)
                 except lib.OutOfTime:
                     cut = f"--max-seconds {max_seconds:g}"
             if cut is not None:
@@ -280,6 +295,9 @@ def _explore(
                     else (certain if failed else True),
                     guessed=path.guessed or b.guess,
                     cost=path.cost + (result.cost or 0.0),
+                    results=path.results + ((FAILED if failed else b.result),)
+                    if with_references
+                    else (),
                     cost_known=path.cost_known
                     and (
                         result.cost is not None
@@ -289,7 +307,7 @@ def _explore(
                 )
                 # paths merge only when they agree on how (and whether) they failed
                 failure = new.choices[new.failed_at - 1] if new.failed_at is not None else None
-                key = (new.state, new.failed_at, failure, new.certain, new.guessed)
+                key = (new.state, new.failed_at, failure, new.certain, new.guessed, new.results)
                 if key in next_frontier:
                     old = next_frontier[key]
                     old.merged += 1
@@ -386,6 +404,55 @@ def _change_json(value: Any) -> Any:
     if lib.value_size(value, CHANGE_JSON_LIMIT) > CHANGE_JSON_LIMIT:
         return show(value, CHANGE_JSON_LIMIT)
     return thaw(value)
+
+
+# ------------------------------------------------------- plans that pass results on (issue 16)
+
+
+@dataclass(frozen=True)
+class BadTemplate:
+    """A step whose arguments hold a malformed reference: it fails on every branch."""
+
+    problem: str
+
+
+def _templates(calls: list[tuple[str, Mapping[str, Any]]]) -> list[Template | BadTemplate | None]:
+    out: list[Template | BadTemplate | None] = []
+    for index, (_, args) in enumerate(calls, 1):
+        found = plan_problem(args, index, len(calls))
+        out.append(BadTemplate(found) if isinstance(found, str) else found)
+    return out
+
+
+def _step_with_references(
+    sim: Simulator,
+    path: Path,
+    tool: str,
+    args: Mapping[str, Any],
+    t: Template | BadTemplate,
+    index: int,
+) -> StepResult:
+    """A step whose arguments name earlier results, on one path: the values that path's steps
+    returned are passed on (a reference that names nothing fails the step on that path)."""
+    problem = t.problem if isinstance(t, BadTemplate) else None
+    resolved: dict[str, Any] = {}
+    if problem is None:
+        assert isinstance(t, Template)
+        try:
+            resolved = resolve(t, path.results, index)
+        except ReferenceError_ as exc:
+            problem = str(exc)
+    if problem is not None:
+        v = Violation(
+            "BAD_REFERENCE",
+            problem,
+            "argument",
+            hint="`$N.result.FIELD` passes on what step N returned; `$$` starts a literal `$`",
+        )
+        return StepResult(tool, args, [Branch(None, "fails", path.state, violations=[v])])
+    result = sim.step(path.state, tool, resolved)
+    result.args = args  # the report shows the plan as written
+    return result
 
 
 def _as_call(c: Any) -> tuple[str, Mapping[str, Any]]:

@@ -33,6 +33,7 @@ class BoundCall:
     args: Mapping[str, Any]
     values: Mapping[str, Any]
     fast: Any  # a _FastTool, or None when the tool needs the full step semantics
+    references: bool = False  # the arguments pass an earlier result on (`$1.result.token`)
 
 
 class PlanCheck(NamedTuple):
@@ -123,6 +124,7 @@ class PlanChecker:
         self.compiled = sim.compiled
         self.layout = sim.layout
         self._ctx = NullContext(sim.today, sim.now)
+        self._start: State | None = None  # the state the plan being checked starts from
         self._fast_tools: dict[str, _FastTool | None] = {}
         self.loops = _loops(sim.compiled.ir)
         """Whether the contract has quantifiers or loops (whose work the step budget bounds)."""
@@ -153,6 +155,16 @@ class PlanChecker:
                     )
                 ]
             )
+        if any(type(v) is not str or v.startswith("$") for v in args.values()):
+            from .references import ReferenceError_, template
+
+            try:
+                passes_results_on = template(args) is not None
+            except ReferenceError_:
+                passes_results_on = True  # the plan's run reports it as BAD_REFERENCE
+            if passes_results_on:
+                # the values are known only when the plan runs: checked then, on every branch
+                return BoundCall(tool, args, args, None, references=True)
         try:
             model = ctool.args_model.model_validate(args)
         except ValidationError as exc:
@@ -174,6 +186,7 @@ class PlanChecker:
 
     def _check(self, calls: Sequence[BoundCall], state: State | None = None) -> PlanCheck:
         state = state if state is not None else self.sim.initial_state()
+        self._start = state
         if state.has_unknown:
             return self._slow_check(calls, state, 0)
         S = state.data
@@ -209,6 +222,9 @@ class PlanChecker:
         return PlanCheck("ok", None, State(S, self.layout))
 
     def _slow_check(self, calls: Sequence[BoundCall], state: State, offset: int) -> PlanCheck:
+        if offset and any(c.references for c in calls[offset:]):
+            # `$N.result` counts steps from the plan's start: run the whole plan
+            offset, state = 0, self._start or state
         report = self.sim.run([(c.tool, c.args) for c in calls[offset:]], state, stop_at_first=True)
         failed = next((s.index for s in report.steps if s.verdict != "ok" and not s.skipped), None)
         final = report.paths[0].state if len(report.paths) == 1 and report.verdict == "ok" else None

@@ -379,9 +379,30 @@ def parse_plan(text: str, name: str = "<plan>") -> Plan:
         step = _plan_step(call, i, name, lines[i], problems)
         if step is not None:
             plan.steps.append(step)
+            problem = _reference_problem(step.args, i + 1, len(calls))
+            if problem is not None:
+                problems.append(
+                    diagnostic_at(
+                        "E0701",
+                        f"step {i + 1}: {problem}",
+                        name,
+                        step.line,
+                        hint="`$N.result.FIELD` passes on what an earlier step N returned; "
+                        "`$$` starts a literal `$`",
+                    )
+                )
     if problems:
         raise ContractError(problems, {name: text})
     return plan
+
+
+def _reference_problem(args: dict[str, Any], index: int, steps: int) -> str | None:
+    """What is wrong with the `$N.result…` references in a step's arguments whatever the
+    branch, or None."""
+    from .references import plan_problem
+
+    found = plan_problem(args, index, steps)
+    return found if isinstance(found, str) else None
 
 
 def _too_many_steps(count: str, name: str) -> ContractError:

@@ -89,6 +89,7 @@ class Branch:
     approximate: bool = False  # an unknown condition made some effects unknown
     guess: bool = False  # taken because an unknown guard (not a precondition) might hold
     preconditions_assumed: tuple[str, ...] = ()  # unknown preconditions taken to hold
+    result: Any = None  # what the call returned on this branch (made up when simulated)
 
     @property
     def certain(self) -> bool:

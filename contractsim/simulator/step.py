@@ -19,14 +19,18 @@ from pydantic import ValidationError
 from ..compiler import lib
 from ..compiler.compile import CCondition, CompiledContract, COutcome, CTool, make_context
 from ..compiler.validators import model_values, problems_from
-from ..compiler.values import UNKNOWN, FMap, show
+from ..compiler.values import PLAN_TEXTS, UNKNOWN, Bounded, FMap, Fresh, show
 from ..diagnostics import did_you_mean
 from ..dsl.types import type_label
 from .explain import Explainer, cond_text, when_text
 from .results import Branch, StepResult, StepWarning, Violation
 from .state import State
+from .values import primitive_of
 
 MAX_FLOW_STEPS = 256
+_ORDER = ("==", "!=", "<", "<=", ">", ">=")
+_NEGATED = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+_FLIPPED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 # ``real`` when a step is simulated, not observed: the result is made up (fresh or unknown)
 SIMULATED: Any = object()
 
@@ -85,6 +89,9 @@ class Stepper:
         try:
             model = ctool.args_model.model_validate(args)
         except ValidationError as exc:
+            if any(lib.contains_unknown(v) for v in args.values()):
+                # a value passed on from an earlier step's result (`$1.result.token`)
+                return self.step_symbolic(state, ctool, args)
             violations = [
                 Violation(
                     "INVALID_ARGUMENT",
@@ -100,6 +107,70 @@ class Stepper:
             ]
             return StepResult(tool, args, [Branch(None, "fails", state, violations=violations)])
         values = model_values(model)
+        return self.step_validated(state, ctool, values, args)
+
+    def step_symbolic(self, state: State, ctool: CTool, args: dict[str, Any]) -> StepResult:
+        """A step whose arguments hold values nobody has seen (a fresh token, an unknown number
+        passed on from an earlier result): the other arguments are validated as usual, these
+        only for their kind (text, number), since their text is not known."""
+        symbolic = {k for k, v in args.items() if lib.contains_unknown(v)}
+        probe = {k: v for k, v in args.items() if k not in symbolic}
+        problems = []
+        values: dict[str, Any] = {}
+        try:
+            values = model_values(ctool.args_model.model_validate(probe))
+        except ValidationError as exc:
+            problems = [p for p in problems_from(exc, "args") if p.path[5:] not in symbolic]
+            if not problems:
+                fields = ctool.args_model.model_fields
+                for pname, f in fields.items():
+                    name = f.alias or pname
+                    if name in symbolic:
+                        continue
+                    if name in probe:
+                        param = next(x for x in ctool.ir.params if x.name == name)
+                        adapter = self.compiled.validators.adapter_for(param.type)
+                        values[name] = adapter.validate_python(probe[name])
+                    else:
+                        values[name] = f.get_default(call_default_factory=True)
+        violations = [
+            Violation(
+                "INVALID_ARGUMENT",
+                f"{ctool.name}: {p.text()}",
+                "argument",
+                hint=p.hint,
+                location=self._explainer.loc(ctool.ir.span),
+                field=p.path,
+                rule=p.rule,
+                value=p.value,
+            )
+            for p in problems
+        ]
+        for param in ctool.ir.params:
+            if param.name not in symbolic:
+                continue
+            value = args[param.name]
+            kind = primitive_of(self.compiled.ir, param.type)
+            wrong = (type(value) is Fresh and kind in ("int", "float", "bool")) or (
+                type(value) is Bounded and kind in ("str", "bool")
+            )
+            if wrong:
+                violations.append(
+                    Violation(
+                        "INVALID_ARGUMENT",
+                        f"{ctool.name}: args.{param.name}: must be {kind}, got "
+                        f"{lib.type_name(value)} ({show(value)})",
+                        "argument",
+                        location=self._explainer.loc(ctool.ir.span),
+                        field=f"args.{param.name}",
+                        rule="type",
+                    )
+                )
+            values[param.name] = value
+        if violations:
+            return StepResult(
+                ctool.name, args, [Branch(None, "fails", state, violations=violations)]
+            )
         return self.step_validated(state, ctool, values, args)
 
     def step_validated(
@@ -351,7 +422,10 @@ class Stepper:
             right = self.implied(cond.right, state, ctool, values, holds)
             out = dict(left)
             for slot, value in right.items():
-                if slot in out and (out[slot] != value or type(out[slot]) is not type(value)):
+                both = _intersection(out[slot], value) if slot in out else None
+                if both is not None:
+                    out[slot] = both  # two narrowings of one interval: both hold
+                elif slot in out and (out[slot] != value or type(out[slot]) is not type(value)):
                     del out[slot]  # contradictory: keep it unknown
                 else:
                     out[slot] = value
@@ -359,6 +433,10 @@ class Stepper:
         if isinstance(cond, ir.Name):
             var, prim = self.unknown_var(cond, state, ctool)
             return {var: holds} if var is not None and prim == "bool" else {}
+        if isinstance(cond, ir.Binary) and cond.op in _ORDER:
+            narrowed = self.narrowed(cond, state, ctool, values, holds)
+            if narrowed is not None:
+                return narrowed
         if isinstance(cond, ir.Binary) and cond.op in ("==", "!="):
             name, lit = cond.left, cond.right
             if isinstance(name, ir.ScalarLit):
@@ -373,6 +451,31 @@ class Stepper:
                 return {var: value}
             return {var: not value} if prim == "bool" else {}
         return {}
+
+    def narrowed(
+        self, cond: Any, state: State, ctool: CTool, values: dict[str, Any], holds: bool
+    ) -> dict[int, Any] | None:
+        """A comparison of a state variable holding a bounded unknown with a known number
+        narrows its interval (``balance >= amount`` held: ``balance`` is in ``[amount, HI]``).
+        None when the comparison is not of that form."""
+        from ..dsl import ir
+
+        op = cond.op if holds else _NEGATED[cond.op]
+        for name, other, flip in ((cond.left, cond.right, False), (cond.right, cond.left, True)):
+            if not isinstance(name, ir.Name) or name.name in ctool.params:
+                continue
+            slot = self.layout.get(name.name)
+            if slot is None or name.name not in self.compiled.state_names:
+                continue
+            current = state.data[slot]
+            if type(current) is not Bounded:
+                continue
+            value = self.known(other, state, values)
+            try:
+                return {slot: lib.narrowed(current, _FLIPPED[op] if flip else op, value)}
+            except lib.EvalError:
+                return {}  # no number of the interval satisfies it: nothing to conclude
+        return None
 
     def known(self, e: Any, state: State, values: dict[str, Any]) -> Any:
         """The value of a sub-expression (UNKNOWN when it cannot be evaluated)."""
@@ -640,7 +743,16 @@ class Stepper:
             # a result that no effect stores must not bump the fresh-id counter: the state would
             # differ from an identical one only by that counter and could not be merged
             stored = self.stores_result(ctool.name, out.name, bodies)
-            result = self.fresh_result(ctool, work if stored else [work[-1]])
+            before = None
+            if ctool.ir.returns is not None:
+                # a result may echo what the tool sees; it differs from the plan's other texts
+                seen = (
+                    self.compiled.interpreter.texts,
+                    vals[: len(self.compiled.state_names)],
+                    tuple(values.values()),
+                )
+                before = (PLAN_TEXTS.get(), seen)
+            result = self.fresh_result(ctool, work if stored else [work[-1]], before)
         result_unknown = lib.contains_unknown(result)
         use_safe = safe or result_unknown or state.derive(vals).has_unknown
         for body in bodies:
@@ -671,6 +783,8 @@ class Stepper:
                 return self._explainer.eval_failure(
                     state, "EVAL_ERROR", lib.failure_text(exc), where or body.span, precise
                 )
+            if body.makes_unknowns:
+                use_safe = True  # it made a fresh value or a bounded unknown: so do the rest
         too_large = oversized(work, state.data, self.compiled.state_names)
         if too_large is not None:
             return self._explainer.eval_failure(state, "EVAL_ERROR", too_large, out.ir.span)
@@ -740,6 +854,7 @@ class Stepper:
             flow_path=path,
             approximate=approx or ctx.havoc,
             guess=bool(assumed),
+            result=result,
         )
 
     def stores_result(self, tool: str, outcome: str, bodies: list[Any]) -> bool:
@@ -754,13 +869,15 @@ class Stepper:
             cache[key] = "result" in used_names(exprs)
         return cache[key]
 
-    def fresh_result(self, ctool: CTool, work: list[Any]) -> Any:
+    def fresh_result(
+        self, ctool: CTool, work: list[Any], before: tuple[Any, Any] | None = None
+    ) -> Any:
         returns = ctool.ir.returns
         if returns is None:
             return None
         from .values import fresh_value
 
-        return fresh_value(returns, self.compiled, work, ctool.name)
+        return fresh_value(returns, self.compiled, work, ctool.name, before)
 
     def move_machines(
         self, branches: list[Branch], moves: list[tuple[int, list[tuple[str, Any, str | None]]]]
@@ -800,6 +917,29 @@ class Stepper:
     # ------------------------------------------------------------------ evaluation helpers
 
 
+def _intersection(a: Any, b: Any) -> Any:
+    """Where two narrowings of one bounded unknown meet (None when they are not both numbers or
+    intervals, or do not meet)."""
+    if type(a) is not Bounded and type(b) is not Bounded:
+        return None
+    bounds = []
+    for x in (a, b):
+        if type(x) is Bounded:
+            bounds.append((x.lo, x.hi, x.whole))
+        elif isinstance(x, (int, float)) and not isinstance(x, bool):
+            bounds.append((x, x, isinstance(x, int)))
+        else:
+            return None
+    try:
+        return lib.bounded(
+            max(bounds[0][0], bounds[1][0]),
+            min(bounds[0][1], bounds[1][1]),
+            bounds[0][2] and bounds[1][2],
+        )
+    except lib.EvalError:
+        return None
+
+
 def with_slots(state: State, updates: dict[int, Any]) -> State:
     data = list(state.data)
     for slot, value in updates.items():
@@ -823,19 +963,7 @@ def oversized(work: list[Any], before: tuple[Any, ...], names: list[str]) -> str
 def primitive(contract: Any, var: str) -> str | None:
     """The primitive type (``bool``, ``int``, ``float``, ``str``) of a state variable, through
     type aliases; None for anything else."""
-    from ..dsl import ir
-
-    aliases = {t.name: t.type for t in contract.types}
-    t: Any = next(v.type for v in contract.state if v.name == var)
-    for _ in range(len(aliases) + 1):
-        if not isinstance(t, ir.NamedType):
-            return None
-        if t.name in ("bool", "int", "float", "str"):
-            return t.name
-        if t.name not in aliases:
-            return None
-        t = aliases[t.name]
-    return None
+    return primitive_of(contract, next(v.type for v in contract.state if v.name == var))
 
 
 def literal_of(prim: str | None, value: Any) -> Any:

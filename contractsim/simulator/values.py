@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from ..compiler.compile import CompiledContract
 from ..compiler.foreign import contract_value
 from ..compiler.validators import problems_from
-from ..compiler.values import UNKNOWN, FMap, Fresh
+from ..compiler.values import UNKNOWN, Bounded, FMap, Fresh
 from ..diagnostics import ContractError, Diagnostic, suggestion_hint
 from ..dsl import ir
 from .formats import diagnostic_at, line_of
@@ -84,6 +84,26 @@ def validate_state_overrides(
         if value is UNKNOWN or (unknown_mark and type(value) is str and value == UNKNOWN_MARK):
             out[name] = UNKNOWN
             continue
+        if type(value) is Bounded or (
+            unknown_mark and type(value) is dict and list(value) == [UNKNOWN_MARK]
+        ):
+            bounded, problem = _bounded_value(
+                value, compiled, decls[name] if name in decls else None
+            )
+            if problem is None:
+                out[name] = bounded
+            else:
+                problems.append(
+                    diagnostic_at(
+                        "E0702",
+                        f"`{name}`: {problem}",
+                        source,
+                        line,
+                        hint='write a bounded unknown as {"$unknown": {"min": 10, "max": 20}} '
+                        "on a number variable",
+                    )
+                )
+            continue
         converted = contract_value(value, name)
         if converted.problems:
             problems.append(
@@ -118,13 +138,62 @@ def validate_state_overrides(
     return out
 
 
+def _bounded_value(
+    value: Any, compiled: CompiledContract, decl: ir.StateVar | None
+) -> tuple[Any, str | None]:
+    """A bounded unknown from a state file (``{"$unknown": {"min": LO, "max": HI}}``) or from
+    Python (a :class:`Bounded`), checked: a number variable, numeric bounds, ``min <= max``."""
+    from ..compiler import lib
+
+    if decl is None:
+        return None, "unknown state variable"
+    prim = primitive_of(compiled.ir, decl.type)
+    if prim not in ("int", "float"):
+        return None, "only an int or float variable can hold a bounded unknown"
+    if type(value) is Bounded:
+        lo, hi = value.lo, value.hi
+    else:
+        inner = value[UNKNOWN_MARK]
+        if type(inner) is not dict or set(inner) != {"min", "max"}:
+            return None, 'a bounded unknown needs exactly "min" and "max"'
+        lo, hi = inner["min"], inner["max"]
+    if any(isinstance(b, bool) or not isinstance(b, (int, float)) for b in (lo, hi)):
+        return None, f"the bounds must be numbers, got {lo!r} and {hi!r}"
+    try:
+        return lib.bounded(lo, hi, prim == "int"), None
+    except lib.EvalError as exc:
+        return None, str(exc)
+
+
+def primitive_of(contract: ir.Contract, t: ir.TypeExpr) -> str | None:
+    """The primitive type (``bool``, ``int``, ``float``, ``str``) a type resolves to through
+    type aliases; None for anything else."""
+    aliases = {d.name: d.type for d in contract.types}
+    for _ in range(len(aliases) + 1):
+        if not isinstance(t, ir.NamedType):
+            return None
+        if t.name in ("bool", "int", "float", "str"):
+            return t.name
+        if t.name not in aliases:
+            return None
+        t = aliases[t.name]
+    return None
+
+
 _PLAIN_HINT = "give plain data: str, numbers, bool, None, lists, sets, dicts"
 
 # ------------------------------------------------------------------------------------ fresh values
 
 
-def fresh_value(t: ir.TypeExpr, compiled: CompiledContract, work: list[Any], label: str) -> Any:
-    """What a call returns, in simulation: new strings are fresh ids, the rest is unknown."""
+def fresh_value(
+    t: ir.TypeExpr,
+    compiled: CompiledContract,
+    work: list[Any],
+    label: str,
+    before: tuple[Any, Any] | None = None,
+) -> Any:
+    """What a call returns, in simulation: new strings are fresh ids (differing from the texts
+    in ``before``, see :class:`Fresh`), the rest is unknown."""
     decls = {d.name: d.type for d in compiled.ir.types}
     depth = 0
     while isinstance(t, ir.NamedType) and t.name in decls and depth < 32:
@@ -132,7 +201,10 @@ def fresh_value(t: ir.TypeExpr, compiled: CompiledContract, work: list[Any], lab
         depth += 1
     if isinstance(t, ir.RecordType):
         return FMap(
-            {f.name: fresh_value(f.type, compiled, work, f"{label}.{f.name}") for f in t.fields}
+            {
+                f.name: fresh_value(f.type, compiled, work, f"{label}.{f.name}", before)
+                for f in t.fields
+            }
         )
     if (
         isinstance(t, ir.NamedType)
@@ -141,5 +213,5 @@ def fresh_value(t: ir.TypeExpr, compiled: CompiledContract, work: list[Any], lab
         or (isinstance(t, ir.NamedType) and t.name == "str")
     ):
         work[-1] += 1
-        return Fresh(label, work[-1])
+        return Fresh(label, work[-1], before)
     return UNKNOWN
