@@ -39,6 +39,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "contractsim.planning",
         "contractsim.diffing",
         "contractsim.importers",
+        "contractsim.scale",
     ),
     ("contractsim.api", "contractsim"),  # the top package's __init__ is the façade's lazy alias
     ("contractsim.cli", "contractsim.__main__"),
@@ -50,6 +51,10 @@ SIDEWAYS_ALLOWED: dict[tuple[str, str], str] = {
     ("contractsim.learning", "contractsim.replay"): (
         "the trace format is replay's: learning reads runs with replay's reader and clusters "
         "failure messages with replay's mask"
+    ),
+    ("contractsim.scale", "contractsim.replay"): (
+        "replay at scale runs replay's own loop and trace reader in each worker and merges "
+        "replay's results: one replay, not a second copy of it"
     ),
 }
 

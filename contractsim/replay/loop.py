@@ -12,6 +12,7 @@ either: such a step is a *contract error*, counted apart and left out of precisi
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, cast
@@ -410,10 +411,16 @@ class ReplayResult:
         return not self.disagreements and not self.contract_errors
 
 
-def replay_runs(contract: Contract, runs: list[Run], now: datetime | None = None) -> ReplayResult:
+def replay_runs(
+    contract: Contract,
+    runs: Iterable[Run],
+    now: datetime | None = None,
+    simulators: dict[datetime, Simulator] | None = None,
+) -> ReplayResult:
     """Replay ``runs`` against ``contract``. A run's own ``now`` wins over ``now``, which wins
-    over :data:`DEFAULT_NOW`."""
-    sims: dict[datetime, Simulator] = {}
+    over :data:`DEFAULT_NOW`. ``simulators`` (time → simulator) lets a caller that replays run
+    by run keep its simulators between calls."""
+    sims: dict[datetime, Simulator] = {} if simulators is None else simulators
     out = ReplayResult(clock=ClockUse(reads_clock(contract.ir), now))
     for run in runs:
         when = run.now or now or DEFAULT_NOW
