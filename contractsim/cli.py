@@ -63,6 +63,44 @@ def _finite(param: click.Parameter, value: float) -> float:
     return value
 
 
+def _scale_options(command: Any) -> Any:
+    """The options of ``replay`` and ``simulate`` that run them streamed and in parallel."""
+    options = [
+        click.option(
+            "--workers",
+            type=click.IntRange(1),
+            help="Run on this many local processes (streamed input, results merged in input "
+            "order: the same report as one process). Default: 1.",
+        ),
+        click.option(
+            "--dask",
+            metavar="ADDRESS",
+            help="Run on a dask.distributed cluster at ADDRESS (host:port), or `local` for a "
+            "LocalCluster of --workers processes; needs the extra contractsim[dask].",
+        ),
+        click.option(
+            "--chunk-size",
+            type=click.IntRange(1),
+            default=64,
+            show_default=True,
+            help="Runs (or plans) sent to a worker at a time.",
+        ),
+        click.option(
+            "--output",
+            type=click.Path(dir_okay=False),
+            help="Also write one JSON line per finished run (or plan) to this file.",
+        ),
+        click.option(
+            "--resume",
+            is_flag=True,
+            help="With --output: keep the results already in the file and do only the rest.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="contractsim")
 def main() -> None:
@@ -413,7 +451,7 @@ def export_cmd(contract: str, target: str, tool: str | None, output: str | None)
 
 @main.command(name="replay")
 @click.argument("contract", type=click.Path(dir_okay=True))
-@click.argument("traces", type=click.Path(dir_okay=True))
+@click.argument("traces", nargs=-1, required=True, type=click.Path(dir_okay=True))
 @click.option(
     "--adapter",
     help="FILE.py:FUNC or MODULE:FUNC turning one foreign record into a run (docs/replay.md).",
@@ -438,21 +476,37 @@ def export_cmd(contract: str, target: str, tool: str | None, output: str | None)
     help="Also list the steps predicted to fail by violated rule x real error (masked), and "
     "the notes on agreeing steps (always in --format json).",
 )
+@_scale_options
 def replay_cmd(
     contract: str,
-    traces: str,
+    traces: tuple[str, ...],
     adapter: str | None,
     fmt: str,
     now: str | None,
     show: int,
     by_rule: bool,
+    workers: int | None,
+    dask: str | None,
+    chunk_size: int,
+    output: str | None,
+    resume: bool,
 ) -> None:
     """Replay recorded runs in TRACES against CONTRACT: per step, the contract's prediction
     against what really happened, carrying the state along the real outcome.
 
-    Exit 0 when every step agrees, 1 when some step disagrees or the contract cannot evaluate
-    itself (EVAL_ERROR), 2 on bad input.
+    With several TRACES, --workers, --dask or --output the runs are streamed and replayed in
+    parallel (docs/scale.md); the report is the same, byte for byte.
+
+    Exit 0 when every step agrees, 1 when some step disagrees, the contract cannot evaluate
+    itself (EVAL_ERROR) or a run failed in its worker, 2 on bad input.
     """
+    if len(traces) > 1 or workers or dask or output or resume:
+        _replay_at_scale(
+            contract, list(traces), adapter, fmt, now, show, by_rule,
+            workers, dask, chunk_size, output, resume,
+        )  # fmt: skip
+        return
+    (trace_file,) = traces
     from .diagnostics import ContractError
     from .replay import load_adapter, read_runs, render_json, render_text, replay_runs
     from .simulator.formats import parse_now
@@ -461,17 +515,17 @@ def replay_cmd(
     try:
         when = parse_now(now, "<command line: --now>") if now is not None else None
         fn = load_adapter(adapter) if adapter is not None else None
-        runs = read_runs(traces, c.compiled, fn)
+        runs = read_runs(trace_file, c.compiled, fn)
     except ContractError as exc:
         _fail_input(exc, fmt)
         return
     result = replay_runs(c, runs, when)
     limit = show or None
     if fmt == "json":
-        report = render_json(result, contract, traces, limit)
+        report = render_json(result, contract, trace_file, limit)
         click.echo(json.dumps(report, indent=2, ensure_ascii=False))
     else:
-        click.echo(render_text(result, contract, traces, limit, by_rule), nl=False)
+        click.echo(render_text(result, contract, trace_file, limit, by_rule), nl=False)
     if not result.agree:
         sys.exit(EXIT_FAIL)
 
@@ -1136,3 +1190,65 @@ def _repair_text(fixed: Any, calls: list[tuple[str, dict[str, Any]]]) -> str:
             own += 1
             lines.append(f"    {own}. {_call_text(tool, args)}")
     return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------- replay / simulate at scale
+
+
+def _replay_at_scale(
+    contract: str,
+    traces: list[str],
+    adapter: str | None,
+    fmt: str,
+    now: str | None,
+    show: int,
+    by_rule: bool,
+    workers: int | None,
+    dask: str | None,
+    chunk_size: int,
+    output: str | None,
+    resume: bool,
+) -> None:
+    from .api import loads
+    from .diagnostics import ContractError
+    from .replay import render_json, render_text
+    from .scale import OutputProblem, replay_at_scale
+    from .scale.cluster import DaskUnavailable
+    from .scale.replay import failed_json, failed_text
+
+    if resume and output is None:
+        raise click.UsageError("--resume needs --output FILE.jsonl (the results to resume from)")
+    c = _load(contract, fmt)
+    try:
+        done = replay_at_scale(
+            loads,
+            c,
+            traces,
+            adapter=adapter,
+            now=now,
+            workers=workers or 1,
+            dask=dask,
+            chunk_size=chunk_size,
+            output=output,
+            resume=resume,
+            progress=fmt == "text" and sys.stderr.isatty(),
+        )
+    except ContractError as exc:
+        _fail_input(exc, fmt)
+        return
+    except (OutputProblem, DaskUnavailable) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_INPUT)
+    if done.resumed:
+        click.echo(f"resumed: {done.resumed} run(s) already in {output}", err=True)
+    label = ", ".join(traces)
+    limit = show or None
+    if fmt == "json":
+        report = render_json(done.result, contract, label, limit)
+        report.update(failed_json(done.failed))
+        click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        text = render_text(done.result, contract, label, limit, by_rule)
+        click.echo(text + failed_text(done.failed), nl=False)
+    if not done.result.agree or done.failed:
+        sys.exit(EXIT_FAIL)

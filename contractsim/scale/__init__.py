@@ -13,8 +13,9 @@ See ``docs/scale.md``.
 
 from __future__ import annotations
 
+from .dispatch import run_items
 from .output import OutputProblem
-from .pool import Job, Outcome, default_workers, run_items
+from .pool import Job, Outcome, default_workers
 from .replay import FailedRun, ScaleReplay, replay_at_scale
 
 __all__ = [

@@ -44,8 +44,9 @@ from ..replay.traces import (
 )
 from ..simulator.json_maps import JsonMaps
 from ..sources import path_problem
+from .dispatch import run_items
 from .output import ResultFile
-from .pool import Job, Outcome, run_items
+from .pool import Job, Outcome
 from .progress import Progress
 
 if TYPE_CHECKING:
@@ -66,7 +67,12 @@ class FailedRun:
     reason: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"trace": self.trace, "run_index": self.index, "line": self.line, "error": self.reason}
+        return {
+            "trace": self.trace,
+            "run_index": self.index,
+            "line": self.line,
+            "error": self.reason,
+        }
 
 
 @dataclass
@@ -222,7 +228,9 @@ def result_to_json(r: ReplayResult) -> dict[str, Any]:
     out: dict[str, Any] = {
         "runs": r.runs,
         "matrix": [[v, o, n] for (v, o), n in r.matrix.items() if n],
-        "tools": {k: [c.steps, c.false_alarms, c.misses, c.contract_errors] for k, c in r.tools.items()},
+        "tools": {
+            k: [c.steps, c.false_alarms, c.misses, c.contract_errors] for k, c in r.tools.items()
+        },
     }
     if r.disagreements:
         out["disagreements"] = [d.to_json() for d in r.disagreements]
@@ -237,7 +245,12 @@ def result_to_json(r: ReplayResult) -> dict[str, Any]:
     if r.noted_agreements:
         out["notes"] = [r.noted_agreements, r.agreement_notes]
     c = r.clock
-    out["clock"] = [c.from_runs, c.from_option, c.from_default, sorted(t.isoformat() for t in c.run_times)]
+    out["clock"] = [
+        c.from_runs,
+        c.from_option,
+        c.from_default,
+        sorted(t.isoformat() for t in c.run_times),
+    ]
     e = r.effects
     if e.steps:
         out["effects"] = {
@@ -443,3 +456,18 @@ def _sources(traces: Iterable[str], problems: list[Diagnostic]) -> dict[str, str
             except ContractError:
                 pass
     return out
+
+
+def failed_text(failed: list[FailedRun]) -> str:
+    """The text report's lines on failed runs (nothing when there are none)."""
+    if not failed:
+        return ""
+    lines = ["", f"{len(failed)} run(s) could not be replayed and are not counted above:"]
+    lines += [f"  {f.trace} run {f.index} (line {f.line}): {f.reason}" for f in failed]
+    return "\n".join(lines) + "\n"
+
+
+def failed_json(failed: list[FailedRun]) -> dict[str, Any]:
+    """The JSON report's ``failed_runs`` (left out when there are none, so that a complete
+    replay's report is the one ``replay`` gives)."""
+    return {"failed_runs": [f.to_json() for f in failed]} if failed else {}
