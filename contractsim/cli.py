@@ -160,7 +160,7 @@ def check(files: tuple[str, ...], fmt: str, strict: bool, max_errors: int) -> No
 
 @main.command()
 @click.argument("contract", type=click.Path(dir_okay=True))
-@click.argument("plan", type=click.Path(dir_okay=True))
+@click.argument("plans", nargs=-1, required=True, type=click.Path(dir_okay=True))
 @click.option(
     "--state",
     "state_file",
@@ -211,9 +211,10 @@ def check(files: tuple[str, ...], fmt: str, strict: bool, max_errors: int) -> No
     help="When the plan fails (or misses --goal), add the cheapest calls to insert so that "
     "every step succeeds, as a diff of the plan (docs/planning.md).",
 )
+@_scale_options
 def simulate(
     contract: str,
-    plan: str,
+    plans: tuple[str, ...],
     state_file: str | None,
     fmt: str,
     now: str | None,
@@ -225,13 +226,37 @@ def simulate(
     max_seconds: float,
     color: bool | None,
     repair: bool,
+    workers: int | None,
+    dask: str | None,
+    chunk_size: int,
+    output: str | None,
+    resume: bool,
 ) -> None:
-    """Dry-run PLAN against CONTRACT and predict, per step, ok / fails / may fail.
+    """Dry-run PLANS against CONTRACT and predict, per step, ok / fails / may fail.
+
+    One plan file: its full report. Several plans, a directory of plans (*.yaml, *.yml,
+    *.json), --workers, --dask or --output: one line per plan and a summary, simulated in
+    parallel (docs/scale.md).
 
     Exit 0 when the plan succeeds on every branch, 1 when it fails on some branch (or misses
     --goal), 3 when it may fail (because of unknown values, or because a bound left steps out),
-    2 on bad input.
+    2 on bad input; with several plans, the worst of them (2, then 1, then 3).
     """
+    import os
+
+    if len(plans) > 1 or os.path.isdir(plans[0]) or workers or dask or output or resume:
+        from .scale.batch import SimulateOptions
+
+        if repair:
+            raise click.UsageError("--repair simulates one plan: give a single plan file")
+        options = SimulateOptions(
+            state_file, now, goal, max_depth, max_states, max_branches, max_seconds, stop_at_first
+        )
+        _simulate_at_scale(
+            contract, list(plans), options, fmt, workers, dask, chunk_size, output, resume
+        )
+        return
+    (plan,) = plans
     from .diagnostics import ContractError, Span
     from .simulator.inputs import prepare_run
     from .simulator.report import render_text
@@ -1252,3 +1277,78 @@ def _replay_at_scale(
         click.echo(text + failed_text(done.failed), nl=False)
     if not done.result.agree or done.failed:
         sys.exit(EXIT_FAIL)
+
+
+def _simulate_at_scale(
+    contract: str,
+    plans: list[str],
+    options: Any,
+    fmt: str,
+    workers: int | None,
+    dask: str | None,
+    chunk_size: int,
+    output: str | None,
+    resume: bool,
+) -> None:
+    from .api import loads
+    from .diagnostics import ContractError, Span, error, suggestion_hint
+    from .scale import OutputProblem
+    from .scale.batch import plan_line, simulate_at_scale
+    from .scale.cluster import DaskUnavailable
+    from .simulator.formats import read_text
+
+    if resume and output is None:
+        raise click.UsageError("--resume needs --output FILE.jsonl (the results to resume from)")
+    c = _load(contract, fmt)
+    if options.goal is not None and options.goal not in c.compiled.goals:
+        problem = error(
+            "E0703",
+            f"the contract declares no goal `{options.goal}`",
+            Span(file=contract),
+            hint=suggestion_hint(options.goal, c.compiled.goals, "goal"),
+        )
+        _fail_input(ContractError([problem]), fmt)
+    first = [True]
+
+    def sources(diags: list[diagnostics.Diagnostic]) -> dict[str, str]:
+        out = {}
+        for name in {d.span.file for d in diags}:
+            try:
+                out[name] = read_text(name, "plan")
+            except ContractError:
+                pass
+        return out
+
+    def emit(item: dict[str, Any]) -> None:
+        if fmt == "json":
+            lead = f'{{"contract": {json.dumps(contract)}, "plans": [\n' if first[0] else ",\n"
+            click.echo(lead + json.dumps(item, ensure_ascii=False), nl=False)
+        else:
+            click.echo(plan_line(item, sources), nl=False)
+        first[0] = False
+
+    try:
+        summary = simulate_at_scale(
+            loads,
+            c,
+            plans,
+            options,
+            emit,
+            workers=workers or 1,
+            dask=dask,
+            chunk_size=chunk_size,
+            output=output,
+            resume=resume,
+            progress=fmt == "text" and sys.stderr.isatty(),
+        )
+    except (OutputProblem, DaskUnavailable) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_INPUT)
+    if summary.resumed:
+        click.echo(f"resumed: {summary.resumed} plan(s) already in {output}", err=True)
+    if fmt == "json":
+        lead = f'{{"contract": {json.dumps(contract)}, "plans": [' if first[0] else "\n"
+        click.echo(lead + '], "summary": ' + json.dumps(summary.to_json()) + "}")
+    else:
+        click.echo(summary.text(), nl=False)
+    sys.exit(summary.exit_code)

@@ -12,7 +12,6 @@ the file and replays only the others.
 from __future__ import annotations
 
 import hashlib
-import heapq
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -44,10 +43,10 @@ from ..replay.traces import (
 )
 from ..simulator.json_maps import JsonMaps
 from ..sources import path_problem
-from .dispatch import run_items
 from .output import ResultFile
-from .pool import Job, Outcome
+from .pool import Job
 from .progress import Progress
+from .stream import ordered_outcomes
 
 if TYPE_CHECKING:
     from ..api import Contract
@@ -383,21 +382,20 @@ def replay_at_scale(
     }
     out = ScaleReplay(ReplayResult(clock=ClockUse(reads_clock(contract.ir), when)))
     results = ResultFile(output, header, resume) if output is not None else None
-    done: dict[tuple[int, ...], str] = results.done if results is not None else {}
-    out.resumed = len(done)
+    out.resumed = len(results.done) if results is not None else 0
     bar = Progress(count_runs(traces) if progress else None, progress)
-    items = (item for item in trace_items(traces) if tuple(item[0]) not in done)
-    fresh = run_items(job, items, workers=workers, chunk_size=chunk_size, dask=dask)
-    earlier = (Outcome(list(key), line) for key, line in sorted(done.items()))
+    outcomes = ordered_outcomes(
+        job, trace_items(traces), workers=workers, dask=dask, chunk_size=chunk_size,
+        results=results, bar=bar,
+    )  # fmt: skip
     problems: list[Diagnostic] = []
     bad_runs = 0
     try:
-        for outcome in heapq.merge(earlier, fresh, key=lambda o: tuple(o.key)):
+        for outcome, fresh in outcomes:
             number, index, line = outcome.key
             if bad_runs >= MAX_BAD_RUNS:
                 problems.append(_stopped(problems[-1], traces[number], line))
                 break
-            bar.advance()
             if outcome.line is None:
                 out.failed.append(FailedRun(traces[number], index, line, outcome.failure or "?"))
                 continue
@@ -409,7 +407,7 @@ def replay_at_scale(
             if problems:
                 continue  # bad input: the report is not shown, only the problems
             merge(out.result, data["result"])
-            if results is not None and tuple(outcome.key) not in done:
+            if results is not None and fresh:
                 results.write(outcome.line)
     finally:
         bar.close()
