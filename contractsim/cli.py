@@ -1257,6 +1257,7 @@ def _replay_at_scale(
             output=output,
             resume=resume,
             progress=fmt == "text" and sys.stderr.isatty(),
+            keep=show or None,
         )
     except ContractError as exc:
         _fail_input(exc, fmt)

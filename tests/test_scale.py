@@ -105,6 +105,21 @@ def test_several_trace_files_are_one_report(tmp_path: Path) -> None:
     assert [d["run_index"] for d in data["disagreements"]] == [2, 2]  # per file, in order
 
 
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_show_keeps_the_first_disagreements_and_counts_them_all(fmt: str, tmp_path: Path) -> None:
+    """The merged result keeps only --show disagreements in memory; the counts stay whole."""
+    edge = str(EDGE)
+    plain = run_cli("replay", CONTRACT, edge, "--adapter", ADAPTER, "--show", "1", "--format", fmt)
+    c = contractsim.load(CONTRACT)
+    done = replay_at_scale(contractsim.loads, c, [edge], adapter=ADAPTER, keep=1)
+    assert len(done.result.disagreements) == 2 and list.__len__(done.result.disagreements) == 1
+    if fmt == "json":
+        report = render_json(done.result, str(CONTRACT), edge, 1)
+        assert json.dumps(report, indent=2, ensure_ascii=False) + "\n" == plain.output
+    else:
+        assert render_text(done.result, str(CONTRACT), edge, 1) == plain.output
+
+
 def test_bad_runs_are_the_same_diagnostics_as_replay(tmp_path: Path) -> None:
     lines = [
         json.dumps({"steps": [{"tool": "pwd", "outcome": oc}]}) for oc in "ok oops ok nah".split()

@@ -74,6 +74,25 @@ class FailedRun:
         }
 
 
+class Kept(list[Disagreement]):
+    """The first ``limit`` disagreements of a replay, and how many there were: ``len()`` is
+    the number of all of them (what the report counts), iteration and indexing give the kept
+    ones (what the report lists). Memory stays flat however many runs disagree."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+        self.total = 0
+
+    def add(self, item: Disagreement) -> None:
+        self.total += 1
+        if super().__len__() < self.limit:
+            self.append(item)
+
+    def __len__(self) -> int:
+        return self.total
+
+
 @dataclass
 class ScaleReplay:
     """The merged result of a replay at scale."""
@@ -292,19 +311,26 @@ def merge(total: ReplayResult, part: dict[str, Any]) -> None:
         counts.false_alarms += alarms
         counts.misses += misses
         counts.contract_errors += errors
-    total.disagreements += [_disagreement(d) for d in part.get("disagreements", ())]
-    total.contract_errors += [_disagreement(d) for d in part.get("contract_errors", ())]
+    for mine, theirs in (
+        (total.disagreements, part.get("disagreements", ())),
+        (total.contract_errors, part.get("contract_errors", ())),
+    ):
+        for d in theirs:
+            if isinstance(mine, Kept):
+                mine.add(_disagreement(d))
+            else:
+                mine.append(_disagreement(d))
     risks, realised = part.get("risks", (0, 0))
     total.risks += risks
     total.risks_realised += realised
     total.result_mismatches += [ResultMismatch(**m) for m in part.get("result_mismatches", ())]
     for row in part.get("by_rule", ()):
         key = (row["code"], row["outcome"], row["message"])
-        mine = total.by_rule.get(key)
-        if mine is None:
+        rule = total.by_rule.get(key)
+        if rule is None:
             total.by_rule[key] = RuleRow(**row)
         else:
-            mine.steps += row["steps"]
+            rule.steps += row["steps"]
     noted, notes = part.get("notes", (0, {}))
     total.noted_agreements += noted
     for note, n in notes.items():
@@ -356,12 +382,14 @@ def replay_at_scale(
     output: str | None = None,
     resume: bool = False,
     progress: bool = False,
+    keep: int | None = None,
 ) -> ScaleReplay:
     """Replay every run of ``traces`` against ``contract`` with ``workers`` local processes (or
     on Dask), streaming the runs; the merged result is the one :func:`replay_runs` gives on the
     same runs. ``build`` is ``contractsim.loads`` (what a worker compiles the source with).
     Bad runs raise :class:`ContractError` (the first :data:`MAX_BAD_RUNS` with problems, in
-    file order), like ``read_runs``."""
+    file order), like ``read_runs``. ``keep`` (the report's ``--show``) keeps only the first
+    disagreements and contract errors in full (:class:`Kept`); None keeps all."""
     from ..simulator.formats import parse_now
 
     check_readable(traces)
@@ -381,6 +409,8 @@ def replay_at_scale(
         "now": now,
     }
     out = ScaleReplay(ReplayResult(clock=ClockUse(reads_clock(contract.ir), when)))
+    if keep is not None:
+        out.result.disagreements, out.result.contract_errors = Kept(keep), Kept(keep)
     results = ResultFile(output, header, resume) if output is not None else None
     out.resumed = len(results.done) if results is not None else 0
     bar = Progress(count_runs(traces) if progress else None, progress)
