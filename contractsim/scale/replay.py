@@ -210,7 +210,8 @@ def replay_item(worker: ReplayWorker, payload: tuple[int, int, int, Any, bool]) 
     if run is None:
         head["problems"] = [d.model_dump(mode="json") for d in problems]
         return json.dumps(head, ensure_ascii=False)
-    result = replay_runs(worker.contract, [run], worker.now, worker.simulators)
+    fresh = ReplayResult(clock=ClockUse(worker.reads_clock, worker.now))
+    result = replay_runs(worker.contract, [run], worker.now, worker.simulators, fresh)
     head["run"] = run.name
     head["result"] = result_to_json(result)
     return json.dumps(head, ensure_ascii=False)
