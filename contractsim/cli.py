@@ -1291,16 +1291,22 @@ def _simulate_at_scale(
     output: str | None,
     resume: bool,
 ) -> None:
+    import os
+
     from .api import loads
     from .diagnostics import ContractError, Span, error, suggestion_hint
     from .scale import OutputProblem
-    from .scale.batch import plan_line, simulate_at_scale
+    from .scale.batch import plan_files, plan_line, simulate_at_scale
     from .scale.cluster import DaskUnavailable
     from .simulator.formats import read_text
 
     if resume and output is None:
         raise click.UsageError("--resume needs --output FILE.jsonl (the results to resume from)")
     c = _load(contract, fmt)
+    for path in plans:
+        if os.path.isdir(path) and next(plan_files([path]), None) is None:
+            click.echo(f"error: {path} holds no plan files (*.yaml, *.yml, *.json)", err=True)
+            sys.exit(EXIT_INPUT)
     if options.goal is not None and options.goal not in c.compiled.goals:
         problem = error(
             "E0703",

@@ -242,6 +242,13 @@ def test_a_bad_plan_among_good_ones_is_reported_and_exits_2(tmp_path: Path) -> N
     assert out.output.endswith("2 plan(s): 1 ok, 0 fail, 0 may fail, 1 bad input\n")
 
 
+def test_a_directory_without_plans_is_bad_input(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("not a plan")
+    out = CliRunner().invoke(main, ["simulate", str(FS_CONTRACT), str(tmp_path)])
+    assert out.exit_code == 2
+    assert out.stderr == f"error: {tmp_path} holds no plan files (*.yaml, *.yml, *.json)\n"
+
+
 def test_repair_is_for_one_plan() -> None:
     out = run_cli("simulate", FS_CONTRACT, FS_PLANS, "--repair")
     assert out.exit_code == 2
