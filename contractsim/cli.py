@@ -76,7 +76,8 @@ def _scale_options(command: Any) -> Any:
             "--dask",
             metavar="ADDRESS",
             help="Run on a dask.distributed cluster at ADDRESS (host:port), or `local` for a "
-            "LocalCluster of --workers processes; needs the extra contractsim[dask].",
+            "LocalCluster of --workers processes (default: one per core); needs the extra "
+            "contractsim[dask].",
         ),
         click.option(
             "--chunk-size",
@@ -1237,7 +1238,7 @@ def _replay_at_scale(
     from .api import loads
     from .diagnostics import ContractError
     from .replay import render_json, render_text
-    from .scale import OutputProblem, replay_at_scale
+    from .scale import OutputProblem, default_workers, replay_at_scale
     from .scale.cluster import DaskUnavailable
     from .scale.replay import failed_json, failed_text
 
@@ -1251,7 +1252,7 @@ def _replay_at_scale(
             traces,
             adapter=adapter,
             now=now,
-            workers=workers or 1,
+            workers=workers or (default_workers() if dask else 1),
             dask=dask,
             chunk_size=chunk_size,
             output=output,
@@ -1295,7 +1296,7 @@ def _simulate_at_scale(
 
     from .api import loads
     from .diagnostics import ContractError, Span, error, suggestion_hint
-    from .scale import OutputProblem
+    from .scale import OutputProblem, default_workers
     from .scale.batch import plan_files, plan_line, simulate_at_scale
     from .scale.cluster import DaskUnavailable
     from .simulator.formats import read_text
@@ -1341,7 +1342,7 @@ def _simulate_at_scale(
             plans,
             options,
             emit,
-            workers=workers or 1,
+            workers=workers or (default_workers() if dask else 1),
             dask=dask,
             chunk_size=chunk_size,
             output=output,

@@ -19,7 +19,7 @@ import multiprocessing
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from itertools import islice
@@ -173,33 +173,36 @@ def _new_pool(job: Job, token: str, workers: int) -> ProcessPoolExecutor:
 def _run_local(job: Job, chunks: Iterable[list[Item]], workers: int) -> Iterator[Outcome]:
     token = job.token
     pool = [_new_pool(job, token, workers)]
-    chunk_of: dict[Future[list[Outcome]], list[Item]] = {}
+    chunk_of: dict[Future[list[Outcome]], tuple[list[Item], ProcessPoolExecutor]] = {}
 
     def submit(chunk: list[Item]) -> Future[list[Outcome]]:
         try:
             future = pool[0].submit(_run_chunk_in_pool, token, chunk)
         except BrokenProcessPool:
-            pool[0].shutdown(wait=False, cancel_futures=True)
-            pool[0] = _new_pool(job, token, workers)
+            _replace_pool(pool[0])
             future = pool[0].submit(_run_chunk_in_pool, token, chunk)
-        chunk_of[future] = chunk
+        chunk_of[future] = (chunk, pool[0])
         return future
+
+    def _replace_pool(broken: ProcessPoolExecutor) -> None:
+        """A fresh pool instead of ``broken``, once (the chunks that were in flight in it come
+        back broken one by one; the pool that replaced it is not touched)."""
+        if broken is pool[0]:
+            broken.shutdown(wait=False, cancel_futures=True)
+            pool[0] = _new_pool(job, token, workers)
 
     def collect(
         handles: set[Future[list[Outcome]]],
     ) -> Iterator[tuple[Future[list[Outcome]], list[Outcome]]]:
         finished, _ = wait(handles, return_when=FIRST_COMPLETED)
-        broken = False
         for future in finished:
-            chunk = chunk_of.pop(future)
+            chunk, owner = chunk_of.pop(future)
             try:
-                yield future, future.result()
-            except BrokenProcessPool:
-                broken = True
-                yield future, _retry_alone(job, token, chunk)
-        if broken:  # the chunks still in flight died with the pool: they come back broken too
-            pool[0].shutdown(wait=False, cancel_futures=True)
-            pool[0] = _new_pool(job, token, workers)
+                outcomes = future.result()
+            except (BrokenProcessPool, CancelledError):
+                _replace_pool(owner)
+                outcomes = _retry_alone(job, token, chunk)
+            yield future, outcomes
 
     try:
         yield from in_order(chunks, submit, 2 * workers + 2, collect)
