@@ -187,13 +187,28 @@ def test_resume_needs_output(tmp_path: Path) -> None:
     assert "--resume needs --output FILE.jsonl" in result.output
 
 
-def test_a_run_that_raises_is_a_failed_run_not_a_traceback(tmp_path: Path) -> None:
-    adapter = tmp_path / "boom.py"
-    adapter.write_text("def adapt(r):\n    return r\n")
-    traces = simple_runs(tmp_path / "t.jsonl", ["a", "b"])
+def test_a_run_that_raises_is_a_failed_run_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import contractsim.scale.replay as scale_replay
+
+    real = scale_replay.replay_runs
+
+    def broken(contract: Any, runs: list[Any], *args: Any) -> Any:
+        if runs[0].name == "b":
+            raise RuntimeError("boom")
+        return real(contract, runs, *args)
+
+    monkeypatch.setattr(scale_replay, "replay_runs", broken)
+    traces = simple_runs(tmp_path / "t.jsonl", ["a", "b", "c"])
     c = contractsim.load(CONTRACT)
-    done = replay_at_scale(contractsim.loads, c, [str(traces)], adapter=f"{adapter}:adapt")
-    assert (done.result.runs, done.failed) == (2, [])
+    done = replay_at_scale(contractsim.loads, c, [str(traces)])
+    assert done.result.runs == 2
+    assert done.failed == [scale_replay.FailedRun(str(traces), 2, 2, "RuntimeError: boom")]
+    assert scale_replay.failed_text(done.failed) == (
+        f"\n1 run(s) could not be replayed and are not counted above:\n"
+        f"  {traces} run 2 (line 2): RuntimeError: boom\n"
+    )
 
 
 def test_the_progress_line_counts_rate_and_time_left() -> None:
@@ -362,13 +377,15 @@ def test_a_worker_killed_once_loses_nothing(tmp_path: Path) -> None:
     names = [f"r{i}" for i in range(40)]
     names[13] = "KILL"
     traces = simple_runs(tmp_path / "t.jsonl", names)
+    marker = tmp_path / "killed-once"
+    marker.write_text("x")  # in this process, the adapter must not kill: it would kill pytest
     plain = run_cli("replay", CONTRACT, traces, "--adapter", f"{adapter}:once")
-    (tmp_path / "killed-once").unlink()
+    marker.unlink()
     scaled = run_cli(
         "replay", CONTRACT, traces, "--workers", "2", "--chunk-size", "4",
         "--adapter", f"{adapter}:once",
     )  # fmt: skip
-    assert (tmp_path / "killed-once").exists()  # a worker was killed
+    assert marker.exists()  # a worker was killed
     assert scaled.exit_code == plain.exit_code
     assert scaled.output == plain.output
     assert "40 run(s), 40 step(s)" in scaled.output
