@@ -89,6 +89,7 @@ def test_workers_1_gives_the_replay_report_byte_for_byte(fmt: str) -> None:
     assert "1 disagree" in plain.output or '"disagreement_count": 1' in plain.output
 
 
+@pytest.mark.slow
 def test_merged_shares_equal_one_loop_on_the_edge_traces() -> None:
     """The edge traces have disagreements and result mismatches: every list and count of the
     report survives the per-run shares and their merge."""
@@ -105,6 +106,7 @@ def test_several_trace_files_are_one_report(tmp_path: Path) -> None:
     assert [d["run_index"] for d in data["disagreements"]] == [2, 2]  # per file, in order
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_show_keeps_the_first_disagreements_and_counts_them_all(fmt: str, tmp_path: Path) -> None:
     """The merged result keeps only --show disagreements in memory; the counts stay whole."""

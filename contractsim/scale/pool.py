@@ -162,9 +162,13 @@ def _context() -> Any:
 
 
 def _new_pool(job: Job, token: str, workers: int) -> ProcessPoolExecutor:
+    context = _context()
+    if context.get_start_method() == "fork":
+        # built once here, the workers inherit it: no worker compiles the contract again
+        _state_for(job, token)
     return ProcessPoolExecutor(
         max_workers=workers,
-        mp_context=_context(),
+        mp_context=context,
         initializer=_init_pool_worker,
         initargs=(job, token),
     )
