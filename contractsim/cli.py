@@ -63,6 +63,45 @@ def _finite(param: click.Parameter, value: float) -> float:
     return value
 
 
+def _scale_options(command: Any) -> Any:
+    """The options of ``replay`` and ``simulate`` that run them streamed and in parallel."""
+    options = [
+        click.option(
+            "--workers",
+            type=click.IntRange(1),
+            help="Run on this many local processes (streamed input, results merged in input "
+            "order: the same report as one process). Default: 1.",
+        ),
+        click.option(
+            "--dask",
+            metavar="ADDRESS",
+            help="Run on a dask.distributed cluster at ADDRESS (host:port), or `local` for a "
+            "LocalCluster of --workers processes (default: one per core); needs the extra "
+            "contractsim[dask].",
+        ),
+        click.option(
+            "--chunk-size",
+            type=click.IntRange(1),
+            default=64,
+            show_default=True,
+            help="Runs (or plans) sent to a worker at a time.",
+        ),
+        click.option(
+            "--output",
+            type=click.Path(dir_okay=False),
+            help="Also write one JSON line per finished run (or plan) to this file.",
+        ),
+        click.option(
+            "--resume",
+            is_flag=True,
+            help="With --output: keep the results already in the file and do only the rest.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="contractsim")
 def main() -> None:
@@ -122,7 +161,7 @@ def check(files: tuple[str, ...], fmt: str, strict: bool, max_errors: int) -> No
 
 @main.command()
 @click.argument("contract", type=click.Path(dir_okay=True))
-@click.argument("plan", type=click.Path(dir_okay=True))
+@click.argument("plans", nargs=-1, required=True, type=click.Path(dir_okay=True))
 @click.option(
     "--state",
     "state_file",
@@ -173,9 +212,10 @@ def check(files: tuple[str, ...], fmt: str, strict: bool, max_errors: int) -> No
     help="When the plan fails (or misses --goal), add the cheapest calls to insert so that "
     "every step succeeds, as a diff of the plan (docs/planning.md).",
 )
+@_scale_options
 def simulate(
     contract: str,
-    plan: str,
+    plans: tuple[str, ...],
     state_file: str | None,
     fmt: str,
     now: str | None,
@@ -187,13 +227,37 @@ def simulate(
     max_seconds: float,
     color: bool | None,
     repair: bool,
+    workers: int | None,
+    dask: str | None,
+    chunk_size: int,
+    output: str | None,
+    resume: bool,
 ) -> None:
-    """Dry-run PLAN against CONTRACT and predict, per step, ok / fails / may fail.
+    """Dry-run PLANS against CONTRACT and predict, per step, ok / fails / may fail.
+
+    One plan file: its full report. Several plans, a directory of plans (*.yaml, *.yml,
+    *.json), --workers, --dask or --output: one line per plan and a summary, simulated in
+    parallel (docs/scale.md).
 
     Exit 0 when the plan succeeds on every branch, 1 when it fails on some branch (or misses
     --goal), 3 when it may fail (because of unknown values, or because a bound left steps out),
-    2 on bad input.
+    2 on bad input; with several plans, the worst of them (2, then 1, then 3).
     """
+    import os
+
+    if len(plans) > 1 or os.path.isdir(plans[0]) or workers or dask or output or resume:
+        from .scale.batch import SimulateOptions
+
+        if repair:
+            raise click.UsageError("--repair simulates one plan: give a single plan file")
+        options = SimulateOptions(
+            state_file, now, goal, max_depth, max_states, max_branches, max_seconds, stop_at_first
+        )
+        _simulate_at_scale(
+            contract, list(plans), options, fmt, workers, dask, chunk_size, output, resume
+        )
+        return
+    (plan,) = plans
     from .diagnostics import ContractError, Span
     from .simulator.inputs import prepare_run
     from .simulator.report import render_text
@@ -413,7 +477,7 @@ def export_cmd(contract: str, target: str, tool: str | None, output: str | None)
 
 @main.command(name="replay")
 @click.argument("contract", type=click.Path(dir_okay=True))
-@click.argument("traces", type=click.Path(dir_okay=True))
+@click.argument("traces", nargs=-1, required=True, type=click.Path(dir_okay=True))
 @click.option(
     "--adapter",
     help="FILE.py:FUNC or MODULE:FUNC turning one foreign record into a run (docs/replay.md).",
@@ -438,21 +502,37 @@ def export_cmd(contract: str, target: str, tool: str | None, output: str | None)
     help="Also list the steps predicted to fail by violated rule x real error (masked), and "
     "the notes on agreeing steps (always in --format json).",
 )
+@_scale_options
 def replay_cmd(
     contract: str,
-    traces: str,
+    traces: tuple[str, ...],
     adapter: str | None,
     fmt: str,
     now: str | None,
     show: int,
     by_rule: bool,
+    workers: int | None,
+    dask: str | None,
+    chunk_size: int,
+    output: str | None,
+    resume: bool,
 ) -> None:
     """Replay recorded runs in TRACES against CONTRACT: per step, the contract's prediction
     against what really happened, carrying the state along the real outcome.
 
-    Exit 0 when every step agrees, 1 when some step disagrees or the contract cannot evaluate
-    itself (EVAL_ERROR), 2 on bad input.
+    With several TRACES, --workers, --dask or --output the runs are streamed and replayed in
+    parallel (docs/scale.md); the report is the same, byte for byte.
+
+    Exit 0 when every step agrees, 1 when some step disagrees, the contract cannot evaluate
+    itself (EVAL_ERROR) or a run failed in its worker, 2 on bad input.
     """
+    if len(traces) > 1 or workers or dask or output or resume:
+        _replay_at_scale(
+            contract, list(traces), adapter, fmt, now, show, by_rule,
+            workers, dask, chunk_size, output, resume,
+        )  # fmt: skip
+        return
+    (trace_file,) = traces
     from .diagnostics import ContractError
     from .replay import load_adapter, read_runs, render_json, render_text, replay_runs
     from .simulator.formats import parse_now
@@ -461,17 +541,17 @@ def replay_cmd(
     try:
         when = parse_now(now, "<command line: --now>") if now is not None else None
         fn = load_adapter(adapter) if adapter is not None else None
-        runs = read_runs(traces, c.compiled, fn)
+        runs = read_runs(trace_file, c.compiled, fn)
     except ContractError as exc:
         _fail_input(exc, fmt)
         return
     result = replay_runs(c, runs, when)
     limit = show or None
     if fmt == "json":
-        report = render_json(result, contract, traces, limit)
+        report = render_json(result, contract, trace_file, limit)
         click.echo(json.dumps(report, indent=2, ensure_ascii=False))
     else:
-        click.echo(render_text(result, contract, traces, limit, by_rule), nl=False)
+        click.echo(render_text(result, contract, trace_file, limit, by_rule), nl=False)
     if not result.agree:
         sys.exit(EXIT_FAIL)
 
@@ -1324,3 +1404,147 @@ def serve_cmd(
     if not server.started:
         click.echo(f"error: cannot listen on {host}:{port}", err=True)
         sys.exit(EXIT_INPUT)
+
+
+# ------------------------------------------------------------------- replay / simulate at scale
+
+
+def _replay_at_scale(
+    contract: str,
+    traces: list[str],
+    adapter: str | None,
+    fmt: str,
+    now: str | None,
+    show: int,
+    by_rule: bool,
+    workers: int | None,
+    dask: str | None,
+    chunk_size: int,
+    output: str | None,
+    resume: bool,
+) -> None:
+    from .api import loads
+    from .diagnostics import ContractError
+    from .replay import render_json, render_text
+    from .scale import OutputProblem, default_workers, replay_at_scale
+    from .scale.cluster import DaskUnavailable
+    from .scale.replay import failed_json, failed_text
+
+    if resume and output is None:
+        raise click.UsageError("--resume needs --output FILE.jsonl (the results to resume from)")
+    c = _load(contract, fmt)
+    try:
+        done = replay_at_scale(
+            loads,
+            c,
+            traces,
+            adapter=adapter,
+            now=now,
+            workers=workers or (default_workers() if dask else 1),
+            dask=dask,
+            chunk_size=chunk_size,
+            output=output,
+            resume=resume,
+            progress=fmt == "text" and sys.stderr.isatty(),
+            keep=show or None,
+        )
+    except ContractError as exc:
+        _fail_input(exc, fmt)
+        return
+    except (OutputProblem, DaskUnavailable) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_INPUT)
+    if done.resumed:
+        click.echo(f"resumed: {done.resumed} run(s) already in {output}", err=True)
+    label = ", ".join(traces)
+    limit = show or None
+    if fmt == "json":
+        report = render_json(done.result, contract, label, limit)
+        report.update(failed_json(done.failed))
+        click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        text = render_text(done.result, contract, label, limit, by_rule)
+        click.echo(text + failed_text(done.failed), nl=False)
+    if not done.result.agree or done.failed:
+        sys.exit(EXIT_FAIL)
+
+
+def _simulate_at_scale(
+    contract: str,
+    plans: list[str],
+    options: Any,
+    fmt: str,
+    workers: int | None,
+    dask: str | None,
+    chunk_size: int,
+    output: str | None,
+    resume: bool,
+) -> None:
+    import os
+
+    from .api import loads
+    from .diagnostics import ContractError, Span, error, suggestion_hint
+    from .scale import OutputProblem, default_workers
+    from .scale.batch import plan_files, plan_line, simulate_at_scale
+    from .scale.cluster import DaskUnavailable
+    from .simulator.formats import read_text
+
+    if resume and output is None:
+        raise click.UsageError("--resume needs --output FILE.jsonl (the results to resume from)")
+    c = _load(contract, fmt)
+    for path in plans:
+        if os.path.isdir(path) and next(plan_files([path]), None) is None:
+            click.echo(f"error: {path} holds no plan files (*.yaml, *.yml, *.json)", err=True)
+            sys.exit(EXIT_INPUT)
+    if options.goal is not None and options.goal not in c.compiled.goals:
+        problem = error(
+            "E0703",
+            f"the contract declares no goal `{options.goal}`",
+            Span(file=contract),
+            hint=suggestion_hint(options.goal, c.compiled.goals, "goal"),
+        )
+        _fail_input(ContractError([problem]), fmt)
+    first = [True]
+
+    def sources(diags: list[diagnostics.Diagnostic]) -> dict[str, str]:
+        out = {}
+        for name in {d.span.file for d in diags}:
+            try:
+                out[name] = read_text(name, "plan")
+            except ContractError:
+                pass
+        return out
+
+    def emit(item: dict[str, Any]) -> None:
+        if fmt == "json":
+            lead = f'{{"contract": {json.dumps(contract)}, "plans": [\n' if first[0] else ",\n"
+            click.echo(lead + json.dumps(item, ensure_ascii=False), nl=False)
+        else:
+            click.echo(plan_line(item, sources), nl=False)
+        first[0] = False
+
+    try:
+        summary = simulate_at_scale(
+            loads,
+            c,
+            plans,
+            options,
+            emit,
+            workers=workers or (default_workers() if dask else 1),
+            dask=dask,
+            chunk_size=chunk_size,
+            output=output,
+            resume=resume,
+            progress=fmt == "text" and sys.stderr.isatty(),
+        )
+    except (OutputProblem, DaskUnavailable) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_INPUT)
+    if summary.resumed:
+        click.echo(f"resumed: {summary.resumed} plan(s) already in {output}", err=True)
+    if fmt == "json":
+        lead = f'{{"contract": {json.dumps(contract)}, "plans": [' if first[0] else "\n"
+        click.echo(lead + '], "summary": ' + json.dumps(summary.to_json()) + "}")
+    else:
+        click.echo(summary.text(), nl=False)
+    sys.exit(summary.exit_code)

@@ -483,13 +483,15 @@ def test_malformed_state_files(tmp_path: Path, mini: str) -> None:
 
 def test_cli_argument_abuse(tmp_path: Path, mini: str) -> None:
     plan = write(tmp_path, "plan.json", json.dumps(_steps(1)))
+    empty = tmp_path / "no_plans"
+    empty.mkdir()
     cases = [
         ("simulate",),
         ("check",),
         ("compile",),
         ("simulate", mini),
         ("simulate", str(tmp_path), plan),
-        ("simulate", mini, str(tmp_path)),
+        ("simulate", mini, str(empty)),  # a directory of plans with none in it
         ("check", str(tmp_path)),
         ("compile", str(tmp_path)),
         ("simulate", "/dev/null", plan),

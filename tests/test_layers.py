@@ -40,6 +40,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "contractsim.diffing",
         "contractsim.importers",
         "contractsim.integrations",
+        "contractsim.scale",
     ),
     ("contractsim.api", "contractsim"),  # the top package's __init__ is the façade's lazy alias
     ("contractsim.cli", "contractsim.__main__"),
@@ -55,6 +56,10 @@ SIDEWAYS_ALLOWED: dict[tuple[str, str], str] = {
     ("contractsim.integrations", "contractsim.runtime"): (
         "an integration puts a framework's tools behind the runtime guard: the guard is what it "
         "adapts"
+    ),
+    ("contractsim.scale", "contractsim.replay"): (
+        "replay at scale runs replay's own loop and trace reader in each worker and merges "
+        "replay's results: one replay, not a second copy of it"
     ),
 }
 

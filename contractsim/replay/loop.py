@@ -12,6 +12,7 @@ either: such a step is a *contract error*, counted apart and left out of precisi
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, cast
@@ -410,11 +411,19 @@ class ReplayResult:
         return not self.disagreements and not self.contract_errors
 
 
-def replay_runs(contract: Contract, runs: list[Run], now: datetime | None = None) -> ReplayResult:
+def replay_runs(
+    contract: Contract,
+    runs: Iterable[Run],
+    now: datetime | None = None,
+    simulators: dict[datetime, Simulator] | None = None,
+    into: ReplayResult | None = None,
+) -> ReplayResult:
     """Replay ``runs`` against ``contract``. A run's own ``now`` wins over ``now``, which wins
-    over :data:`DEFAULT_NOW`."""
-    sims: dict[datetime, Simulator] = {}
-    out = ReplayResult(clock=ClockUse(reads_clock(contract.ir), now))
+    over :data:`DEFAULT_NOW`. A caller that replays run by run can keep its simulators between
+    calls (``simulators``: time → simulator) and give the result to add to (``into``, which
+    also saves walking the contract for its clock use on every call)."""
+    sims: dict[datetime, Simulator] = {} if simulators is None else simulators
+    out = into if into is not None else ReplayResult(clock=ClockUse(reads_clock(contract.ir), now))
     for run in runs:
         when = run.now or now or DEFAULT_NOW
         if run.now is not None:
