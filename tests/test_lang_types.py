@@ -593,3 +593,17 @@ def test_bools_are_numbers_in_negation_sum_and_augmented_assignment() -> None:
     report = c.simulator().run([{"tool": "t", "args": {"b": True}}])
     assert [p.state.to_json()["n"] for p in report.paths] == [1]
     assert lib.neg(True) == -1
+
+
+def test_type_tests_narrow_in_conditionals_and_comprehension_filters() -> None:
+    clean(
+        "predicate longer(v: any) = (len(v) if v is str else 0) > 1\n"
+        "predicate texts(xs: list[any]) = all(len(x) > 0 for x in xs if x is str)\n"
+        "tool t(tags: any) {\n"
+        "  require tags is str or tags is list[str] else BAD\n"
+        "  require longer(tags) or texts([tags]) else SHORT\n"
+        '  effect { for t in ([tags] if tags is str else tags) { warn SEEN "{len(t)}" } }\n'
+        "}\n"
+    )
+    codes = [c for c, _ in found("predicate p(v: any) = (len(v) if v is int else 0) > 1\n")]
+    assert "E0301" in codes

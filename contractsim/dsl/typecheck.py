@@ -457,7 +457,7 @@ class Checker(NodeVisitor):
         if e.cond is not None:
             cond = self.expr(e.cond, inner)
             self.expect(cond, T.BOOL, e.cond.span, "the condition after `if`")
-            inner = inner.narrowed(e.cond)
+            inner = self.narrowed(inner, e.cond)
         return inner
 
     def binding_quantifier(self, e: ir.Quantifier, scope: Scope) -> T.Ty:
@@ -482,8 +482,8 @@ class Checker(NodeVisitor):
     def visit_Conditional(self, e: ir.Conditional, scope: Scope) -> T.Ty:
         cond = self.expr(e.cond, scope)
         self.expect(cond, T.BOOL, e.cond.span, "the condition of `… if … else …`")
-        then = self.expr(e.then, scope.narrowed(e.cond, positive=True))
-        orelse = self.expr(e.orelse, scope.narrowed(e.cond, positive=False))
+        then = self.expr(e.then, self.narrowed(scope, e.cond, positive=True))
+        orelse = self.expr(e.orelse, self.narrowed(scope, e.cond, positive=False))
         return T.join(then, orelse)
 
     def visit_Unary(self, e: ir.Unary, scope: Scope) -> T.Ty:
