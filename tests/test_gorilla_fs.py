@@ -249,3 +249,67 @@ def test_a_dot_entry_is_the_current_directory(sim: Simulator) -> None:
         "fails ['NO_SUCH_FILE']",
     ]
     assert "/workspace/." not in state["dirs"]
+
+
+def test_flags_and_content_declare_the_documented_type_and_accept_what_the_tool_takes(
+    sim: Simulator,
+) -> None:
+    """ls's and du's flags and echo's content are documented as boolean / string; the real tool
+    takes more (only a flag's truth counts, echo writes str(content)). Agents see the documented
+    type; a wider value is a warning, not a refusal; a value the tool refuses is still one."""
+    c = contractsim.load(ROOT / CONTRACT)
+    for tool, field, declared in [
+        ("ls", "a", "boolean"),
+        ("du", "human_readable", "boolean"),
+        ("echo", "content", "string"),
+    ]:
+        schema: Any = c.export("jsonschema", tool)
+        assert schema["properties"][field]["type"] == declared, tool
+    state = sim.initial_state(TREE)
+    for tool, args, field in [
+        ("ls", {"a": "yes"}, "args.a"),
+        ("du", {"human_readable": 1}, "args.human_readable"),
+        ("echo", {"content": ["x", "y"], "file_name": "n.txt"}, "args.content"),
+    ]:
+        step = sim.step(state, tool, args)
+        assert step.verdict == "ok", tool
+        assert [(w.code, w.field) for w in step.branches[0].warnings] == [
+            ("OFF_SPEC_ARGUMENT", field)
+        ]
+    assert sim.step(state, "ls", {"a": True}).branches[0].warnings == []
+    refused = sim.step(state, "ls", {"a": [1]})
+    assert (refused.verdict, [v.code for v in refused.violations]) == (
+        "fails",
+        ["INVALID_ARGUMENT"],
+    )
+
+
+def test_find_walks_a_path_once_for_both_of_its_rules(sim: Simulator) -> None:
+    """find's two rules share one walk of the path (the `key` its let computes): a path that
+    reaches no directory fails the first and never the second; "." and "/" are the current
+    directory and the root folder; a directory that contains itself fails the second."""
+    verdicts, _ = run(
+        sim,
+        [
+            ("find", {"path": "d//s"}),
+            ("find", {"path": "/d/./s/"}),
+            ("find", {"path": "./d/s"}),
+            ("find", {"path": "/"}),
+            ("find", {"path": "//"}),
+            ("cp", {"source": "d", "destination": "d"}),
+            ("find", {"path": "."}),
+            ("find", {"path": "e0"}),
+            ("find", {"path": "/d/d/s"}),
+        ],
+    )
+    assert verdicts == [
+        "fails ['NO_SUCH_DIRECTORY']",
+        "ok",
+        "ok",
+        "ok",
+        "fails ['NO_SUCH_DIRECTORY']",
+        "ok",
+        "fails ['RECURSION_ERROR']",
+        "ok",
+        "ok",
+    ]

@@ -537,3 +537,36 @@ tool pick(n: int) {
     r = sim.step(sim.initial_state({"xs": UNKNOWN}), "pick", {"n": -12})
     assert r.verdict == "fails" and [v.code for v in r.violations] == ["TOO_BIG"]
     assert r.violations[0].message == "12 is too big"  # a conditional in a message hole
+
+
+# ------------------------------------------------- joining a type with a union (gorilla_fs)
+
+NESTED_NULL = """contract nn version "1.0.0"
+state { root: str = "/" }
+function key_of(p: str) -> str | null = (null if p == "" else root + p)
+predicate deep(p: str) = len(p) > 1
+tool find(path: str) {
+  let key = (root if path == "." else key_of(path))
+  require key != null and deep(key) else NO_SUCH_DIRECTORY "no {path}"
+  require (key if path == "/" else null) == null or deep(key) else LOOPS
+}
+"""
+
+
+def test_joining_a_type_with_a_nullable_union_stays_flat_so_null_narrows() -> None:
+    """`A if C else B` with A a `str` and B a `str | null` is `str | null`, not the nested
+    `str | (str | null)` whose hidden null `!= null` could not narrow away (E0301 before)."""
+    from contractsim.dsl import types as T
+
+    nullable_str = T.UnionT((T.STR, T.NULL))
+    assert T.join(T.STR, nullable_str) == nullable_str
+    assert T.join(nullable_str, T.STR) == nullable_str
+    assert T.join(T.NULL, nullable_str) == nullable_str
+    assert T.join(T.UnionT((T.INT, T.NULL)), T.STR) == T.UnionT((T.INT, T.STR, T.NULL))
+    assert T.join(T.UnionT((T.INT, T.STR)), T.UnionT((T.STR, T.INT))).show() == "int | str"
+    assert codes(NESTED_NULL) == []
+    sim = contractsim.loads(NESTED_NULL).simulator(now="2024-01-01T00:00:00Z")
+    state = sim.initial_state({})
+    assert sim.step(state, "find", {"path": "ab"}).verdict == "ok"
+    bad = sim.step(state, "find", {"path": ""})
+    assert (bad.verdict, [v.code for v in bad.violations]) == ("fails", ["NO_SUCH_DIRECTORY"])

@@ -95,7 +95,7 @@ def test_a_wrong_contract_is_caught(tmp_path: Path) -> None:
     """The loop is only worth something if it notices mistakes: drop echo's rule that the file
     must exist, and exactly the echo steps into missing files disagree."""
     text = (ROOT / CONTRACT).read_text(encoding="utf-8")
-    rule = "  require file_name == null or not valid_name(file_name) or exists(file_name)\n"
+    rule = "  require target == null or exists(target)\n"
     assert rule in text
     broken = tmp_path / "broken.contract"
     broken.write_text(text.replace(rule, "  require true\n"), encoding="utf-8")

@@ -311,12 +311,32 @@ def join(a: Ty, b: Ty) -> Ty:
     if isinstance(b, EmptyT):
         _note_empty(b, a)
         return a
+    if isinstance(a, UnionT) or isinstance(b, UnionT):
+        return _flat_union(a, b)
     if a == NULL or b == NULL:
         other = b if a == NULL else a
         return UnionT((other, NULL))
     if is_stringy(a) and is_stringy(b):
         return STR
     return UnionT((a, b))
+
+
+def _flat_union(a: Ty, b: Ty) -> Ty:
+    """The join of two types of which one is a union: one flat union of their options, each
+    once, `null` last (a nested `str | (str | null)` would hide the null from narrowing)."""
+    options: list[Ty] = []
+    for t in (a, b):
+        for o in t.options if isinstance(t, UnionT) else (t,):
+            if o not in options:
+                options.append(o)
+    if NULL in options:
+        options.remove(NULL)
+        options.append(NULL)
+    if len(options) == 1:
+        return options[0]
+    if isinstance(a, UnionT) and tuple(options) == a.options:
+        return a
+    return UnionT(tuple(options))
 
 
 def resolve_simple(name: str) -> Ty | None:
