@@ -12,7 +12,10 @@ Terms (:class:`Term`):
 Atoms (:class:`Atom`): ``T in S`` and ``T not in S`` (S a state set, list or map's keys),
 ``v`` / ``not v`` (a state boolean), ``p == c`` / ``p != c`` (an observed constant),
 ``c in p`` / ``not (c in p)`` (a one-character constant in a string parameter),
-``p <= v`` … (numeric parameter against a numeric state value), ``len(S) == 0`` / ``> 0``.
+``p <= v`` … (numeric parameter against a numeric state value), ``len(S) == 0`` / ``> 0``,
+and for a parameter whose values vary in kind (a dynamically typed tool) ``p is T`` /
+``p is not T`` (T one of the observed kinds: ``str``, ``int``, ``float``, ``number``, ``bool``,
+``null``, ``list``, ``list[str]``, ``map``) and ``truthy(p)`` / ``not truthy(p)``.
 """
 
 from __future__ import annotations
@@ -219,6 +222,8 @@ def atoms_for(
                             (p,),
                         )
                     )
+    for p in params:
+        atoms += type_atoms(p, [args.get(p, MISSING) for args, _ in calls])
     for var in collections:
         atoms.append(Atom(f"len({var}) == 0", lambda a, s, v=var: _size(s.get(v)) == 0))
         atoms.append(Atom(f"len({var}) > 0", lambda a, s, v=var: _size(s.get(v)) > 0))
@@ -229,6 +234,114 @@ def atoms_for(
             seen.add(atom.text)
             unique.append(atom)
     return unique[:max_atoms]
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, list | tuple)
+
+
+TYPE_TESTS: tuple[tuple[str, Callable[[Any], bool]], ...] = (
+    ("str", lambda v: isinstance(v, str)),
+    ("int", lambda v: isinstance(v, int) and not isinstance(v, bool)),
+    ("float", lambda v: isinstance(v, int | float) and not isinstance(v, bool)),
+    ("number", lambda v: isinstance(v, int | float) and not isinstance(v, bool)),
+    ("bool", lambda v: isinstance(v, bool)),
+    ("null", lambda v: v is None),
+    ("list", _is_list),
+    ("list[str]", lambda v: _is_list(v) and all(isinstance(x, str) for x in v)),
+    ("map", lambda v: isinstance(v, Mapping)),
+)
+"""The type tests of the hypothesis language and their meaning over recorded values, as the
+language defines them (docs/language.md, "Type tests and narrowing": an int is a float, a bool
+is no number)."""
+
+
+def value_kinds(values: Iterable[Any]) -> set[str]:
+    """The JSON kinds of the observed values (``int``/``float`` apart, ``missing`` ignored)."""
+    kinds: set[str] = set()
+    for v in values:
+        if v is MISSING:
+            continue
+        if isinstance(v, bool):
+            kinds.add("bool")
+        elif isinstance(v, int):
+            kinds.add("int")
+        elif isinstance(v, float):
+            kinds.add("float")
+        elif isinstance(v, str):
+            kinds.add("str")
+        elif v is None:
+            kinds.add("null")
+        elif _is_list(v):
+            kinds.add("list")
+        elif isinstance(v, Mapping):
+            kinds.add("map")
+        else:
+            kinds.add("other")
+    return kinds
+
+
+def truthy(value: Any) -> bool:
+    """Python truthiness, as the language's ``truthy(x)``."""
+    if value is MISSING:
+        return False
+    try:
+        return bool(value)
+    except (TypeError, ValueError):
+        return True
+
+
+def type_atoms(param: str, values: Sequence[Any]) -> list[Atom]:
+    """``p is T`` / ``p is not T`` for the type tests that tell the observed kinds of a
+    parameter apart, and ``truthy(p)`` / ``not truthy(p)``: only when the values vary in kind
+    (for a parameter of one kind the checker knows the answer: W0630/W0631)."""
+    kinds = value_kinds(values)
+    if len(kinds - {"null"}) < 2 and not (kinds - {"null"} and "null" in kinds):
+        return []
+    present = [v for v in values if v is not MISSING]
+    out: list[Atom] = []
+    for name, test in TYPE_TESTS:
+        hits = sum(1 for v in present if test(v))
+        if hits == 0 or hits == len(present):
+            continue  # says nothing about these values
+        if name == "float" and "float" not in kinds:
+            continue  # `p is number` says the same
+        if name == "list[str]" and hits == sum(1 for v in present if _is_list(v)):
+            continue  # every list seen holds text: `p is list` says the same
+        out.append(
+            Atom(
+                f"{param} is {name}",
+                lambda a, s, p=param, t=test: p in a and t(a[p]),
+                (param,),
+                f"{param} is not {name}",
+            )
+        )
+        out.append(
+            Atom(
+                f"{param} is not {name}",
+                lambda a, s, p=param, t=test: p in a and not t(a[p]),
+                (param,),
+                f"{param} is {name}",
+            )
+        )
+    if any(truthy(v) for v in present) and not all(truthy(v) for v in present):
+        out.append(
+            Atom(
+                f"truthy({param})",
+                lambda a, s, p=param: p in a and truthy(a[p]),
+                (param,),
+                f"not truthy({param})",
+            )
+        )
+        out.append(
+            Atom(
+                f"not truthy({param})",
+                lambda a, s, p=param: p in a and not truthy(a[p]),
+                (param,),
+                f"truthy({param})",
+            )
+        )
+    return out
 
 
 _COMPARISONS: tuple[tuple[str, Callable[[Any, Any], bool]], ...] = (
