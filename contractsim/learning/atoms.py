@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..compiler.lib import BUILTIN_FUNCS
+
 MISSING = object()
 """The value of a term that cannot be formed for a call (a parameter that was not passed …)."""
 
@@ -63,6 +65,8 @@ class Term:
     fn: Callable[[Mapping[str, Any], Mapping[str, Any]], Any]
     """(args, state) → value, or :data:`MISSING`."""
     params: tuple[str, ...] = ()
+    let: str = ""
+    """The ``let NAME = EXPR`` the term's text needs in the tool (a conversion), or empty."""
 
     def __call__(self, args: Mapping[str, Any], state: Mapping[str, Any]) -> Any:
         try:
@@ -111,6 +115,100 @@ def _tuple(names: Sequence[str]) -> Term:
         return MISSING if any(v is MISSING for v in values) else values
 
     return Term("(" + ", ".join(names) + ")", get, tuple(names))
+
+
+def _as_float(name: str) -> Term:
+    """``float(p)``: the language's conversion (null when the text is no number)."""
+    convert = BUILTIN_FUNCS["float"]
+
+    def get(args: Mapping[str, Any], state: Mapping[str, Any]) -> Any:
+        value = args.get(name, MISSING)
+        return MISSING if value is MISSING else convert(value)
+
+    return Term(f"{name}_number", get, (name,), f"let {name}_number = float({name})")
+
+
+def _normalized(name: str) -> Term:
+    """``lower(strip(str(p)))``: a name looked up the way tools often do (``name.strip().lower()``);
+    formed for text only (what ``str`` makes of other values is the language's business)."""
+
+    def get(args: Mapping[str, Any], state: Mapping[str, Any]) -> Any:
+        value = args.get(name, MISSING)
+        return value.strip().lower() if isinstance(value, str) else MISSING
+
+    return Term(f"{name}_key", get, (name,), f"let {name}_key = lower(strip(str({name})))")
+
+
+def conversion_terms(
+    params: Sequence[str], calls: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]]
+) -> list[Term]:
+    """``float(p)`` for a parameter seen both as a number and as text, and
+    ``lower(strip(str(p)))`` for a text parameter seen with surrounding space or capitals."""
+    seen: dict[str, set[str]] = {p: set() for p in params}
+    padded: set[str] = set()
+    for args, _ in calls:
+        for p in params:
+            value = args.get(p, MISSING)
+            seen[p] |= value_kinds([value])
+            if isinstance(value, str) and value != value.strip().lower():
+                padded.add(p)
+    out = []
+    for p in params:
+        if "str" in seen[p] and seen[p] & {"int", "float"}:
+            out.append(_as_float(p))
+        if p in padded:
+            out.append(_normalized(p))
+    return out
+
+
+def _derived_atoms(term: Term, numeric: Sequence[str]) -> list[Atom]:
+    """Atoms over a conversion term: ``float(p) != null``, its sign and its comparisons with
+    numeric state; ``lower(strip(str(p))) != ""``."""
+    out: list[Atom] = []
+    if term.let.endswith(f"float({term.params[0]})"):
+
+        def number(a: Mapping[str, Any], s: Mapping[str, Any]) -> float | None:
+            value = term(a, s)
+            return None if value is MISSING else _num(value)
+
+        def pair(text: str, neg: str, fn: Callable[[Any, Any], bool]) -> list[Atom]:
+            return [Atom(text, fn, term.params, neg), Atom(neg, lambda a, s: not fn(a, s), term.params, text)]
+
+        out += pair(
+            f"{term.text} != null",
+            f"{term.text} == null",
+            lambda a, s: number(a, s) is not None,
+        )
+        for op, cmp in _COMPARISONS:
+            out.append(
+                Atom(
+                    f"{term.text} != null and {term.text} {op} 0",
+                    lambda a, s, cmp=cmp: (n := number(a, s)) is not None and cmp(n, 0),
+                    term.params,
+                )
+            )
+            for var in numeric:
+                out.append(
+                    Atom(
+                        f"{term.text} != null and {term.text} {op} {var}",
+                        lambda a, s, var=var, cmp=cmp: (
+                            (n := number(a, s)) is not None
+                            and (m := _num(s.get(var))) is not None
+                            and cmp(n, m)
+                        ),
+                        term.params,
+                    )
+                )
+    elif term.let:
+        out.append(
+            Atom(
+                f'{term.text} != ""',
+                lambda a, s: (v := term(a, s)) is not MISSING and v != "",
+                term.params,
+                f'{term.text} == ""',
+            )
+        )
+    return out
 
 
 def _contains(collection: Any, value: Any) -> bool:
@@ -224,6 +322,8 @@ def atoms_for(
                     )
     for p in params:
         atoms += type_atoms(p, [args.get(p, MISSING) for args, _ in calls])
+    for term in terms:
+        atoms += _derived_atoms(term, [v for v, k in state_kinds.items() if k == "number"])
     for var in collections:
         atoms.append(Atom(f"len({var}) == 0", lambda a, s, v=var: _size(s.get(v)) == 0))
         atoms.append(Atom(f"len({var}) > 0", lambda a, s, v=var: _size(s.get(v)) > 0))

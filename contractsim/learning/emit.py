@@ -61,7 +61,7 @@ def _bodies(contract: Contract) -> dict[str, tuple[int, int]]:
 
 def tool_lines(model: ToolModel, existing: set[str] = frozenset()) -> list[str]:  # type: ignore[assignment]
     """The learned clauses and effects of one tool, as contract lines (indented 2)."""
-    out: list[str] = []
+    out: list[str] = ["  " + let for let in model.lets]
     for clause in model.clauses:
         if clause.text in existing:
             continue
