@@ -33,8 +33,8 @@ def _scalar(value: Any) -> str | None:
     return None
 
 
-ANY = "bool | int | float | str | null"
-"""What a value of mixed or unknown JSON type is declared as (there is no ``any`` type)."""
+ANY = "any"
+"""What a value of mixed or unknown JSON type is declared as."""
 
 
 def _union(names: Iterable[str]) -> str:
@@ -45,6 +45,8 @@ def _union(names: Iterable[str]) -> str:
         kinds = {"float"}
     order = ["bool", "int", "float", "str", "null", "list[str]"]
     known = [k for k in order if k in kinds]
+    if len(known) < len(kinds) or len(set(known) - {"null"}) > 1:
+        return ANY  # values that vary in kind: a dynamically typed parameter or variable
     return " | ".join(known) if known else ANY
 
 
@@ -75,6 +77,8 @@ def state_type(values: Sequence[Any]) -> tuple[str, str]:
     if all(isinstance(v, dict) for v in values):
         inner = [x for v in values for x in v.values()]
         item = _union(_scalar(x) or "?" for x in inner) if inner else "str"
+        if any(_scalar(x) is None for x in inner):
+            item = ANY  # objects inside: open records the skeleton cannot name
         return f"map[str, {item}]", "{}"
     return ANY, "null"
 
