@@ -315,3 +315,35 @@ def test_pantry_learned_from_200_runs_replayed_on_100_others(
     # measured 0.960 / 0.907 with the skeleton, 0.891 / 0.937 without
     assert replayed.precision is not None and replayed.precision >= min_precision
     assert replayed.recall is not None and replayed.recall >= min_recall
+
+
+def test_numeric_updates_and_a_parameter_hiding_the_state_variable(tmp_path: Path) -> None:
+    skeleton = loads(
+        'contract wallet version "1.0.0"\n'
+        "state { budget: number = 0 }\n"
+        "tool spend(cost: number) {\n}\n"
+        "tool set_budget(budget: number) {\n}\n",
+        "wallet.contract",
+    )
+    runs = []
+    for n in range(6):
+        start, cost, new = 10 * n + 5, n + 1, 3 * n
+        runs.append(
+            {
+                "name": f"r{n}",
+                "state": {"budget": start},
+                "steps": [
+                    _ok("spend", {"cost": cost}, {"budget": start - cost}),
+                    _ok("set_budget", {"budget": new}, {"budget": new}),
+                ],
+            }
+        )
+    path = tmp_path / "wallet.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in runs) + "\n")
+    result = learn_from_runs(skeleton, read_runs(str(path), skeleton.compiled))
+    assert "  effect budget -= cost\n" in result.text
+    assert "  effect state.budget = budget\n" in result.text
+
+
+def _ok(tool: str, args: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    return {"tool": tool, "args": args, "outcome": "ok", "result": None, "state_after": after}

@@ -281,11 +281,34 @@ def _scalar_templates(
     values = _values(var, obs, terms, kinds)
     values += [(literal(c), lambda o, c=c: c) for c in _constants([o.after for o in obs])]
     out = []
+    # a parameter named like the variable (it hides it: the effect is written `state.var = var`)
+    # comes first among the values; the variable's own old value is no change
+    param_first = any(t.text == var for t in terms)
     for text, fn in values:
         if text == var:
-            continue
+            if not param_first:
+                continue
+            param_first = False
         out.append(Template([f"{var} = {text}"], fn))
+    if kinds.get(var) == "number":
+        # `budget -= cost`: a numeric update by a parameter or a conversion of one
+        for t in terms:
+            for op, sign in (("-=", -1), ("+=", 1)):
+                out.append(
+                    Template(
+                        [f"{var} {op} {t.text}"],
+                        lambda o, t=t, sign=sign: _shifted(o.before.get(var), t(o.args, o.before), sign),
+                    )
+                )
     return out
+
+
+def _shifted(value: Any, by: Any, sign: int) -> Any:
+    """``value + sign * by`` for numbers (bools are no numbers here), else :data:`MISSING`."""
+    numbers = [x for x in (value, by) if isinstance(x, int | float) and not isinstance(x, bool)]
+    if len(numbers) < 2:
+        return MISSING
+    return value + sign * by
 
 
 def _same(x: Any, y: Any) -> bool:
