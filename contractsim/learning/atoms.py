@@ -161,6 +161,70 @@ def conversion_terms(
     return out
 
 
+Check = Callable[[Mapping[str, Any], Mapping[str, Any]], bool]
+"""An atom's test: (args, state) → true or false."""
+
+
+def _state_is(var: str, value: bool) -> Check:
+    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        return s.get(var) is value
+
+    return check
+
+
+def _state_size(var: str, *, empty: bool) -> Check:
+    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        size = _size(s.get(var))
+        return size == 0 if empty else size > 0
+
+    return check
+
+
+def _param_equals(param: str, value: Any, equal: bool) -> Check:
+    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        return bool(_eq(a.get(param, MISSING), value)) is equal
+
+    return check
+
+
+def _char_absent(param: str, char: str) -> Check:
+    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        value = a.get(param)
+        return isinstance(value, str) and char not in value
+
+    return check
+
+
+def _param_compared(param: str, var: str, cmp: Callable[[Any, Any], bool]) -> Check:
+    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        x, y = _num(a.get(param)), _num(s.get(var))
+        return x is not None and y is not None and cmp(a[param], s[var])
+
+    return check
+
+
+def _param_test(param: str, test: Callable[[Any], bool], want: bool) -> Check:
+    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        return param in a and bool(test(a[param])) is want
+
+    return check
+
+
+def _number_compared(
+    number: Callable[[Mapping[str, Any], Mapping[str, Any]], float | None],
+    cmp: Callable[[Any, Any], bool],
+    var: str | None,
+) -> Check:
+    """``c op 0`` (``var`` None) or ``c op var`` for a conversion ``c`` that is not null."""
+
+    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        n = number(a, s)
+        m = 0.0 if var is None else _num(s.get(var))
+        return n is not None and m is not None and cmp(n, m)
+
+    return check
+
+
 def _derived_atoms(term: Term, numeric: Sequence[str]) -> list[Atom]:
     """Atoms over a conversion term: ``float(p) != null``, its sign and its comparisons with
     numeric state; ``lower(strip(str(p))) != ""``."""
@@ -172,7 +236,10 @@ def _derived_atoms(term: Term, numeric: Sequence[str]) -> list[Atom]:
             return None if value is MISSING else _num(value)
 
         def pair(text: str, neg: str, fn: Callable[[Any, Any], bool]) -> list[Atom]:
-            return [Atom(text, fn, term.params, neg), Atom(neg, lambda a, s: not fn(a, s), term.params, text)]
+            return [
+                Atom(text, fn, term.params, neg),
+                Atom(neg, lambda a, s: not fn(a, s), term.params, text),
+            ]
 
         out += pair(
             f"{term.text} != null",
@@ -183,7 +250,7 @@ def _derived_atoms(term: Term, numeric: Sequence[str]) -> list[Atom]:
             out.append(
                 Atom(
                     f"{term.text} != null and {term.text} {op} 0",
-                    lambda a, s, cmp=cmp: (n := number(a, s)) is not None and cmp(n, 0),
+                    _number_compared(number, cmp, None),
                     term.params,
                 )
             )
@@ -191,11 +258,7 @@ def _derived_atoms(term: Term, numeric: Sequence[str]) -> list[Atom]:
                 out.append(
                     Atom(
                         f"{term.text} != null and {term.text} {op} {var}",
-                        lambda a, s, var=var, cmp=cmp: (
-                            (n := number(a, s)) is not None
-                            and (m := _num(s.get(var))) is not None
-                            and cmp(n, m)
-                        ),
+                        _number_compared(number, cmp, var),
                         term.params,
                     )
                 )
@@ -267,8 +330,8 @@ def atoms_for(
             atoms.append(_nothing_below(term, var, var in maps))
     for var, kind in state_kinds.items():
         if kind == "bool":
-            atoms.append(Atom(var, lambda a, s, v=var: s.get(v) is True, (), f"not {var}"))
-            atoms.append(Atom(f"not {var}", lambda a, s, v=var: s.get(v) is False, (), var))
+            atoms.append(Atom(var, _state_is(var, True), (), f"not {var}"))
+            atoms.append(Atom(f"not {var}", _state_is(var, False), (), var))
     for p in params:
         counts: Counter[Any] = Counter()
         chars: Counter[str] = Counter()
@@ -283,13 +346,11 @@ def atoms_for(
                 if n < min_support:
                     continue
                 lit = _literal(value)
-                atoms.append(
-                    Atom(f"{p} == {lit}", lambda a, s, p=p, v=value: _eq(a.get(p, MISSING), v))
-                )
+                atoms.append(Atom(f"{p} == {lit}", _param_equals(p, value, True)))
                 atoms.append(
                     Atom(
                         f"{p} != {lit}",
-                        lambda a, s, p=p, v=value: not _eq(a.get(p, MISSING), v),
+                        _param_equals(p, value, False),
                     )
                 )
         for c, n in sorted(chars.items()):
@@ -299,7 +360,7 @@ def atoms_for(
             atoms.append(
                 Atom(
                     f"not ({lit} in {p})",
-                    lambda a, s, p=p, c=c: isinstance(a.get(p), str) and c not in a[p],
+                    _char_absent(p, c),
                     (p,),
                 )
             )
@@ -312,11 +373,7 @@ def atoms_for(
                     atoms.append(
                         Atom(
                             f"{p} {op} {var}",
-                            lambda a, s, p=p, var=var, fn=fn: (
-                                _num(a.get(p)) is not None
-                                and _num(s.get(var)) is not None
-                                and fn(a[p], s[var])
-                            ),
+                            _param_compared(p, var, fn),
                             (p,),
                         )
                     )
@@ -325,8 +382,8 @@ def atoms_for(
     for term in terms:
         atoms += _derived_atoms(term, [v for v, k in state_kinds.items() if k == "number"])
     for var in collections:
-        atoms.append(Atom(f"len({var}) == 0", lambda a, s, v=var: _size(s.get(v)) == 0))
-        atoms.append(Atom(f"len({var}) > 0", lambda a, s, v=var: _size(s.get(v)) > 0))
+        atoms.append(Atom(f"len({var}) == 0", _state_size(var, empty=True)))
+        atoms.append(Atom(f"len({var}) > 0", _state_size(var, empty=False)))
     seen: set[str] = set()
     unique = []
     for atom in atoms:
@@ -411,7 +468,7 @@ def type_atoms(param: str, values: Sequence[Any]) -> list[Atom]:
         out.append(
             Atom(
                 f"{param} is {name}",
-                lambda a, s, p=param, t=test: p in a and t(a[p]),
+                _param_test(param, test, True),
                 (param,),
                 f"{param} is not {name}",
             )
@@ -419,7 +476,7 @@ def type_atoms(param: str, values: Sequence[Any]) -> list[Atom]:
         out.append(
             Atom(
                 f"{param} is not {name}",
-                lambda a, s, p=param, t=test: p in a and not t(a[p]),
+                _param_test(param, test, False),
                 (param,),
                 f"{param} is {name}",
             )
@@ -428,7 +485,7 @@ def type_atoms(param: str, values: Sequence[Any]) -> list[Atom]:
         out.append(
             Atom(
                 f"truthy({param})",
-                lambda a, s, p=param: p in a and truthy(a[p]),
+                _param_test(param, truthy, True),
                 (param,),
                 f"not truthy({param})",
             )
@@ -436,7 +493,7 @@ def type_atoms(param: str, values: Sequence[Any]) -> list[Atom]:
         out.append(
             Atom(
                 f"not truthy({param})",
-                lambda a, s, p=param: p in a and not truthy(a[p]),
+                _param_test(param, truthy, False),
                 (param,),
                 f"truthy({param})",
             )

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..compiler.values import thaw
+from ..dsl.ir import ScalarLit
 from ..replay.traces import Run
 from .atoms import Atom, atoms_for, conversion_terms, literal, terms_for
 from .effects import Observation, VariableEffect, learn_variable
@@ -150,11 +151,7 @@ def collect_calls(contract: Contract, runs: Sequence[Run]) -> dict[str, list[Cal
     sim = contract.simulator()
     by_tool: dict[str, list[Call]] = {t.name: [] for t in contract.ir.tools}
     defaults = {
-        t.name: {
-            p.name: p.default.value
-            for p in t.params
-            if p.default is not None and getattr(p.default, "kind", None) == "literal"
-        }
+        t.name: {p.name: p.default.value for p in t.params if isinstance(p.default, ScalarLit)}
         for t in contract.ir.tools
     }
     for run in runs:
@@ -276,7 +273,9 @@ def learn_runs(
         for effect in model.effects:
             if effect.var in params:
                 effect.lines = [_state_target(line, effect.var) for line in effect.lines]
-        used = " ".join([c.text for c in model.clauses] + [x for e in model.effects for x in e.lines])
+        used = " ".join(
+            [c.text for c in model.clauses] + [x for e in model.effects for x in e.lines]
+        )
         model.lets = [t.let for t in terms if t.let and re.search(rf"\b{t.text}\b", used)]
     return Learned(tools, "safe" if safe else "default", steps, time.process_time() - start)
 
