@@ -347,3 +347,25 @@ def test_numeric_updates_and_a_parameter_hiding_the_state_variable(tmp_path: Pat
 
 def _ok(tool: str, args: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     return {"tool": tool, "args": args, "outcome": "ok", "result": None, "state_after": after}
+
+
+def test_inferred_enums_only_on_request_and_for_small_closed_sets() -> None:
+    from contractsim.learning.infer import enum_members, skeleton_text
+
+    units = ["kg", "g", "pcs"] * 10
+    assert enum_members(units) == ["g", "kg", "pcs"]
+    assert enum_members(units[:27]) is None  # too few calls to call the set closed
+    assert enum_members([*units, "l"]) is None  # a value seen once: the set is not closed
+    assert enum_members([f"v{i % 7}" for i in range(70)]) is None  # more than 6 members
+    runs = [
+        {
+            "state": {},
+            "steps": [{"tool": "add", "args": {"unit": u, "n": str(i)}, "outcome": "ok"}],
+        }
+        for i, u in enumerate(units)
+    ]
+    assert "tool add(unit: str, n: str)" in skeleton_text(runs)
+    text = skeleton_text(runs, enums=True)
+    assert 'type AddUnit = enum { "g", "kg", "pcs" }\n' in text
+    assert "tool add(unit: AddUnit, n: str)" in text
+    assert [d for d in check_text(text, "e.contract") if d.severity == "error"] == []
