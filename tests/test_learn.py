@@ -369,3 +369,22 @@ def test_inferred_enums_only_on_request_and_for_small_closed_sets() -> None:
     assert 'type AddUnit = enum { "g", "kg", "pcs" }\n' in text
     assert "tool add(unit: AddUnit, n: str)" in text
     assert [d for d in check_text(text, "e.contract") if d.severity == "error"] == []
+
+
+def test_a_parameter_the_tool_takes_in_other_kinds_gets_accepts_any(tmp_path: Path) -> None:
+    skeleton = loads(
+        'contract tally version "1.0.0"\n'
+        "state { total: number = 0 }\n"
+        'tool add(n: number, label: str = "x") {\n}\n',
+        "tally.contract",
+    )
+    runs = [
+        {"name": "r1", "state": {}, "steps": [_ok("add", {"n": 2}, {"total": 2})]},
+        {"name": "r2", "state": {}, "steps": [_ok("add", {"n": "3"}, {"total": 3})]},
+        {"name": "r3", "state": {}, "steps": [_ok("add", {"n": 1, "label": "y"}, {"total": 1})]},
+    ]
+    path = tmp_path / "tally.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in runs) + "\n")
+    result = learn_from_runs(skeleton, read_runs(str(path), skeleton.compiled))
+    assert 'tool add(n: number accepts any, label: str = "x") {' in result.text
+    assert result.report()["accepts_any"] == ["add.n"]

@@ -118,11 +118,14 @@ class Learned:
     seconds: float
     dropped: list[str] = field(default_factory=list)
     """Learned items the checker refused (dropped from the contract)."""
+    widened: list[str] = field(default_factory=list)
+    """``tool.param`` whose declared type got ``accepts any`` (successes passed other kinds)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "mode": self.mode,
             "dropped_by_check": self.dropped,
+            "accepts_any": self.widened,
             "steps": self.steps,
             "seconds": round(self.seconds, 3),
             "tools": {k: v.to_json() for k, v in self.tools.items()},

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from .atoms import literal
+from .atoms import literal, value_kinds
 from .core import Learned, ToolModel
 
 if TYPE_CHECKING:
     from ..api import Contract
+    from ..replay.traces import Run
 
 _DECL = re.compile(r"^(tool|type|state|predicate|machine|goal|function|contract|record|const)\b")
 
@@ -159,3 +161,53 @@ def drop_items(text: str, error_lines: list[int]) -> tuple[str, list[str]]:
         drop.update(range(start, end))
         dropped.append(" ".join(x.strip() for x in lines[start + 1 : end])[:300])
     return "".join(x for i, x in enumerate(lines) if i not in drop), dropped
+
+
+_ACCEPTED_KINDS = {
+    "str": {"str"},
+    "int": {"int"},
+    "float": {"int", "float"},
+    "number": {"int", "float"},
+    "bool": {"bool"},
+}
+"""The value kinds (:func:`.atoms.value_kinds`) a declared scalar type takes."""
+
+
+def widen_accepts(contract: Contract, runs: Sequence[Run]) -> tuple[str, list[str]]:
+    """The skeleton's text with ``DECLARED accepts any`` on every parameter declared as a plain
+    scalar type (``str``, ``int``, ``float``, ``number``, ``bool``) that successful recorded calls
+    passed values of another kind (a dynamically typed tool: the declared type stays what agents
+    are told); and the ``tool.param`` names widened."""
+    values: dict[tuple[str, str], list[Any]] = {}
+    for run in runs:
+        for step in run.steps:
+            if step.outcome == "ok":
+                for name, value in step.args.items():
+                    values.setdefault((step.tool, name), []).append(value)
+    text = contract.source
+    lines = text.splitlines(keepends=True)
+    widened: list[str] = []
+    for tool in contract.ir.tools:
+        for param in tool.params:
+            declared = getattr(param.type, "name", None)
+            if param.accepts is not None or getattr(param.type, "kind", None) != "named":
+                continue
+            allowed = _ACCEPTED_KINDS.get(str(declared))
+            if allowed is None:
+                continue
+            kinds = value_kinds(values.get((tool.name, param.name), []))
+            if param.optional or param.default is not None:
+                kinds.discard("null")
+            if not kinds - allowed:
+                continue
+            i = param.span.line - 1
+            if i >= len(lines):
+                continue
+            pattern = re.compile(rf"\b{re.escape(param.name)}(\??\s*:\s*{declared})\b(?!\s*\[)")
+            line = lines[i]
+            match = pattern.search(line, max(param.span.col - 1, 0))
+            if match is None:
+                continue
+            lines[i] = line[: match.end()] + " accepts any" + line[match.end() :]
+            widened.append(f"{tool.name}.{param.name}")
+    return "".join(lines), widened
