@@ -388,3 +388,19 @@ def test_a_parameter_the_tool_takes_in_other_kinds_gets_accepts_any(tmp_path: Pa
     result = learn_from_runs(skeleton, read_runs(str(path), skeleton.compiled))
     assert 'tool add(n: number accepts any, label: str = "x") {' in result.text
     assert result.report()["accepts_any"] == ["add.n"]
+
+
+def test_a_list_parameter_passed_one_item_gets_accepts_any(tmp_path: Path) -> None:
+    skeleton = loads(
+        'contract tags version "1.0.0"\nstate { n: int = 0 }\n'
+        "tool tag(tags: list[str], size: list[int]) {\n}\n",
+        "tags.contract",
+    )
+    steps = [
+        _ok("tag", {"tags": ["a"], "size": [1]}, {"n": 1}),
+        _ok("tag", {"tags": "b", "size": [2]}, {"n": 1}),
+    ]
+    path = tmp_path / "tags.jsonl"
+    path.write_text(json.dumps({"name": "r", "state": {}, "steps": steps}) + "\n")
+    result = learn_from_runs(skeleton, read_runs(str(path), skeleton.compiled))
+    assert "tool tag(tags: list[str] accepts any, size: list[int]) {" in result.text

@@ -173,41 +173,49 @@ _ACCEPTED_KINDS = {
 """The value kinds (:func:`.atoms.value_kinds`) a declared scalar type takes."""
 
 
+def _fits(declared: Any, values: Sequence[Any]) -> bool | None:
+    """Whether every value has a kind the declared type takes: a plain scalar type, or
+    ``list[S]`` of one (None: a type this check does not judge)."""
+    kind = getattr(declared, "kind", None)
+    name = str(getattr(declared, "name", ""))
+    if kind == "named" and name in _ACCEPTED_KINDS:
+        return not value_kinds(values) - _ACCEPTED_KINDS[name]
+    args = getattr(declared, "args", ()) or ()
+    if kind == "generic" and name == "list" and len(args) == 1:
+        if value_kinds(values) - {"list"}:
+            return False
+        items = [x for v in values for x in v]
+        return _fits(args[0], items) is not False
+    return None
+
+
 def widen_accepts(contract: Contract, runs: Sequence[Run]) -> tuple[str, list[str]]:
     """The skeleton's text with ``DECLARED accepts any`` on every parameter declared as a plain
-    scalar type (``str``, ``int``, ``float``, ``number``, ``bool``) that successful recorded calls
-    passed values of another kind (a dynamically typed tool: the declared type stays what agents
-    are told); and the ``tool.param`` names widened."""
+    scalar type (``str``, ``int``, ``float``, ``number``, ``bool``) or a list of one that
+    successful recorded calls passed values of another kind (a dynamically typed tool: the
+    declared type stays what agents are told); and the ``tool.param`` names widened."""
     values: dict[tuple[str, str], list[Any]] = {}
     for run in runs:
         for step in run.steps:
             if step.outcome == "ok":
                 for name, value in step.args.items():
                     values.setdefault((step.tool, name), []).append(value)
-    text = contract.source
-    lines = text.splitlines(keepends=True)
+    lines = contract.source.splitlines(keepends=True)
+    inserts: list[tuple[int, int]] = []
     widened: list[str] = []
     for tool in contract.ir.tools:
         for param in tool.params:
-            declared = getattr(param.type, "name", None)
-            if param.accepts is not None or getattr(param.type, "kind", None) != "named":
+            if param.accepts is not None:
                 continue
-            allowed = _ACCEPTED_KINDS.get(str(declared))
-            if allowed is None:
-                continue
-            kinds = value_kinds(values.get((tool.name, param.name), []))
+            seen = values.get((tool.name, param.name), [])
             if param.optional or param.default is not None:
-                kinds.discard("null")
-            if not kinds - allowed:
+                seen = [v for v in seen if v is not None]
+            span = param.type.span
+            if _fits(param.type, seen) is not False or span.end_line - 1 >= len(lines):
                 continue
-            i = param.span.line - 1
-            if i >= len(lines):
-                continue
-            pattern = re.compile(rf"\b{re.escape(param.name)}(\??\s*:\s*{declared})\b(?!\s*\[)")
-            line = lines[i]
-            match = pattern.search(line, max(param.span.col - 1, 0))
-            if match is None:
-                continue
-            lines[i] = line[: match.end()] + " accepts any" + line[match.end() :]
+            inserts.append((span.end_line - 1, span.end_col - 1))
             widened.append(f"{tool.name}.{param.name}")
+    for line, col in sorted(inserts, reverse=True):
+        text = lines[line]
+        lines[line] = text[:col] + " accepts any" + text[col:]
     return "".join(lines), widened
