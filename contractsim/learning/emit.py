@@ -180,7 +180,7 @@ def _fits(declared: Any, values: Sequence[Any]) -> bool | None:
     name = str(getattr(declared, "name", ""))
     if kind == "named" and name in _ACCEPTED_KINDS:
         return not value_kinds(values) - _ACCEPTED_KINDS[name]
-    args = getattr(declared, "args", ()) or ()
+    args: tuple[Any, ...] = tuple(getattr(declared, "args", ()) or ())
     if kind == "generic" and name == "list" and len(args) == 1:
         if value_kinds(values) - {"list"}:
             return False
