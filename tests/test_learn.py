@@ -404,3 +404,13 @@ def test_a_list_parameter_passed_one_item_gets_accepts_any(tmp_path: Path) -> No
     path.write_text(json.dumps({"name": "r", "state": {}, "steps": steps}) + "\n")
     result = learn_from_runs(skeleton, read_runs(str(path), skeleton.compiled))
     assert "tool tag(tags: list[str] accepts any, size: list[int]) {" in result.text
+
+
+def test_true_and_one_are_two_constants() -> None:
+    from contractsim.learning.atoms import atoms_for, terms_for
+
+    calls: list[tuple[dict[str, Any], dict[str, Any]]] = [({"q": True}, {})] * 3
+    calls += [({"q": 1}, {})] * 2 + [({"q": "a"}, {})] * 2
+    terms = terms_for(["q"], calls, {}, (), 64)
+    texts = [a.text for a in atoms_for(["q"], terms, calls, {}, 400, 2)]
+    assert "q == true" in texts and "q == 1" in texts and 'q == "a"' in texts

@@ -333,16 +333,18 @@ def atoms_for(
             atoms.append(Atom(var, _state_is(var, True), (), f"not {var}"))
             atoms.append(Atom(f"not {var}", _state_is(var, False), (), var))
     for p in params:
-        counts: Counter[Any] = Counter()
+        # keyed by type too: `true` and `1` (equal and of one hash in Python) are two constants
+        counts: Counter[tuple[str, Any]] = Counter()
         chars: Counter[str] = Counter()
         for args, _ in calls:
             value = args.get(p, MISSING)
             if isinstance(value, str | int | bool) or value is None:
-                counts[value] += 1
+                counts[(type(value).__name__, value)] += 1
             if isinstance(value, str):
                 chars.update(c for c in set(value) if c in PUNCTUATION)
         if 1 < len(counts) <= 12:  # a small closed set of values: constants
-            for value, n in sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0]))):
+            ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0], str(kv[0][1])))
+            for (_, value), n in ordered:
                 if n < min_support:
                     continue
                 lit = _literal(value)
