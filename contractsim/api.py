@@ -402,21 +402,22 @@ def learn(
     refine: bool = False,
     max_atoms: int | None = None,
     min_support: int | None = None,
+    infer_enums: bool = False,
 ) -> LearnResult:
     """Learn a contract from trace files (docs/learn.md).
 
     ``skeleton``: a contract (path or :class:`Contract`) whose types, state and tool signatures
     are kept (its ``require``, ``should`` and effects are dropped, unless ``refine``: then they
     are kept and only what the data demands is added); without one they are inferred from the
-    recorded values. Raises :class:`~contractsim.ContractError` for unreadable traces or
-    skeletons."""
+    recorded values (``infer_enums``: a text parameter with a small closed set of values becomes
+    an enum). Raises :class:`~contractsim.ContractError` for unreadable traces or skeletons."""
     from .learning import skeleton_of
     from .learning.infer import infer_skeleton
     from .replay.traces import read_runs
 
     paths = [traces] if isinstance(traces, str | os.PathLike) else list(traces)
     if skeleton is None:
-        contract = infer_skeleton(paths, loads, adapter)
+        contract = infer_skeleton(paths, loads, adapter, enums=infer_enums)
     elif isinstance(skeleton, Contract):
         contract = skeleton
     else:

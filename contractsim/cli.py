@@ -639,6 +639,13 @@ def import_pddl(domain: str, problem: str, output: str | None, fmt: str) -> None
     show_default=True,
     help="Consider at most this many atoms per tool (bounds the work).",
 )
+@click.option(
+    "--infer-enums",
+    is_flag=True,
+    help="Without --skeleton/--refine: a text parameter whose successful calls show at most 6 "
+    "values, each at least 3 times over at least 30 calls, gets an enum type (which refuses "
+    "any other value).",
+)
 def learn_cmd(
     traces: tuple[str, ...],
     skeleton: str | None,
@@ -649,6 +656,7 @@ def learn_cmd(
     safe: bool,
     min_support: int,
     max_atoms: int,
+    infer_enums: bool,
 ) -> None:
     """Learn a contract from recorded runs in TRACES (the trace format of `replay`, steps with
     `state_after` for effects): preconditions, error codes and effects of every tool, each with
@@ -675,6 +683,7 @@ def learn_cmd(
             refine=refine is not None,
             max_atoms=max_atoms,
             min_support=min_support,
+            infer_enums=infer_enums,
         )
     except ContractError as exc:
         _fail_input(exc)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import ContractError
 from .core import DEFAULT_MAX_ATOMS, DEFAULT_MIN_SUPPORT, Learned, learn_runs
-from .emit import drop_items, emit, skeleton_of
+from .emit import drop_items, emit, skeleton_of, widen_accepts
 
 MAX_CHECK_ROUNDS = 5
 """A learned item the checker refuses (a value outside an enum, a type the term does not have …)
@@ -73,7 +73,11 @@ def learn_from_runs(
     """Learn from runs already read against ``skeleton``; the result is checked with
     ``load_text`` (text, filename → a compiled contract: the façade's ``loads``)."""
     loads = load_text
+    widened_text, widened = widen_accepts(skeleton, runs)
+    if widened:  # successes with values of other kinds: the tool accepts more than it declares
+        skeleton = loads(widened_text, skeleton.filename)
     learned = learn_runs(skeleton, runs, safe=safe, max_atoms=max_atoms, min_support=min_support)
+    learned.widened = widened
     text = emit(skeleton, learned)
     for _ in range(MAX_CHECK_ROUNDS):
         try:

@@ -12,7 +12,10 @@ Terms (:class:`Term`):
 Atoms (:class:`Atom`): ``T in S`` and ``T not in S`` (S a state set, list or map's keys),
 ``v`` / ``not v`` (a state boolean), ``p == c`` / ``p != c`` (an observed constant),
 ``c in p`` / ``not (c in p)`` (a one-character constant in a string parameter),
-``p <= v`` … (numeric parameter against a numeric state value), ``len(S) == 0`` / ``> 0``.
+``p <= v`` … (numeric parameter against a numeric state value), ``len(S) == 0`` / ``> 0``,
+and for a parameter whose values vary in kind (a dynamically typed tool) ``p is T`` /
+``p is not T`` (T one of the observed kinds: ``str``, ``int``, ``float``, ``number``, ``bool``,
+``null``, ``list``, ``list[str]``, ``map``) and ``truthy(p)`` / ``not truthy(p)``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from ..compiler.lib import BUILTIN_FUNCS
 
 MISSING = object()
 """The value of a term that cannot be formed for a call (a parameter that was not passed …)."""
@@ -60,6 +65,8 @@ class Term:
     fn: Callable[[Mapping[str, Any], Mapping[str, Any]], Any]
     """(args, state) → value, or :data:`MISSING`."""
     params: tuple[str, ...] = ()
+    let: str = ""
+    """The ``let NAME = EXPR`` the term's text needs in the tool (a conversion), or empty."""
 
     def __call__(self, args: Mapping[str, Any], state: Mapping[str, Any]) -> Any:
         try:
@@ -108,6 +115,163 @@ def _tuple(names: Sequence[str]) -> Term:
         return MISSING if any(v is MISSING for v in values) else values
 
     return Term("(" + ", ".join(names) + ")", get, tuple(names))
+
+
+def _as_float(name: str) -> Term:
+    """``float(p)``: the language's conversion (null when the text is no number)."""
+    convert = BUILTIN_FUNCS["float"]
+
+    def get(args: Mapping[str, Any], state: Mapping[str, Any]) -> Any:
+        value = args.get(name, MISSING)
+        return MISSING if value is MISSING else convert(value)
+
+    return Term(f"{name}_number", get, (name,), f"let {name}_number = float({name})")
+
+
+def _normalized(name: str) -> Term:
+    """``lower(strip(str(p)))``: a name looked up the way tools often do (``name.strip().lower()``);
+    formed for text only (what ``str`` makes of other values is the language's business)."""
+
+    def get(args: Mapping[str, Any], state: Mapping[str, Any]) -> Any:
+        value = args.get(name, MISSING)
+        return value.strip().lower() if isinstance(value, str) else MISSING
+
+    return Term(f"{name}_key", get, (name,), f"let {name}_key = lower(strip(str({name})))")
+
+
+def conversion_terms(
+    params: Sequence[str], calls: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]]
+) -> list[Term]:
+    """``float(p)`` for a parameter seen both as a number and as text, and
+    ``lower(strip(str(p)))`` for a text parameter seen with surrounding space or capitals."""
+    seen: dict[str, set[str]] = {p: set() for p in params}
+    padded: set[str] = set()
+    for args, _ in calls:
+        for p in params:
+            value = args.get(p, MISSING)
+            seen[p] |= value_kinds([value])
+            if isinstance(value, str) and value != value.strip().lower():
+                padded.add(p)
+    out = []
+    for p in params:
+        if "str" in seen[p] and seen[p] & {"int", "float"}:
+            out.append(_as_float(p))
+        if p in padded:
+            out.append(_normalized(p))
+    return out
+
+
+Check = Callable[[Mapping[str, Any], Mapping[str, Any]], bool]
+"""An atom's test: (args, state) → true or false."""
+
+
+def _state_is(var: str, value: bool) -> Check:
+    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        return s.get(var) is value
+
+    return check
+
+
+def _state_size(var: str, *, empty: bool) -> Check:
+    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        size = _size(s.get(var))
+        return size == 0 if empty else size > 0
+
+    return check
+
+
+def _param_equals(param: str, value: Any, equal: bool) -> Check:
+    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        return bool(_eq(a.get(param, MISSING), value)) is equal
+
+    return check
+
+
+def _char_absent(param: str, char: str) -> Check:
+    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        value = a.get(param)
+        return isinstance(value, str) and char not in value
+
+    return check
+
+
+def _param_compared(param: str, var: str, cmp: Callable[[Any, Any], bool]) -> Check:
+    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        x, y = _num(a.get(param)), _num(s.get(var))
+        return x is not None and y is not None and cmp(a[param], s[var])
+
+    return check
+
+
+def _param_test(param: str, test: Callable[[Any], bool], want: bool) -> Check:
+    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        return param in a and bool(test(a[param])) is want
+
+    return check
+
+
+def _number_compared(
+    number: Callable[[Mapping[str, Any], Mapping[str, Any]], float | None],
+    cmp: Callable[[Any, Any], bool],
+    var: str | None,
+) -> Check:
+    """``c op 0`` (``var`` None) or ``c op var`` for a conversion ``c`` that is not null."""
+
+    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        n = number(a, s)
+        m = 0.0 if var is None else _num(s.get(var))
+        return n is not None and m is not None and cmp(n, m)
+
+    return check
+
+
+def _derived_atoms(term: Term, numeric: Sequence[str]) -> list[Atom]:
+    """Atoms over a conversion term: ``float(p) != null``, its sign and its comparisons with
+    numeric state; ``lower(strip(str(p))) != ""``."""
+    out: list[Atom] = []
+    if term.let.endswith(f"float({term.params[0]})"):
+
+        def number(a: Mapping[str, Any], s: Mapping[str, Any]) -> float | None:
+            value = term(a, s)
+            return None if value is MISSING else _num(value)
+
+        def pair(text: str, neg: str, fn: Callable[[Any, Any], bool]) -> list[Atom]:
+            return [
+                Atom(text, fn, term.params, neg),
+                Atom(neg, lambda a, s: not fn(a, s), term.params, text),
+            ]
+
+        out += pair(
+            f"{term.text} != null",
+            f"{term.text} == null",
+            lambda a, s: number(a, s) is not None,
+        )
+        for op, cmp in _COMPARISONS:
+            out.append(
+                Atom(
+                    f"{term.text} != null and {term.text} {op} 0",
+                    _number_compared(number, cmp, None),
+                    term.params,
+                )
+            )
+            for var in numeric:
+                out.append(
+                    Atom(
+                        f"{term.text} != null and {term.text} {op} {var}",
+                        _number_compared(number, cmp, var),
+                        term.params,
+                    )
+                )
+    elif term.let:
+        out.append(
+            Atom(
+                f'{term.text} != ""',
+                lambda a, s: (v := term(a, s)) is not MISSING and v != "",
+                term.params,
+                f'{term.text} == ""',
+            )
+        )
+    return out
 
 
 def _contains(collection: Any, value: Any) -> bool:
@@ -166,29 +330,29 @@ def atoms_for(
             atoms.append(_nothing_below(term, var, var in maps))
     for var, kind in state_kinds.items():
         if kind == "bool":
-            atoms.append(Atom(var, lambda a, s, v=var: s.get(v) is True, (), f"not {var}"))
-            atoms.append(Atom(f"not {var}", lambda a, s, v=var: s.get(v) is False, (), var))
+            atoms.append(Atom(var, _state_is(var, True), (), f"not {var}"))
+            atoms.append(Atom(f"not {var}", _state_is(var, False), (), var))
     for p in params:
-        counts: Counter[Any] = Counter()
+        # keyed by type too: `true` and `1` (equal and of one hash in Python) are two constants
+        counts: Counter[tuple[str, Any]] = Counter()
         chars: Counter[str] = Counter()
         for args, _ in calls:
             value = args.get(p, MISSING)
             if isinstance(value, str | int | bool) or value is None:
-                counts[value] += 1
+                counts[(type(value).__name__, value)] += 1
             if isinstance(value, str):
                 chars.update(c for c in set(value) if c in PUNCTUATION)
         if 1 < len(counts) <= 12:  # a small closed set of values: constants
-            for value, n in sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0]))):
+            ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0], str(kv[0][1])))
+            for (_, value), n in ordered:
                 if n < min_support:
                     continue
                 lit = _literal(value)
-                atoms.append(
-                    Atom(f"{p} == {lit}", lambda a, s, p=p, v=value: _eq(a.get(p, MISSING), v))
-                )
+                atoms.append(Atom(f"{p} == {lit}", _param_equals(p, value, True)))
                 atoms.append(
                     Atom(
                         f"{p} != {lit}",
-                        lambda a, s, p=p, v=value: not _eq(a.get(p, MISSING), v),
+                        _param_equals(p, value, False),
                     )
                 )
         for c, n in sorted(chars.items()):
@@ -198,7 +362,7 @@ def atoms_for(
             atoms.append(
                 Atom(
                     f"not ({lit} in {p})",
-                    lambda a, s, p=p, c=c: isinstance(a.get(p), str) and c not in a[p],
+                    _char_absent(p, c),
                     (p,),
                 )
             )
@@ -211,17 +375,17 @@ def atoms_for(
                     atoms.append(
                         Atom(
                             f"{p} {op} {var}",
-                            lambda a, s, p=p, var=var, fn=fn: (
-                                _num(a.get(p)) is not None
-                                and _num(s.get(var)) is not None
-                                and fn(a[p], s[var])
-                            ),
+                            _param_compared(p, var, fn),
                             (p,),
                         )
                     )
+    for p in params:
+        atoms += type_atoms(p, [args.get(p, MISSING) for args, _ in calls])
+    for term in terms:
+        atoms += _derived_atoms(term, [v for v, k in state_kinds.items() if k == "number"])
     for var in collections:
-        atoms.append(Atom(f"len({var}) == 0", lambda a, s, v=var: _size(s.get(v)) == 0))
-        atoms.append(Atom(f"len({var}) > 0", lambda a, s, v=var: _size(s.get(v)) > 0))
+        atoms.append(Atom(f"len({var}) == 0", _state_size(var, empty=True)))
+        atoms.append(Atom(f"len({var}) > 0", _state_size(var, empty=False)))
     seen: set[str] = set()
     unique = []
     for atom in atoms:
@@ -229,6 +393,114 @@ def atoms_for(
             seen.add(atom.text)
             unique.append(atom)
     return unique[:max_atoms]
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, list | tuple)
+
+
+TYPE_TESTS: tuple[tuple[str, Callable[[Any], bool]], ...] = (
+    ("str", lambda v: isinstance(v, str)),
+    ("int", lambda v: isinstance(v, int) and not isinstance(v, bool)),
+    ("float", lambda v: isinstance(v, int | float) and not isinstance(v, bool)),
+    ("number", lambda v: isinstance(v, int | float) and not isinstance(v, bool)),
+    ("bool", lambda v: isinstance(v, bool)),
+    ("null", lambda v: v is None),
+    ("list", _is_list),
+    ("list[str]", lambda v: _is_list(v) and all(isinstance(x, str) for x in v)),
+    ("map", lambda v: isinstance(v, Mapping)),
+)
+"""The type tests of the hypothesis language and their meaning over recorded values, as the
+language defines them (docs/language.md, "Type tests and narrowing": an int is a float, a bool
+is no number)."""
+
+
+def value_kinds(values: Iterable[Any]) -> set[str]:
+    """The JSON kinds of the observed values (``int``/``float`` apart, ``missing`` ignored)."""
+    kinds: set[str] = set()
+    for v in values:
+        if v is MISSING:
+            continue
+        if isinstance(v, bool):
+            kinds.add("bool")
+        elif isinstance(v, int):
+            kinds.add("int")
+        elif isinstance(v, float):
+            kinds.add("float")
+        elif isinstance(v, str):
+            kinds.add("str")
+        elif v is None:
+            kinds.add("null")
+        elif _is_list(v):
+            kinds.add("list")
+        elif isinstance(v, Mapping):
+            kinds.add("map")
+        else:
+            kinds.add("other")
+    return kinds
+
+
+def truthy(value: Any) -> bool:
+    """Python truthiness, as the language's ``truthy(x)``."""
+    if value is MISSING:
+        return False
+    try:
+        return bool(value)
+    except (TypeError, ValueError):
+        return True
+
+
+def type_atoms(param: str, values: Sequence[Any]) -> list[Atom]:
+    """``p is T`` / ``p is not T`` for the type tests that tell the observed kinds of a
+    parameter apart, and ``truthy(p)`` / ``not truthy(p)``: only when the values vary in kind
+    (for a parameter of one kind the checker knows the answer: W0630/W0631)."""
+    kinds = value_kinds(values)
+    if len(kinds - {"null"}) < 2 and not (kinds - {"null"} and "null" in kinds):
+        return []
+    present = [v for v in values if v is not MISSING]
+    out: list[Atom] = []
+    for name, test in TYPE_TESTS:
+        hits = sum(1 for v in present if test(v))
+        if hits == 0 or hits == len(present):
+            continue  # says nothing about these values
+        if name == "float" and "float" not in kinds:
+            continue  # `p is number` says the same
+        if name == "list[str]" and hits == sum(1 for v in present if _is_list(v)):
+            continue  # every list seen holds text: `p is list` says the same
+        out.append(
+            Atom(
+                f"{param} is {name}",
+                _param_test(param, test, True),
+                (param,),
+                f"{param} is not {name}",
+            )
+        )
+        out.append(
+            Atom(
+                f"{param} is not {name}",
+                _param_test(param, test, False),
+                (param,),
+                f"{param} is {name}",
+            )
+        )
+    if any(truthy(v) for v in present) and not all(truthy(v) for v in present):
+        out.append(
+            Atom(
+                f"truthy({param})",
+                _param_test(param, truthy, True),
+                (param,),
+                f"not truthy({param})",
+            )
+        )
+        out.append(
+            Atom(
+                f"not truthy({param})",
+                _param_test(param, truthy, False),
+                (param,),
+                f"truthy({param})",
+            )
+        )
+    return out
 
 
 _COMPARISONS: tuple[tuple[str, Callable[[Any, Any], bool]], ...] = (

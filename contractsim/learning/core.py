@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -9,8 +10,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..compiler.values import thaw
+from ..dsl.ir import ScalarLit
 from ..replay.traces import Run
-from .atoms import Atom, atoms_for, literal, terms_for
+from .atoms import Atom, atoms_for, conversion_terms, literal, terms_for
 from .effects import Observation, VariableEffect, learn_variable
 from .messages import Cluster, cluster
 
@@ -74,6 +76,8 @@ class ToolModel:
     clauses: list[Clause] = field(default_factory=list)
     effects: list[VariableEffect] = field(default_factory=list)
     unexplained_failures: list[dict[str, Any]] = field(default_factory=list)
+    lets: list[str] = field(default_factory=list)
+    """``let`` lines the learned clauses and effects read (conversions such as ``float(p)``)."""
     failure_state_changes: int = 0
     refused_by_skeleton: int = 0
     """Failures the skeleton already predicts (a missing argument, a wrong type, a clause of
@@ -114,11 +118,14 @@ class Learned:
     seconds: float
     dropped: list[str] = field(default_factory=list)
     """Learned items the checker refused (dropped from the contract)."""
+    widened: list[str] = field(default_factory=list)
+    """``tool.param`` whose declared type got ``accepts any`` (successes passed other kinds)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "mode": self.mode,
             "dropped_by_check": self.dropped,
+            "accepts_any": self.widened,
             "steps": self.steps,
             "seconds": round(self.seconds, 3),
             "tools": {k: v.to_json() for k, v in self.tools.items()},
@@ -146,14 +153,20 @@ def collect_calls(contract: Contract, runs: Sequence[Run]) -> dict[str, list[Cal
     then each step's ``state_after`` (a step without one leaves the known state as it was)."""
     sim = contract.simulator()
     by_tool: dict[str, list[Call]] = {t.name: [] for t in contract.ir.tools}
+    defaults = {
+        t.name: {p.name: p.default.value for p in t.params if isinstance(p.default, ScalarLit)}
+        for t in contract.ir.tools
+    }
     for run in runs:
         state: dict[str, Any] = dict(sim.state_with(run.state))
         for step in run.steps:
+            # an argument left out reads as its literal default (as the tool sees it)
+            args = {**defaults.get(step.tool, {}), **step.args}
             after = None
             if step.state_after is not None:
                 after = {k: v for k, v in step.state_after.items() if k in state}
             by_tool.setdefault(step.tool, []).append(
-                Call(step.args, state, step.outcome, step.error, step.result, after)
+                Call(args, state, step.outcome, step.error, step.result, after)
             )
             if after:
                 state = {**state, **after}
@@ -203,6 +216,7 @@ def learn_runs(
         ]
         pairs = [(c.args, c.before) for c in tool_calls]
         terms = terms_for(params, pairs, {}, tuple_sizes, 64)
+        terms += conversion_terms(params, pairs)
         terms += [
             t
             for t in terms_for(
@@ -259,7 +273,20 @@ def learn_runs(
             model.effects.append(
                 learn_variable(var, kind, obs, effect_terms, kinds, atoms, min_support)
             )
+        for effect in model.effects:
+            if effect.var in params:
+                effect.lines = [_state_target(line, effect.var) for line in effect.lines]
+        used = " ".join(
+            [c.text for c in model.clauses] + [x for e in model.effects for x in e.lines]
+        )
+        model.lets = [t.let for t in terms if t.let and re.search(rf"\b{t.text}\b", used)]
     return Learned(tools, "safe" if safe else "default", steps, time.process_time() - start)
+
+
+def _state_target(line: str, var: str) -> str:
+    """An effect line assigning ``var`` written ``state.var`` (a parameter of the same name
+    hides the state variable inside the tool)."""
+    return re.sub(rf"^(\s*){var}\b(?=\s*(?:[-+]?=|\.|\[))", rf"\1state.{var}", line)
 
 
 def _is_str(contract: Contract, t: Any, depth: int = 0) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from .atoms import MISSING, Atom, Term, literal
@@ -71,12 +72,12 @@ def _values(
     """Candidate right-hand sides."""
     out: list[tuple[str, Callable[[Observation], Any]]] = []
     for t in terms:
-        out.append((t.text, lambda o, t=t: t(o.args, o.before)))
+        out.append((t.text, partial(_term_value, t=t)))
     for v, k in kinds.items():
         if k in ("str", "number", "bool"):
-            out.append((v, lambda o, v=v: o.before.get(v, MISSING)))
+            out.append((v, partial(_state_value, var=v)))
         if k == "str":
-            out.append((f"parent({v})", lambda o, v=v: _parent(o.before.get(v, MISSING))))
+            out.append((f"parent({v})", partial(_state_parent, var=v)))
     fields: set[str] = set()
     for o in obs[:200]:
         if isinstance(o.result, Mapping):
@@ -85,9 +86,7 @@ def _values(
         out.append(
             (
                 f"result.{f}",
-                lambda o, f=f: (
-                    o.result.get(f, MISSING) if isinstance(o.result, Mapping) else MISSING
-                ),
+                partial(_result_field, name=f),
             )
         )
     for v, k in kinds.items():
@@ -96,10 +95,46 @@ def _values(
                 out.append(
                     (
                         f"{v}[{t.text}]",
-                        lambda o, v=v, t=t: _lookup(o.before.get(v), t(o.args, o.before)),
+                        partial(_state_lookup, var=v, t=t),
                     )
                 )
     return out
+
+
+def _term_value(o: Observation, t: Term) -> Any:
+    return t(o.args, o.before)
+
+
+def _state_value(o: Observation, var: str) -> Any:
+    return o.before.get(var, MISSING)
+
+
+def _state_parent(o: Observation, var: str) -> Any:
+    return _parent(o.before.get(var, MISSING))
+
+
+def _result_field(o: Observation, name: str) -> Any:
+    return o.result.get(name, MISSING) if isinstance(o.result, Mapping) else MISSING
+
+
+def _state_lookup(o: Observation, var: str, t: Term) -> Any:
+    return _lookup(o.before.get(var), t(o.args, o.before))
+
+
+def _constant(o: Observation, value: Any) -> Any:
+    return value
+
+
+def _set_add_term(o: Observation, var: str, t: Term) -> Any:
+    return _set_add(o, var, t(o.args, o.before))
+
+
+def _set_rem_term(o: Observation, var: str, t: Term) -> Any:
+    return _set_rem(o, var, t(o.args, o.before))
+
+
+def _shifted_by_term(o: Observation, var: str, t: Term, sign: int) -> Any:
+    return _shifted(o.before.get(var), t(o.args, o.before), sign)
 
 
 def _lookup(m: Any, key: Any) -> Any:
@@ -122,14 +157,8 @@ def _constants(values: Sequence[Any]) -> list[Any]:
 def _set_templates(var: str, obs: Sequence[Observation], terms: Sequence[Term]) -> list[Template]:
     out: list[Template] = []
     for t in terms:
-        out.append(
-            Template([f"{var}.add({t.text})"], lambda o, t=t: _set_add(o, var, t(o.args, o.before)))
-        )
-        out.append(
-            Template(
-                [f"{var}.remove({t.text})"], lambda o, t=t: _set_rem(o, var, t(o.args, o.before))
-            )
-        )
+        out.append(Template([f"{var}.add({t.text})"], partial(_set_add_term, var=var, t=t)))
+        out.append(Template([f"{var}.remove({t.text})"], partial(_set_rem_term, var=var, t=t)))
     combo = _set_cover(var, obs, terms)
     if combo is not None:
         out.insert(0, combo)
@@ -222,7 +251,7 @@ def _map_templates(
         if k not in o.before[var] or o.before[var][k] != o.after[k]
     ]
     values = _values(var, obs, terms, kinds, terms)
-    values += [(literal(c), lambda o, c=c: c) for c in _constants(changed_values)]
+    values += [(literal(c), partial(_constant, value=c)) for c in _constants(changed_values)]
     for t in terms:
         # which values ever fit: keep the template list short
         for text, fn in values:
@@ -231,11 +260,9 @@ def _map_templates(
             if not any(_fits(o, var, t, fn) for o in obs[:50]):
                 continue
             out.append(
-                Template(
-                    [f"{var}[{t.text}] = {text}"], lambda o, t=t, fn=fn: _map_set(o, var, t, fn)
-                )
+                Template([f"{var}[{t.text}] = {text}"], partial(_map_set, var=var, t=t, fn=fn))
             )
-        out.append(Template([f"{var}.remove({t.text})"], lambda o, t=t: _map_del(o, var, t)))
+        out.append(Template([f"{var}.remove({t.text})"], partial(_map_del, var=var, t=t)))
     return out[:MAX_TEMPLATES]
 
 
@@ -279,13 +306,38 @@ def _scalar_templates(
     var: str, obs: Sequence[Observation], terms: Sequence[Term], kinds: Mapping[str, str]
 ) -> list[Template]:
     values = _values(var, obs, terms, kinds)
-    values += [(literal(c), lambda o, c=c: c) for c in _constants([o.after for o in obs])]
+    values += [
+        (literal(c), partial(_constant, value=c)) for c in _constants([o.after for o in obs])
+    ]
     out = []
+    # a parameter named like the variable (it hides it: the effect is written `state.var = var`)
+    # comes first among the values; the variable's own old value is no change
+    param_first = any(t.text == var for t in terms)
     for text, fn in values:
         if text == var:
-            continue
+            if not param_first:
+                continue
+            param_first = False
         out.append(Template([f"{var} = {text}"], fn))
+    if kinds.get(var) == "number":
+        # `budget -= cost`: a numeric update by a parameter or a conversion of one
+        for t in terms:
+            for op, sign in (("-=", -1), ("+=", 1)):
+                out.append(
+                    Template(
+                        [f"{var} {op} {t.text}"],
+                        partial(_shifted_by_term, var=var, t=t, sign=sign),
+                    )
+                )
     return out
+
+
+def _shifted(value: Any, by: Any, sign: int) -> Any:
+    """``value + sign * by`` for numbers (bools are no numbers here), else :data:`MISSING`."""
+    numbers = [x for x in (value, by) if isinstance(x, int | float) and not isinstance(x, bool)]
+    if len(numbers) < 2:
+        return MISSING
+    return value + sign * by
 
 
 def _same(x: Any, y: Any) -> bool:

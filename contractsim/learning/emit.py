@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from .atoms import literal
+from .atoms import literal, value_kinds
 from .core import Learned, ToolModel
 
 if TYPE_CHECKING:
     from ..api import Contract
+    from ..replay.traces import Run
 
 _DECL = re.compile(r"^(tool|type|state|predicate|machine|goal|function|contract|record|const)\b")
 
@@ -61,7 +63,7 @@ def _bodies(contract: Contract) -> dict[str, tuple[int, int]]:
 
 def tool_lines(model: ToolModel, existing: set[str] = frozenset()) -> list[str]:  # type: ignore[assignment]
     """The learned clauses and effects of one tool, as contract lines (indented 2)."""
-    out: list[str] = []
+    out: list[str] = ["  " + let for let in model.lets]
     for clause in model.clauses:
         if clause.text in existing:
             continue
@@ -159,3 +161,61 @@ def drop_items(text: str, error_lines: list[int]) -> tuple[str, list[str]]:
         drop.update(range(start, end))
         dropped.append(" ".join(x.strip() for x in lines[start + 1 : end])[:300])
     return "".join(x for i, x in enumerate(lines) if i not in drop), dropped
+
+
+_ACCEPTED_KINDS = {
+    "str": {"str"},
+    "int": {"int"},
+    "float": {"int", "float"},
+    "number": {"int", "float"},
+    "bool": {"bool"},
+}
+"""The value kinds (:func:`.atoms.value_kinds`) a declared scalar type takes."""
+
+
+def _fits(declared: Any, values: Sequence[Any]) -> bool | None:
+    """Whether every value has a kind the declared type takes: a plain scalar type, or
+    ``list[S]`` of one (None: a type this check does not judge)."""
+    kind = getattr(declared, "kind", None)
+    name = str(getattr(declared, "name", ""))
+    if kind == "named" and name in _ACCEPTED_KINDS:
+        return not value_kinds(values) - _ACCEPTED_KINDS[name]
+    args: tuple[Any, ...] = tuple(getattr(declared, "args", ()) or ())
+    if kind == "generic" and name == "list" and len(args) == 1:
+        if value_kinds(values) - {"list"}:
+            return False
+        items = [x for v in values for x in v]
+        return _fits(args[0], items) is not False
+    return None
+
+
+def widen_accepts(contract: Contract, runs: Sequence[Run]) -> tuple[str, list[str]]:
+    """The skeleton's text with ``DECLARED accepts any`` on every parameter declared as a plain
+    scalar type (``str``, ``int``, ``float``, ``number``, ``bool``) or a list of one that
+    successful recorded calls passed values of another kind (a dynamically typed tool: the
+    declared type stays what agents are told); and the ``tool.param`` names widened."""
+    values: dict[tuple[str, str], list[Any]] = {}
+    for run in runs:
+        for step in run.steps:
+            if step.outcome == "ok":
+                for name, value in step.args.items():
+                    values.setdefault((step.tool, name), []).append(value)
+    lines = contract.source.splitlines(keepends=True)
+    inserts: list[tuple[int, int]] = []
+    widened: list[str] = []
+    for tool in contract.ir.tools:
+        for param in tool.params:
+            if param.accepts is not None:
+                continue
+            seen = values.get((tool.name, param.name), [])
+            if param.optional or param.default is not None:
+                seen = [v for v in seen if v is not None]
+            span = param.type.span
+            if _fits(param.type, seen) is not False or span.end_line - 1 >= len(lines):
+                continue
+            inserts.append((span.end_line - 1, span.end_col - 1))
+            widened.append(f"{tool.name}.{param.name}")
+    for line, col in sorted(inserts, reverse=True):
+        text = lines[line]
+        lines[line] = text[:col] + " accepts any" + text[col:]
+    return "".join(lines), widened

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import ContractError, Span, error
+from .atoms import literal
 
 if TYPE_CHECKING:
     from ..api import Contract
@@ -33,8 +34,8 @@ def _scalar(value: Any) -> str | None:
     return None
 
 
-ANY = "bool | int | float | str | null"
-"""What a value of mixed or unknown JSON type is declared as (there is no ``any`` type)."""
+ANY = "any"
+"""What a value of mixed or unknown JSON type is declared as."""
 
 
 def _union(names: Iterable[str]) -> str:
@@ -45,6 +46,8 @@ def _union(names: Iterable[str]) -> str:
         kinds = {"float"}
     order = ["bool", "int", "float", "str", "null", "list[str]"]
     known = [k for k in order if k in kinds]
+    if len(known) < len(kinds) or len(set(known) - {"null"}) > 1:
+        return ANY  # values that vary in kind: a dynamically typed parameter or variable
     return " | ".join(known) if known else ANY
 
 
@@ -75,6 +78,8 @@ def state_type(values: Sequence[Any]) -> tuple[str, str]:
     if all(isinstance(v, dict) for v in values):
         inner = [x for v in values for x in v.values()]
         item = _union(_scalar(x) or "?" for x in inner) if inner else "str"
+        if any(_scalar(x) is None for x in inner):
+            item = ANY  # objects inside: open records the skeleton cannot name
         return f"map[str, {item}]", "{}"
     return ANY, "null"
 
@@ -89,8 +94,33 @@ def _records(paths: Sequence[str | os.PathLike[str]], adapter: Adapter | None) -
     return out
 
 
-def skeleton_text(records: Sequence[Any], name: str = "learned") -> str:
-    """The text of a skeleton contract for these runs (JSON data)."""
+ENUM_MAX_MEMBERS = 6
+ENUM_MIN_CALLS = 30
+ENUM_MIN_EACH = 3
+
+
+def enum_members(values: Sequence[Any]) -> list[str] | None:
+    """The members of an enum for a text parameter whose values form a small closed set: at
+    most :data:`ENUM_MAX_MEMBERS` values, each seen at least :data:`ENUM_MIN_EACH` times, over
+    at least :data:`ENUM_MIN_CALLS` calls; else None."""
+    if len(values) < ENUM_MIN_CALLS or not all(isinstance(v, str) and v for v in values):
+        return None
+    counts: dict[str, int] = {}
+    for v in values:
+        counts[v] = counts.get(v, 0) + 1
+    if not 2 <= len(counts) <= ENUM_MAX_MEMBERS or min(counts.values()) < ENUM_MIN_EACH:
+        return None
+    return sorted(counts)
+
+
+def _enum_name(tool: str, param: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in f"{tool}_{param}".split("_") if part)
+
+
+def skeleton_text(records: Sequence[Any], name: str = "learned", *, enums: bool = False) -> str:
+    """The text of a skeleton contract for these runs (JSON data); ``enums``: a text parameter
+    whose successful calls show a small closed set of values (:func:`enum_members`) gets an
+    enum type (which refuses any other value: use it when the data covers the tool's range)."""
     state_values: dict[str, list[Any]] = {}
     tools: dict[str, dict[str, list[Any]]] = {}
     calls: dict[str, int] = {}
@@ -120,6 +150,7 @@ def skeleton_text(records: Sequence[Any], name: str = "learned") -> str:
         t, empty = state_type(values)
         lines.append(f"  {var}: {t} = {empty}")
     lines += ["}", ""]
+    enum_lines: list[str] = []
     for tool in list(tools):
         if not tool.isidentifier():
             continue
@@ -139,11 +170,18 @@ def skeleton_text(records: Sequence[Any], name: str = "learned") -> str:
                 for v in values
             ]
             t = _union(k for k in kinds if k)
+            members = enum_members(values) if enums and calls.get(tool) else None
+            if members is not None:
+                t = _enum_name(tool, p)
+                enum_lines.append(f"type {t} = enum {{ {', '.join(literal(m) for m in members)} }}")
             optional = "?" if len(values) < seen else ""
             parts.append(f"{p}{optional}: {t}")
         lines.append(f"tool {tool}({', '.join(parts)}) {{")
         lines.append("}")
         lines.append("")
+    if enum_lines:
+        at = lines.index("state {")
+        lines[at:at] = [*enum_lines, ""]
     return "\n".join(lines)
 
 
@@ -151,11 +189,14 @@ def infer_skeleton(
     paths: Sequence[str | os.PathLike[str]],
     load_text: Callable[[str, str], Contract],
     adapter: Adapter | None = None,
+    *,
+    enums: bool = False,
 ) -> Contract:
     """A checked skeleton contract inferred from the runs of the trace files; ``load_text``
-    (text, filename) checks and compiles contract text (the façade's ``loads``)."""
+    (text, filename) checks and compiles contract text (the façade's ``loads``); ``enums``: see
+    :func:`skeleton_text`."""
     records = _records(paths, adapter)
-    text = skeleton_text(records)
+    text = skeleton_text(records, enums=enums)
     try:
         return load_text(text, "learned.contract")
     except ContractError as exc:
