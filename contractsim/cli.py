@@ -1100,7 +1100,7 @@ def _plan_text(result: Any, goal: str) -> str:
             p = "unknown" if result.probability is None else f"{result.probability:.0%}"
             lines.append(f"success probability: {p}")
         for a in result.assumptions:
-            lines.append(f"  relies on: {a}")
+            lines.append(f"  risk: {a}")
     else:
         lines.append(f"no plan for goal `{goal}`: {_STOPS[result.stopped_by]}")
     for note in result.notes:

@@ -388,3 +388,80 @@ def test_logistics4_is_solved_optimally_thanks_to_relevance_analysis() -> None:
     assert result.found and result.cost == 20.0 and result.optimal
     report = sim.run(result.steps, goal="solved")
     assert report.verdict == "ok" and report.goal_results["reached"] is True
+
+
+# ------------------------------------------------------------------ --allow-may-fail
+DOOR = """
+contract door version "1.0.0"
+
+event jam "the lock jams"
+
+state {
+  open: bool = false
+  lit: bool = false
+  powered: bool = unknown
+}
+
+tool unlock() {
+  outcome done success { open = true }
+  outcome jammed fails JAMMED "the lock jammed" on jam probability 0.2
+}
+
+tool switch_on() {
+  require powered else NO_POWER "no power"
+  effect lit = true
+}
+
+goal inside = open
+goal bright = lit and open
+"""
+
+
+def test_allow_may_fail_takes_environment_and_unknown_failures_and_reports_the_risks() -> None:
+    sim = contractsim.loads(DOOR).simulator(now=NOW)
+    for goal in ("inside", "bright"):
+        refused = sim.plan(None, goal)
+        assert not refused.found and refused.stopped_by == "exhausted"
+        assert refused.probability is None and refused.assumptions == []
+    inside = sim.plan(None, "inside", allow_may_fail=True)
+    assert inside.steps == [("unlock", {})] and inside.cost == 1.0
+    assert inside.probability == pytest.approx(0.8)
+    assert inside.assumptions == ["`unlock` fails when event `jam` happens (probability 0.2)"]
+    bright = sim.plan(None, "bright", allow_may_fail=True)
+    assert bright.steps == [("unlock", {}), ("switch_on", {})] and bright.cost == 2.0
+    assert bright.probability is None  # `powered` has no probability
+    assert bright.assumptions == [
+        "`unlock` fails when event `jam` happens (probability 0.2)",
+        "`switch_on` fails when `powered` is false",
+    ]
+
+
+def test_cli_allow_may_fail_text_and_json(tmp_path: Path) -> None:
+    path = tmp_path / "door.contract"
+    path.write_text(DOOR)
+    runner = CliRunner()
+    r = runner.invoke(main, ["plan", str(path), "--goal", "inside"])
+    assert r.exit_code == 1
+    assert r.output.startswith(
+        "no plan for goal `inside`: no plan exists with the grounded calls (every reachable "
+        "state was expanded)\n"
+    )
+    r = runner.invoke(main, ["plan", str(path), "--goal", "inside", "--allow-may-fail"])
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith(
+        "plan for goal `inside`: 1 step(s), cost 1 (A* with h_max: optimal)\n"
+        "  1. unlock()\n"
+        "success probability: 80%\n"
+        "  risk: `unlock` fails when event `jam` happens (probability 0.2)\n"
+    )
+    r = runner.invoke(
+        main, ["plan", str(path), "--goal", "bright", "--allow-may-fail", "--format", "json"]
+    )
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.output)
+    assert got["steps"] == [{"tool": "unlock", "args": {}}, {"tool": "switch_on", "args": {}}]
+    assert got["probability"] is None
+    assert got["assumptions"] == [
+        "`unlock` fails when event `jam` happens (probability 0.2)",
+        "`switch_on` fails when `powered` is false",
+    ]
