@@ -161,10 +161,7 @@ class Successors:
             prob = None if any(p is None for p in probs) else min(1.0, sum(p or 0.0 for p in probs))
             assumptions = tuple(
                 dict.fromkeys(
-                    a
-                    for b in step.branches
-                    if b.failed
-                    for a in _failure_conditions(call.tool, b)
+                    a for b in step.branches if b.failed for a in _failure_conditions(call.tool, b)
                 )
             )
         cost = step.cost if step.cost is not None else self.cost(i, state)
