@@ -603,3 +603,23 @@ def test_random_goals_on_pddl_problems_strips_and_simulator_agree_with_brute_for
         for found in (fast, slow):
             report = c.simulator(now=NOW).run(found.steps, goal="g")  # type: ignore[attr-defined]
             assert report.verdict == "ok" and report.goal_results["reached"] is True
+
+
+def test_grounding_reuses_one_validation_per_all_enum_tool_without_changing_the_calls() -> None:
+    from contractsim.planning.grounding import ground
+
+    for domain, problem in (("blocks", "probBLOCKS-4-0.pddl"), ("gripper", "prob01.pddl")):
+        sim = contractsim.from_pddl(
+            PDDL / domain / "domain.pddl", PDDL / domain / problem
+        ).simulator(now=NOW)
+        calls = ground(sim, sim.initial_state()).calls
+        assert len(calls) > 10
+        for call in calls:
+            bound = sim.bind(call.tool, dict(call.args))
+            assert (call.tool, dict(call.args), dict(call.values), call.references) == (
+                bound.tool,
+                dict(bound.args),
+                dict(bound.values),
+                bound.references,
+            )
+            assert call.fast is bound.fast
