@@ -971,8 +971,8 @@ def _call_text(tool: str, args: dict[str, Any]) -> str:
 @click.option(
     "--allow-may-fail",
     is_flag=True,
-    help="Allow calls that may fail; the plan's success probability and the unknowns it "
-    "relies on are reported.",
+    help="Allow calls that may fail (because of unknown values or an environment event); the "
+    "plan's success probability and its risks are reported.",
 )
 @click.option(
     "--fast",
