@@ -980,8 +980,8 @@ def _call_text(tool: str, args: dict[str, Any]) -> str:
 @click.option(
     "--allow-may-fail",
     is_flag=True,
-    help="Allow calls that may fail; the plan's success probability and the unknowns it "
-    "relies on are reported.",
+    help="Allow calls that may fail (because of unknown values or an environment event); the "
+    "plan's success probability and its risks are reported.",
 )
 @click.option(
     "--fast",
@@ -1109,7 +1109,7 @@ def _plan_text(result: Any, goal: str) -> str:
             p = "unknown" if result.probability is None else f"{result.probability:.0%}"
             lines.append(f"success probability: {p}")
         for a in result.assumptions:
-            lines.append(f"  relies on: {a}")
+            lines.append(f"  risk: {a}")
     else:
         lines.append(f"no plan for goal `{goal}`: {_STOPS[result.stopped_by]}")
     for note in result.notes:

@@ -20,8 +20,8 @@ its tool is left out and the report names it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..compiler.values import UNKNOWN
@@ -95,9 +95,13 @@ def _resolve(
     return [], set()
 
 
-def _candidates(t: ir.TypeExpr, decls: Mapping[str, ir.TypeExpr], pool: list[Any]) -> list[Any]:
+def _candidates(
+    t: ir.TypeExpr, decls: Mapping[str, ir.TypeExpr], pool: Callable[[], list[Any]]
+) -> list[Any]:
     """A parameter type's candidate values: its finite members, the pool's values of its
-    primitive types; for ``list[T]``/``set[T]`` the empty one and one-item ones."""
+    primitive types; for ``list[T]``/``set[T]`` the empty one and one-item ones. The pool is
+    only built when a primitive type asks for it (walking the contract for literals costs more
+    than grounding an all-enum PDDL problem)."""
     seen: set[str] = set()
     while isinstance(t, ir.NamedType) and t.name in decls and t.name not in seen:
         seen.add(t.name)
@@ -107,7 +111,7 @@ def _candidates(t: ir.TypeExpr, decls: Mapping[str, ir.TypeExpr], pool: list[Any
         return [[], *([v] for v in items)]
     members, prims = _resolve(t, decls)
     candidates = list(members)
-    for v in pool:
+    for v in pool() if prims else ():
         if v in candidates or not any(isinstance(v, _PRIMITIVES[k]) for k in prims):
             continue
         if isinstance(v, bool) or (
@@ -215,12 +219,19 @@ def ground(
     contract = sim.compiled.ir
     decls = _type_decls(contract)
     extra = {k: list(v) for k, v in (values or {}).items()}
-    pool: list[Any] = []
-    for name in sim.layout:
-        _scalars(state[name], pool)
-    for value in sim.compiled.consts.values():
-        _scalars(value, pool)
-    pool.extend(v for v in contract_literals(contract) if v not in pool)
+    built: list[list[Any]] = []
+
+    def pool() -> list[Any]:
+        if not built:
+            found: list[Any] = []
+            for name in sim.layout:
+                _scalars(state[name], found)
+            for value in sim.compiled.consts.values():
+                _scalars(value, found)
+            found.extend(v for v in contract_literals(contract) if v not in found)
+            built.append(found)
+        return built[0]
+
     wanted = set(tools) if tools is not None else None
     static = _static_vars(contract)
     out = Grounding()
@@ -251,16 +262,50 @@ def ground(
             for var, t in _static_checks(tool, static, names)
             if isinstance(state[var], (set, frozenset))
         ]
+        # members of an enum or bool parameter type are valid by construction: once one call
+        # of the tool has been validated and validation kept its arguments as they are, the
+        # other combinations reuse its bound form (pydantic per call was most of the set-up
+        # time of a small PDDL problem)
+        members_only = all(
+            f"{tool.name}.{p.name}" not in extra
+            and p.accepted_type == p.type
+            and _finite_members_only(p.type, decls)
+            for p in tool.params
+            if p.name in names
+        )
+        template: BoundCall | None = None
         for combo in itertools.product(*choices):
             if checks and any(_fill(t, combo) not in items for items, t in checks):
                 continue  # a static fact it needs is false, and no call makes it true
             if count >= MAX_ACTIONS:
                 out.truncated = True
                 return out
-            try:
-                call = sim.bind(tool.name, dict(zip(names, combo, strict=True)))
-            except ContractError:
-                continue  # the parameter types refuse this combination
+            args = dict(zip(names, combo, strict=True))
+            if template is not None:
+                call = replace(template, args=args, values={**template.values, **args})
+            else:
+                try:
+                    call = sim.bind(tool.name, args)
+                except ContractError:
+                    continue  # the parameter types refuse this combination
+                if members_only and not call.references and _kept_as_given(call, args):
+                    template = call
             out.calls.append(call)
             count += 1
     return out
+
+
+def _finite_members_only(t: ir.TypeExpr, decls: Mapping[str, ir.TypeExpr]) -> bool:
+    """Whether ``t`` is (a name for) an ``enum`` or ``bool``: every candidate is a member."""
+    seen: set[str] = set()
+    while isinstance(t, ir.NamedType) and t.name in decls and t.name not in seen:
+        seen.add(t.name)
+        t = decls[t.name]
+    return isinstance(t, ir.EnumType) or (isinstance(t, ir.NamedType) and t.name == "bool")
+
+
+def _kept_as_given(call: BoundCall, args: Mapping[str, Any]) -> bool:
+    return all(
+        k in call.values and type(call.values[k]) is type(v) and call.values[k] == v
+        for k, v in args.items()
+    )

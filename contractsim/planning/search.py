@@ -24,6 +24,7 @@ from .strips import FactSet, StripsTask, read_strips
 if TYPE_CHECKING:
     from ..simulator.engine import Simulator
     from ..simulator.fast import BoundCall
+    from ..simulator.results import Branch
     from ..simulator.state import State
 
 Node = TypeVar("Node", bound=Hashable)
@@ -88,8 +89,17 @@ class Successors:
         self.nondeterministic = 0
         state_names = set(sim.layout)
         self.fixed_cost: list[float | None] = []
+        self.environment: list[bool] = []  # the call has `on EVENT` branches
         for call in calls:
             ctool = sim.compiled.tools[call.tool]
+            tool = ctool.ir
+            self.environment.append(
+                any(o.event is not None for o in tool.outcomes)
+                or (
+                    tool.flow is not None
+                    and any(t.event is not None for t in tool.flow.transitions)
+                )
+            )
             if ctool.cost is None:
                 self.fixed_cost.append(1.0)
             elif used_names([ctool.ir.cost] if ctool.ir.cost is not None else []) & state_names:
@@ -125,14 +135,20 @@ class Successors:
             check = self.checker.check([call], state)
             if check.verdict == "ok" and check.state is not None:
                 return i, check.state, self.cost(i, state), 1.0, ()
-            if check.verdict == "fails" or (
-                check.verdict == "may_fail" and not self.allow_may_fail
-            ):
+            if check.verdict == "fails" and not (self.allow_may_fail and self.environment[i]):
+                return None
+            if check.verdict == "may_fail" and not self.allow_may_fail:
                 return None
         step = sim.step(state, call.tool, call.args)
         verdict = step.verdict
-        if verdict == "fails" or (verdict == "may_fail" and not self.allow_may_fail):
+        if verdict != "ok" and not self.allow_may_fail:
             return None
+        if verdict == "fails":
+            # with allow_may_fail, a call whose failures all come from the environment (an
+            # `on EVENT` branch) may be taken like one whose failures depend on unknowns
+            if not all(b.event is not None for b in step.branches if b.failed and b.certain):
+                return None
+            verdict = "may_fail"
         good = [b for b in step.branches if not b.failed]
         states = {b.state for b in good}
         if len(states) != 1:
@@ -144,10 +160,21 @@ class Successors:
             probs = [b.probability for b in good]
             prob = None if any(p is None for p in probs) else min(1.0, sum(p or 0.0 for p in probs))
             assumptions = tuple(
-                dict.fromkeys(a for b in step.branches if b.failed for a in b.assumptions)
+                dict.fromkeys(
+                    a for b in step.branches if b.failed for a in _failure_conditions(call.tool, b)
+                )
             )
         cost = step.cost if step.cost is not None else self.cost(i, state)
         return i, next(iter(states)), float(cost), prob, assumptions
+
+
+def _failure_conditions(tool: str, branch: Branch) -> tuple[str, ...]:
+    """When a call a plan takes fails after all: the failing branch's unknown conditions, or
+    the environment event that leads to it (the plan relies on none of them happening)."""
+    if branch.assumptions:
+        return tuple(f"`{tool}` fails when {a}" for a in branch.assumptions)
+    p = "" if branch.probability is None else f" (probability {branch.probability:g})"
+    return (f"`{tool}` fails when event `{branch.event}` happens{p}",)
 
 
 def plan(
@@ -274,7 +301,14 @@ def plan(
 
 
 def _replays_to_goal(sim: Simulator, state: State, goal: str, calls: list[BoundCall]) -> bool:
-    """Whether the simulator agrees that ``calls`` succeed from ``state`` and reach ``goal``."""
+    """Whether the simulator agrees that ``calls`` succeed from ``state`` and reach ``goal``
+    (on its plan checker's fast path when every call has one, else step by step)."""
+    if not state.has_unknown and all(call.fast is not None for call in calls):
+        check = sim.plan_checker.check(calls, state)
+        if check.verdict != "ok":
+            return False
+        if check.state is not None:
+            return sim.goal(check.state, goal) is True
     s = state
     for call in calls:
         step = sim.step(s, call.tool, call.args)
