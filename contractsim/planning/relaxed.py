@@ -198,29 +198,7 @@ class Relaxation:
     # -------------------------------------------------------------- heuristics
     def state_facts(self, state: State) -> list[int] | None:
         """The fact ids true in a state (None when a fact variable is unknown)."""
-        out: list[int] = []
-        index = self.index
-        for name, kind in self.fact_vars.items():
-            value = state[name]
-            if value is UNKNOWN:
-                return None
-            if kind == "bool":
-                if value is True:
-                    i = index.get((name, True))
-                    if i is not None:
-                        out.append(i)
-            else:
-                try:
-                    items = iter(value)
-                except TypeError:
-                    return None
-                for item in items:
-                    if item is UNKNOWN:
-                        return None
-                    i = index.get((name, item))
-                    if i is not None:
-                        out.append(i)
-        return out
+        return fact_ids(state, self.fact_vars, self.index)
 
     def h(self, state: State, kind: str = "max") -> float:
         """h_max (``kind="max"``, admissible) or h_add (``"add"``) of a state; ``inf`` when
@@ -366,3 +344,32 @@ class Relaxation:
             chosen.add(a)
             stack.extend(self.pre[a])
         return sum(self.cost[a] for a in chosen)
+
+
+def fact_ids(
+    state: State, fact_vars: Mapping[str, str], index: Mapping[Fact, int]
+) -> list[int] | None:
+    """The ids in ``index`` of the facts true in ``state`` (facts it does not list are left out);
+    None when a fact variable, or an item of one, is unknown."""
+    out: list[int] = []
+    for name, kind in fact_vars.items():
+        value = state[name]
+        if value is UNKNOWN:
+            return None
+        if kind == "bool":
+            if value is True:
+                i = index.get((name, True))
+                if i is not None:
+                    out.append(i)
+        else:
+            try:
+                items = iter(value)
+            except TypeError:
+                return None
+            for item in items:
+                if item is UNKNOWN:
+                    return None
+                i = index.get((name, item))
+                if i is not None:
+                    out.append(i)
+    return out

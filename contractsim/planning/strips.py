@@ -21,8 +21,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..compiler.values import UNKNOWN
 from ..dsl import ir
+from .relaxed import fact_ids
 
 if TYPE_CHECKING:
     from ..simulator.engine import Simulator
@@ -61,25 +61,8 @@ class StripsTask:
     def facts_of(self, state: State) -> FactSet | None:
         """The ids of the facts true in ``state`` (facts no call or goal mentions are left out:
         they change nothing); None when some fact variable is unknown."""
-        out: list[int] = []
-        index = self.index
-        for name, kind in self.fact_vars.items():
-            value = state[name]
-            if value is UNKNOWN:
-                return None
-            if kind == "bool":
-                if value is True:
-                    i = index.get((name, True))
-                    if i is not None:
-                        out.append(i)
-                continue
-            for item in value:
-                if item is UNKNOWN:
-                    return None
-                i = index.get((name, item))
-                if i is not None:
-                    out.append(i)
-        return frozenset(out)
+        ids = fact_ids(state, self.fact_vars, self.index)
+        return None if ids is None else frozenset(ids)
 
     def is_goal(self, facts: FactSet) -> bool:
         return self.goal <= facts and not (self.goal_absent & facts)

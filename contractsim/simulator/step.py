@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any, Literal, NamedTuple
 
@@ -92,22 +92,26 @@ class Stepper:
             if any(lib.contains_unknown(v) for v in args.values()):
                 # a value passed on from an earlier step's result (`$1.result.token`)
                 return self.step_symbolic(state, ctool, args)
-            violations = [
-                Violation(
-                    "INVALID_ARGUMENT",
-                    f"{tool}: {p.text()}",
-                    "argument",
-                    hint=p.hint,
-                    location=self._explainer.loc(ctool.ir.span),
-                    field=p.path,
-                    rule=p.rule,
-                    value=p.value,
-                )
-                for p in problems_from(exc, "args")
-            ]
+            violations = self._argument_violations(ctool, problems_from(exc, "args"))
             return StepResult(tool, args, [Branch(None, "fails", state, violations=violations)])
         values = model_values(model)
         return self.step_validated(state, ctool, values, args)
+
+    def _argument_violations(self, ctool: CTool, problems: Iterable[Any]) -> list[Violation]:
+        """One INVALID_ARGUMENT violation per argument problem."""
+        return [
+            Violation(
+                "INVALID_ARGUMENT",
+                f"{ctool.name}: {p.text()}",
+                "argument",
+                hint=p.hint,
+                location=self._explainer.loc(ctool.ir.span),
+                field=p.path,
+                rule=p.rule,
+                value=p.value,
+            )
+            for p in problems
+        ]
 
     def step_symbolic(self, state: State, ctool: CTool, args: dict[str, Any]) -> StepResult:
         """A step whose arguments hold values nobody has seen (a fresh token, an unknown number
@@ -133,19 +137,7 @@ class Stepper:
                         values[name] = adapter.validate_python(probe[name])
                     else:
                         values[name] = f.get_default(call_default_factory=True)
-        violations = [
-            Violation(
-                "INVALID_ARGUMENT",
-                f"{ctool.name}: {p.text()}",
-                "argument",
-                hint=p.hint,
-                location=self._explainer.loc(ctool.ir.span),
-                field=p.path,
-                rule=p.rule,
-                value=p.value,
-            )
-            for p in problems
-        ]
+        violations = self._argument_violations(ctool, problems)
         for param in ctool.ir.params:
             if param.name not in symbolic:
                 continue
