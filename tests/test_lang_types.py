@@ -607,3 +607,24 @@ def test_type_tests_narrow_in_conditionals_and_comprehension_filters() -> None:
     )
     codes = [c for c, _ in found("predicate p(v: any) = (len(v) if v is int else 0) > 1\n")]
     assert "E0301" in codes
+
+
+def test_a_tool_let_reaches_comprehension_filters_and_stops_at_names_that_hide_it() -> None:
+    c = contractsim.loads(
+        'contract c version "1.0.0"\n'
+        "state { l: list[int] = [1, 2, 3], total: int = 0, seen: list[int] = [], n: int = 0 }\n"
+        "tool t(x: int) {\n"
+        "  let w = x + 1\n"
+        "  effect {\n"
+        "    total = sum(q for q in l if q != w)\n"
+        "    seen = [q * 10 for q in l if q != w]\n"
+        "    n = count(w > 2 for w in l)\n"
+        "  }\n"
+        "}\n"
+    )
+    sim = c.simulator(now="2024-01-01T00:00:00Z")
+    (branch,) = sim.step(sim.initial_state(), "t", {"x": 1}).branches
+    assert (branch.state["total"], list(branch.state["seen"]), branch.state["n"]) == (4, [10, 30], 1)
+    check = sim.check_plan([sim.bind("t", {"x": 1})])
+    assert check.verdict == "ok" and check.state is not None
+    assert (check.state["total"], list(check.state["seen"]), check.state["n"]) == (4, [10, 30], 1)

@@ -79,9 +79,14 @@ def _expr(
         if e.name in values and e.name not in bound:
             table[id(e)] = _replacement(e, values[e.name], wrap)
         return
-    if isinstance(e, ir.Quantifier):
+    if isinstance(e, (ir.Quantifier, ir.Comprehension)):
+        # the loop names (`x`, or `i, x` unpacked) hide a binding of the same name inside
         _expr(e.coll, values, bound, table, wrap)
-        _expr(e.body, values, bound | {e.var}, table, wrap)
+        inner = bound | {e.var} | set(e.unpack)
+        key = e.key if isinstance(e, ir.Comprehension) else None
+        for part in (e.body, e.cond, key):
+            if part is not None:
+                _expr(part, values, inner, table, wrap)
         return
     if isinstance(e, ir.Call) and e.func == "old":
         for a in e.args:
@@ -105,7 +110,7 @@ def _stmts(
 ) -> None:
     """Effects run after the state may have changed: uses read the value before the call."""
     for s in body:
-        if isinstance(s, ir.Let):
+        if isinstance(s, (ir.Let, ir.Var)):
             _expr(s.value, values, bound, table, True)
             bound = bound | {s.name}
         elif isinstance(s, ir.For):
