@@ -624,7 +624,8 @@ def test_a_tool_let_reaches_comprehension_filters_and_stops_at_names_that_hide_i
     )
     sim = c.simulator(now="2024-01-01T00:00:00Z")
     (branch,) = sim.step(sim.initial_state(), "t", {"x": 1}).branches
-    assert (branch.state["total"], list(branch.state["seen"]), branch.state["n"]) == (4, [10, 30], 1)
+    state = branch.state
+    assert (state["total"], list(state["seen"]), state["n"]) == (4, [10, 30], 1)
     check = sim.check_plan([sim.bind("t", {"x": 1})])
     assert check.verdict == "ok" and check.state is not None
     assert (check.state["total"], list(check.state["seen"]), check.state["n"]) == (4, [10, 30], 1)
