@@ -458,7 +458,8 @@ def stmt(draw: Any, depth: int) -> str:
         return f"for q in {expr(draw, 'list[int]', 1, w)} {{ {block(draw, depth - 1)} }}"
     # issue 16: `var`, list updates that may be out of range, `fail`, `break`, `continue`
     if choice == 10:
-        return f"var w = {expr(draw, 'int', 2, w)}; w += {expr(draw, 'int', 1, w)}; i1 = w"
+        # (named apart from the tool-level `let w` every generated tool has)
+        return f"var acc = {expr(draw, 'int', 2, w)}; acc += {expr(draw, 'int', 1, w)}; i1 = acc"
     if choice == 11:
         return draw(
             st.sampled_from(
@@ -466,7 +467,7 @@ def stmt(draw: Any, depth: int) -> str:
                     "l.pop()",
                     f"l.remove_at({_SMALL(draw, 0, w)})",
                     f"l.insert({_SMALL(draw, 0, w)}, {expr(draw, 'int', 1, w)})",
-                    f"var w = l; w.insert(0, {expr(draw, 'int', 1, w)}); w.pop(); l = w",
+                    f"var lst = l; lst.insert(0, {expr(draw, 'int', 1, w)}); lst.pop(); l = lst",
                 ]
             )
         )
@@ -482,8 +483,8 @@ def stmt(draw: Any, depth: int) -> str:
         )
     if choice == 14:
         return (
-            f"var w = 0; for q in {expr(draw, 'list[int]', 1, w)} {{ w += q; "
-            f"if {expr(draw, 'bool', 1, w)} {{ break }} }}; i1 = w"
+            f"var tot = 0; for q in {expr(draw, 'list[int]', 1, w)} {{ tot += q; "
+            f"if {expr(draw, 'bool', 1, w)} {{ break }} }}; i1 = tot"
         )
     cond = expr(draw, "bool", 2, w)
     return f"if {cond} {{ {block(draw, depth - 1)} }} else {{ {block(draw, depth - 1)} }}"
