@@ -13,6 +13,7 @@ from ..dsl import ir
 from ..dsl.walk import stmt_exprs, walk_expr, walk_stmts
 from . import comprehend, lib
 from .codegen import CodeGen, Flavour, Source
+from .core_schemas import PlainArgsModel, plain_args_model
 from .empty import empty_of, is_float_type
 from .interp import Env, Interpreter, empty_like, quantify
 from .lib import sum_values
@@ -20,9 +21,15 @@ from .typetest import type_test
 from .values import PLAN_TEXTS, UNKNOWN, Bounded, FMap, Fresh
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     from pydantic import BaseModel
 
     from .validators import ValidatorBuilder
+
+    # a tool's argument model: ``model_validate(args)``, ``model_fields``; read the validated
+    # values with ``core_schemas.model_values``
+    ArgsModel: TypeAlias = type[BaseModel] | type[PlainArgsModel]
 
 Fn = Callable[..., Any]
 FLAVOURS: tuple[Flavour, ...] = ("fast", "safe")
@@ -145,17 +152,24 @@ class CTool:
         return self.ir.name
 
     @functools.cached_property
-    def args_model(self) -> type[BaseModel]:
-        """The pydantic model of the arguments the tool accepts (unknown names forbidden)."""
-        return self.validators.get().args_model(self.ir)
+    def args_model(self) -> ArgsModel:
+        """The model of the arguments the tool accepts (unknown names forbidden): pydantic-core
+        alone when every parameter is of a plain type (:mod:`.core_schemas`), else pydantic."""
+        return self._model(declared=False)
 
     @functools.cached_property
-    def declared_model(self) -> type[BaseModel] | None:
+    def declared_model(self) -> ArgsModel | None:
         """The model of the declared types when some parameter ``accepts`` more
         (OFF_SPEC_ARGUMENT), else None."""
         if not any(p.accepts is not None for p in self.ir.params):
             return None
-        return self.validators.get().args_model(self.ir, declared=True)
+        return self._model(declared=True)
+
+    def _model(self, declared: bool) -> ArgsModel:
+        plain = plain_args_model(self.ir, self.validators.contract, declared)
+        if plain is not None:
+            return plain
+        return self.validators.get().args_model(self.ir, declared=declared)
 
 
 @dataclass

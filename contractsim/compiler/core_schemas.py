@@ -16,13 +16,15 @@ regex engine either way (linear time).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 from pydantic_core import CoreSchema, SchemaValidator
 
 from ..dsl import ir
-from .values import FMap
+from .constants import constant_value
+from .values import FMap, freeze
 
 _SCALARS = {"bool", "int", "float", "str"}
 _NUMBER_KEYS = {"min": "ge", "max": "le"}
@@ -132,3 +134,102 @@ def _constrained(
 
 def _number(value: Any) -> bool:
     return type(value) is int or type(value) is float
+
+
+# ------------------------------------------------------------------------------ argument models
+
+
+class PlainField:
+    """What the simulator reads of a pydantic ``FieldInfo``: the contract's name and default."""
+
+    __slots__ = ("alias", "default")
+
+    def __init__(self, alias: str, default: Any) -> None:
+        self.alias = alias
+        self.default = default
+
+    def get_default(self, call_default_factory: bool = False) -> Any:
+        return self.default
+
+
+class PlainArgsModel:
+    """The arguments of a tool whose parameters are all of plain types, validated by
+    pydantic-core alone against the schema pydantic would generate for the tool's argument model
+    (:meth:`~.validators.ValidatorBuilder.args_model`): same fields (``f0``, ``f1`` … validated by
+    the contract's names), same errors. A subclass per tool; its instances are the validated
+    arguments, read with :func:`model_values`."""
+
+    model_fields: ClassVar[dict[str, PlainField]] = {}
+    core_schema: ClassVar[dict[str, Any]]
+    validator: ClassVar[SchemaValidator]
+
+    @classmethod
+    def model_validate(cls, obj: Any) -> PlainArgsModel:
+        """The validated arguments; raises ``ValidationError`` as the pydantic model does."""
+        model: PlainArgsModel = cls.validator.validate_python(obj)
+        return model
+
+
+def plain_args_model(
+    tool: ir.Tool, contract: ir.Contract, declared: bool = False
+) -> type[PlainArgsModel] | None:
+    """The argument model of ``tool`` (of the types it accepts, or ``declared``) built by
+    pydantic-core alone, or None when some parameter's type is not plain."""
+    decls = {t.name: t for t in contract.types}
+    title = re.sub(r"\W", "_", f"{tool.name}_{'declared' if declared else 'args'}") + " model"
+    fields: dict[str, Any] = {}
+    infos: dict[str, PlainField] = {}
+    for i, p in enumerate(tool.params):
+        schema = _schema(p.type if declared else p.accepted_type, decls, 0)
+        if schema is None:
+            return None
+        if p.default is not None or not p.optional:
+            schema.pop("metadata", None)  # as pydantic leaves a field's schema (inert anyway)
+        default: Any = _REQUIRED
+        if p.default is not None:
+            const = constant_value(p.default, contract)
+            default = freeze(const.value) if const else None
+        elif p.optional:
+            schema, default = {"type": "nullable", "schema": schema}, None
+        if default is not _REQUIRED:
+            schema = {"type": "default", "schema": schema, "default": default}
+        fields[f"f{i}"] = {
+            "type": "model-field",
+            "schema": schema,
+            "validation_alias": p.name,
+            "serialization_alias": p.name,
+            "metadata": {},
+        }
+        infos[f"f{i}"] = PlainField(p.name, None if default is _REQUIRED else default)
+    model = cast("type[PlainArgsModel]", type(title, (PlainArgsModel,), {"model_fields": infos}))
+    model.core_schema = {"type": "model", "cls": model, **model_schema_body(title, fields)}
+    model.validator = SchemaValidator(cast("CoreSchema", model.core_schema))
+    return model
+
+
+_REQUIRED = object()
+
+
+def model_schema_body(title: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """The parts of an argument model's schema besides its class (compared with pydantic's)."""
+    return {
+        "schema": {
+            "type": "model-fields",
+            "fields": fields,
+            "model_name": title,
+            "computed_fields": [],
+        },
+        "config": {"extra_fields_behavior": "forbid", "strict": False, "title": title},
+        "custom_init": False,
+        "root_model": False,
+    }
+
+
+def model_values(model: Any) -> dict[str, Any]:
+    """A validated model's values under the contract's names (fields are stored under internal
+    names and validated by alias, so that any contract name — ``_id``, ``model_config`` — works).
+    For pydantic models and :class:`PlainArgsModel` alike."""
+    return {
+        field.alias or name: getattr(model, name)
+        for name, field in type(model).model_fields.items()
+    }

@@ -32,6 +32,7 @@ from ..dsl.types import type_label
 from .constants import EMPTY as EMPTY
 from .constants import Const as Const
 from .constants import constant_value as constant_value
+from .core_schemas import model_values as model_values
 from .formats import FORMAT_CHECKS as FORMAT_CHECKS
 from .formats import FORMAT_EXAMPLES as FORMAT_EXAMPLES
 from .formats import is_date as is_date
@@ -60,15 +61,6 @@ def _format_validator(name: str) -> Callable[[str], str]:
 
 _CONFIG = ConfigDict(extra="forbid", frozen=True, strict=False, arbitrary_types_allowed=True)
 _OPEN_CONFIG = ConfigDict(extra="allow", frozen=True, strict=False, arbitrary_types_allowed=True)
-
-
-def model_values(model: BaseModel) -> dict[str, Any]:
-    """A validated model's values under the contract's names (fields are stored under internal
-    names and validated by alias, so that any contract name — ``_id``, ``model_config`` — works)."""
-    return {
-        field.alias or name: getattr(model, name)
-        for name, field in type(model).model_fields.items()
-    }
 
 
 def _root_value(model: RootModel[Any]) -> Any:
