@@ -371,3 +371,21 @@ def test_a_plain_argument_model_reads_like_a_pydantic_one() -> None:
         for name, f in plain.model_fields.items()
     }
     assert fields == {"f0": ("path", None), "f1": ("content", None), "f2": ("mode", "w")}
+
+
+def test_mermaid_needs_no_graphviz() -> None:
+    """Only DOT, SVG and PNG use the graphviz package (SVG and PNG run its `dot`)."""
+    found = _child(
+        f"""
+import contextlib, io, json, sys
+from contractsim.cli import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    try:
+        main(["render", {str(FS)!r}, "--overview", "--format", "mermaid"], prog_name="contractsim")
+    except SystemExit as exc:
+        code = exc.code
+print(json.dumps([code, "graphviz" in sys.modules, "flowchart" in out.getvalue()]))
+"""
+    )
+    assert found == [0, False, True]
