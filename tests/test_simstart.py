@@ -56,6 +56,15 @@ type I3 = int min 3
 type LL = list[list[N]]
 type R = record { a: P, b: int = 1 }
 type J = str | list[J]
+type Q2 = Q pattern r"^bc"
+type Q3 = Q max_length 3
+type N2 = N max 5
+type S3 = str min_length 2
+type S4 = S3 pattern r"x"
+type F2 = G min 1.5
+type M2 = M
+type E2 = E
+type T2 = tuple[E2, Q2]
 state {
   a: P = "ab"
   m: M = {"a": 1}
