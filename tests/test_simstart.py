@@ -206,13 +206,14 @@ def loaded():
     return {
         "validators": "contractsim.compiler.validators" in sys.modules,
         "simulator": any(m.startswith("contractsim.simulator") for m in sys.modules),
+        "codegen": "contractsim.compiler.codegen" in sys.modules,
     }
 """
 
 
 def test_check_and_compile_import_no_validators() -> None:
     """The pydantic argument models are built when a call's arguments are validated, not when
-    the contract is checked or compiled."""
+    the contract is checked or compiled; checking imports no code generator."""
     found = _child(
         MODULES
         + f"""
@@ -227,9 +228,9 @@ print(json.dumps([after_check, after_compile, loaded(), report.verdict]))
     )
     # the file-system tools take plain types only: their arguments need no pydantic model
     assert found == [
-        {"validators": False, "simulator": False},
-        {"validators": False, "simulator": False},
-        {"validators": False, "simulator": True},
+        {"validators": False, "simulator": False, "codegen": False},
+        {"validators": False, "simulator": False, "codegen": True},
+        {"validators": False, "simulator": True, "codegen": True},
         "fails",
     ]
 
@@ -257,7 +258,7 @@ with contextlib.redirect_stdout(out):
 print(json.dumps([code, loaded()]))
 """
     )
-    assert found == [0, {"validators": False, "simulator": False}]
+    assert found == [0, {"validators": False, "simulator": False, "codegen": False}]
 
 
 def test_arguments_models_are_built_once_on_first_use() -> None:

@@ -14,8 +14,8 @@ from ..dsl.check import has_error_within
 from ..dsl.typecheck import Checker
 from ..dsl.walk import walk_expr
 from . import lib
-from .compile import CONSTANT_SECONDS, ConstantError, evaluate_constant
 from .constants import constant_value
+from .consteval import CONSTANT_SECONDS, ConstantError, evaluate_constant
 from .core_schemas import plain_validator
 from .interp import Interpreter
 from .problems import value_problem

@@ -13,6 +13,9 @@ from ..dsl import ir
 from ..dsl.walk import stmt_exprs, walk_expr, walk_stmts
 from . import comprehend, lib
 from .codegen import CodeGen, Flavour, Source
+from .consteval import CONSTANT_SECONDS as CONSTANT_SECONDS
+from .consteval import ConstantError as ConstantError
+from .consteval import evaluate_constant as evaluate_constant
 from .core_schemas import PlainArgsModel, plain_args_model
 from .empty import empty_of, is_float_type
 from .interp import Env, Interpreter, empty_like, quantify
@@ -623,28 +626,6 @@ def _resolve(obj: Any, modules: dict[Flavour, dict[str, Any]]) -> Any:
             setattr(obj, name, _resolve(getattr(obj, name), modules))
         return obj
     return obj
-
-
-CONSTANT_SECONDS = lib.STEP_SECONDS
-"""Wall-clock time the constants, initial values and defaults of a contract may take together
-(with the items of one step's budget): see :func:`evaluate_constant`."""
-
-
-class ConstantError(Exception):
-    """A constant expression (a ``const``, an initial value, a default) cannot be evaluated."""
-
-
-def evaluate_constant(interpreter: Interpreter, e: ir.Expr, consts: dict[str, Any]) -> Any:
-    """The value of an expression that sees only constants, computed as compiling does, and
-    every failure a :class:`ConstantError`. Run it inside ``lib.step_budget(CONSTANT_SECONDS)``
-    (one budget for all the constants of a contract) to bound loops and time."""
-    env = Env(interpreter.contract, state={}, consts=consts)
-    try:
-        value = interpreter.eval(e, env)
-        lib.check_value_size(value)
-        return value
-    except Exception as exc:  # noqa: BLE001 - whatever the contract makes Python raise
-        raise ConstantError(lib.failure_text(exc)) from None
 
 
 def initial_state(
