@@ -378,11 +378,15 @@ def render(
 
     Exit 0 on success, 2 on bad input (unknown names, no `dot` for svg/png, png without -o).
     """
-    import graphviz
-
     from .diagnostics import ContractError, Span, error
     from .render import RenderError
     from .render import render as draw
+
+    missing_dot: tuple[type[Exception], ...] = ()  # only SVG and PNG run `dot` (and need graphviz)
+    if fmt in ("svg", "png"):
+        import graphviz
+
+        missing_dot = (graphviz.ExecutableNotFound,)
 
     def fail(message: str, hint: str | None) -> None:
         _fail_input(ContractError([error("E0704", message, Span(file=contract), hint=hint)]))
@@ -407,7 +411,7 @@ def render(
     except RenderError as exc:
         fail(exc.message, exc.hint)
         return
-    except graphviz.ExecutableNotFound:
+    except missing_dot:
         click.echo(
             f"error: --format {fmt} needs Graphviz's `dot` program, which is not installed.\n"
             "  install it: `apt-get install graphviz` (Debian/Ubuntu) or `brew install graphviz`"

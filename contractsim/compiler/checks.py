@@ -6,15 +6,19 @@ passes to ``check_and_resolve``."""
 
 from __future__ import annotations
 
+from pydantic_core import SchemaError
+
 from ..diagnostics import Span
 from ..dsl import ir
 from ..dsl.check import has_error_within
 from ..dsl.typecheck import Checker
 from ..dsl.walk import walk_expr
 from . import lib
-from .compile import CONSTANT_SECONDS, ConstantError, evaluate_constant
+from .constants import constant_value
+from .consteval import CONSTANT_SECONDS, ConstantError, evaluate_constant
+from .core_schemas import plain_validator
 from .interp import Interpreter
-from .validators import ValidatorBuilder, constant_value
+from .problems import value_problem
 
 
 class CompilerChecks:
@@ -26,7 +30,15 @@ class CompilerChecks:
         const = constant_value(value, ck.c)
         if const is None:
             return None
+        try:
+            plain = plain_validator(type_expr, ck.type_decls)
+        except (SchemaError, TypeError, ValueError):
+            return None  # as the validators do: an ill-formed constraint is reported elsewhere
+        if plain is not None:  # pydantic-core alone: the same schema pydantic would generate
+            return value_problem(plain.validate_python, const.value)
         if ck.validators is None:
+            from .validators import ValidatorBuilder  # pydantic's model machinery: only here
+
             ck.validators = ValidatorBuilder(ck.c)
         problem: str | None = ck.validators.conformance_problem(const.value, type_expr)
         return problem

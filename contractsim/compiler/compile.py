@@ -3,23 +3,36 @@ validators, generated predicate/condition/effect functions, and transition table
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Span
 from ..dsl import ir
 from ..dsl.walk import stmt_exprs, walk_expr, walk_stmts
 from . import comprehend, lib
 from .codegen import CodeGen, Flavour, Source
+from .consteval import CONSTANT_SECONDS as CONSTANT_SECONDS
+from .consteval import ConstantError as ConstantError
+from .consteval import evaluate_constant as evaluate_constant
+from .core_schemas import PlainArgsModel, plain_args_model
 from .empty import empty_of, is_float_type
 from .interp import Env, Interpreter, empty_like, quantify
 from .lib import sum_values
 from .typetest import type_test
-from .validators import ValidatorBuilder
 from .values import PLAN_TEXTS, UNKNOWN, Bounded, FMap, Fresh
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from pydantic import BaseModel
+
+    from .validators import ValidatorBuilder
+
+    # a tool's argument model: ``model_validate(args)``, ``model_fields``; read the validated
+    # values with ``core_schemas.model_values``
+    ArgsModel: TypeAlias = type[BaseModel] | type[PlainArgsModel]
 
 Fn = Callable[..., Any]
 FLAVOURS: tuple[Flavour, ...] = ("fast", "safe")
@@ -100,11 +113,29 @@ class CFlow:
     outgoing: dict[str, list[CTransition]]
 
 
+class _Validators:
+    """A contract's :class:`~.validators.ValidatorBuilder`, made on first use: importing it
+    imports pydantic's model machinery, which a command that validates no arguments (``check``,
+    exports, a plan of known calls only) need not pay for."""
+
+    __slots__ = ("contract", "_builder")
+
+    def __init__(self, contract: ir.Contract) -> None:
+        self.contract = contract
+        self._builder: ValidatorBuilder | None = None
+
+    def get(self) -> ValidatorBuilder:
+        if self._builder is None:
+            from .validators import ValidatorBuilder
+
+            self._builder = ValidatorBuilder(self.contract)
+        return self._builder
+
+
 @dataclass
 class CTool:
     ir: ir.Tool
     index: int
-    args_model: type[BaseModel]
     requires: list[CCondition]
     shoulds: list[CCondition]
     ensures: list[CCondition]
@@ -112,15 +143,36 @@ class CTool:
     outcomes: dict[str, COutcome]
     flow: CFlow
     cost: Compiled | None
+    # builds the argument models on first use (pydantic's model machinery costs a process more
+    # than compiling a contract: a command that never validates arguments never pays for it)
+    validators: _Validators
     machines: list[str] = field(default_factory=list)
     fast_pre: Fn | None = None  # every hard precondition at once, on a known state
     params: frozenset[str] = frozenset()
-    # the model of the declared types when some parameter `accepts` more (OFF_SPEC_ARGUMENT)
-    declared_model: type[BaseModel] | None = None
 
     @property
     def name(self) -> str:
         return self.ir.name
+
+    @functools.cached_property
+    def args_model(self) -> ArgsModel:
+        """The model of the arguments the tool accepts (unknown names forbidden): pydantic-core
+        alone when every parameter is of a plain type (:mod:`.core_schemas`), else pydantic."""
+        return self._model(declared=False)
+
+    @functools.cached_property
+    def declared_model(self) -> ArgsModel | None:
+        """The model of the declared types when some parameter ``accepts`` more
+        (OFF_SPEC_ARGUMENT), else None."""
+        if not any(p.accepts is not None for p in self.ir.params):
+            return None
+        return self._model(declared=True)
+
+    def _model(self, declared: bool) -> ArgsModel:
+        plain = plain_args_model(self.ir, self.validators.contract, declared)
+        if plain is not None:
+            return plain
+        return self.validators.get().args_model(self.ir, declared=declared)
 
 
 @dataclass
@@ -157,10 +209,15 @@ class CompiledContract:
     machines: dict[str, CMachine]
     goals: dict[str, Compiled]
     warn_templates: dict[str, TemplateFn]
-    validators: ValidatorBuilder
+    lazy_validators: _Validators
     python_source: str
     source_map: dict[int, Span]
     interpreter: Interpreter
+
+    @property
+    def validators(self) -> ValidatorBuilder:
+        """The pydantic validators of the contract's types, built on first use."""
+        return self.lazy_validators.get()
 
 
 class _Ctx:
@@ -397,7 +454,7 @@ class _Builder:
         self.gen["fast"].expr_function(self.src["fast"], name, conj, tool.params, tool.span)
         return name
 
-    def tool(self, tool: ir.Tool, index: int, validators: ValidatorBuilder) -> CTool:
+    def tool(self, tool: ir.Tool, index: int, validators: _Validators) -> CTool:
         params = tool.params
         conds = {"require": [], "should": [], "ensure": []}  # type: dict[str, list[CCondition]]
         for cond in tool.conditions:
@@ -420,7 +477,6 @@ class _Builder:
         ctool = CTool(
             ir=tool,
             index=index,
-            args_model=validators.args_model(tool),
             requires=conds["require"],
             shoulds=conds["should"],
             ensures=conds["ensure"],
@@ -429,9 +485,7 @@ class _Builder:
             flow=flow,
             cost=None if tool.cost is None else self.expr_fn(tool.cost, params),
             params=frozenset(p.name for p in params),
-            declared_model=validators.args_model(tool, declared=True)
-            if any(p.accepts is not None for p in tool.params)
-            else None,
+            validators=validators,
         )
         if pre_name is not None:
             ctool.fast_pre = _Lazy(self, pre_name, "fast")
@@ -567,33 +621,11 @@ def _resolve(obj: Any, modules: dict[Flavour, dict[str, Any]]) -> Any:
         return obj
     if hasattr(obj, "__dataclass_fields__"):
         for name in obj.__dataclass_fields__:
-            if name in ("ir", "template", "args_model", "declared_model"):
+            if name in ("ir", "template", "validators"):
                 continue
             setattr(obj, name, _resolve(getattr(obj, name), modules))
         return obj
     return obj
-
-
-CONSTANT_SECONDS = lib.STEP_SECONDS
-"""Wall-clock time the constants, initial values and defaults of a contract may take together
-(with the items of one step's budget): see :func:`evaluate_constant`."""
-
-
-class ConstantError(Exception):
-    """A constant expression (a ``const``, an initial value, a default) cannot be evaluated."""
-
-
-def evaluate_constant(interpreter: Interpreter, e: ir.Expr, consts: dict[str, Any]) -> Any:
-    """The value of an expression that sees only constants, computed as compiling does, and
-    every failure a :class:`ConstantError`. Run it inside ``lib.step_budget(CONSTANT_SECONDS)``
-    (one budget for all the constants of a contract) to bound loops and time."""
-    env = Env(interpreter.contract, state={}, consts=consts)
-    try:
-        value = interpreter.eval(e, env)
-        lib.check_value_size(value)
-        return value
-    except Exception as exc:  # noqa: BLE001 - whatever the contract makes Python raise
-        raise ConstantError(lib.failure_text(exc)) from None
 
 
 def initial_state(
@@ -621,7 +653,7 @@ def initial_state(
 def compile_contract(contract: ir.Contract, source_text: str = "") -> CompiledContract:
     """Compile a checked contract into runtime artefacts."""
     b = _Builder(contract, source_text)
-    validators = ValidatorBuilder(contract)
+    validators = _Validators(contract)
     tools = {t.name: b.tool(t, i, validators) for i, t in enumerate(contract.tools)}
     machines = {m.name: b.machine(m) for m in contract.machines}
     for m in machines.values():
@@ -657,7 +689,7 @@ def compile_contract(contract: ir.Contract, source_text: str = "") -> CompiledCo
         machines=machines,
         goals=goals,
         warn_templates=warn_templates,
-        validators=validators,
+        lazy_validators=validators,
         python_source=b.src["fast"].text()
         + "\n# ---- three-valued flavour ----\n"
         + b.src["safe"].text(),

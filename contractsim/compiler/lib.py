@@ -18,8 +18,8 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from ..dsl.patterns import regex_search
-from .validators import is_date as _is_date
-from .validators import is_datetime as _is_datetime
+from .formats import is_date as _is_date
+from .formats import is_datetime as _is_datetime
 from .values import UNKNOWN, Bounded, FMap, Fresh, Unknown
 
 U = UNKNOWN

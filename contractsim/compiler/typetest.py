@@ -19,7 +19,7 @@ from typing import Any
 
 from ..dsl import ir
 from ..dsl.patterns import regex_search
-from .validators import FORMAT_CHECKS
+from .formats import FORMAT_CHECKS
 from .values import UNKNOWN, FMap, Fresh
 
 Spec = tuple[Any, ...]

@@ -7,12 +7,8 @@ backreferences and look-around.
 
 from __future__ import annotations
 
-import ipaddress
 import re
-import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import date, datetime
 from typing import Annotated, Any, ForwardRef, Literal, Union
 
 from pydantic import (
@@ -33,80 +29,18 @@ from pydantic_core import InitErrorDetails, PydanticCustomError, SchemaError
 
 from ..dsl import ir
 from ..dsl.types import type_label
-from .values import FMap, freeze, show
-
-# ----------------------------------------------------------------------------------------- formats
-
-_EMAIL = re.compile(
-    r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$"
-)
-_DATETIME = re.compile(
-    r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$"
-)
-_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$")
-
-
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-
-
-def _is_uuid(text: str, version: int | None = None) -> bool:
-    if not _UUID.match(text):
-        return False
-    try:
-        parsed = uuid.UUID(text)
-    except ValueError:
-        return False
-    return version is None or parsed.version == version
-
-
-def is_datetime(text: str) -> bool:
-    if not _DATETIME.match(text):
-        return False
-    try:
-        datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        return False
-    return True
-
-
-def is_date(text: str) -> bool:
-    if len(text) != 10:
-        return False
-    try:
-        date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _is_ip(text: str, version: int) -> bool:
-    try:
-        return ipaddress.ip_address(text).version == version
-    except ValueError:
-        return False
-
-
-FORMAT_CHECKS: dict[str, Callable[[str], bool]] = {
-    "uuid": _is_uuid,
-    "uuid4": lambda s: _is_uuid(s, 4),
-    "date-time": is_datetime,
-    "date": is_date,
-    "email": lambda s: len(s) <= 254 and bool(_EMAIL.match(s)),
-    "ipv4": lambda s: _is_ip(s, 4),
-    "ipv6": lambda s: _is_ip(s, 6),
-    "uri": lambda s: bool(_URI.match(s)),
-}
-
-FORMAT_EXAMPLES = {
-    "uuid": "123e4567-e89b-12d3-a456-426614174000",
-    "uuid4": "9b2f3c1e-4a5d-4e6f-8a7b-1c2d3e4f5a6b",
-    "date-time": "2024-05-20T14:30:00.123Z",
-    "date": "2024-05-20",
-    "email": "ada@example.com",
-    "ipv4": "192.0.2.1",
-    "ipv6": "2001:db8::1",
-    "uri": "https://example.com/path",
-}
+from .constants import EMPTY as EMPTY
+from .constants import Const as Const
+from .constants import constant_value as constant_value
+from .core_schemas import model_values as model_values
+from .formats import FORMAT_CHECKS as FORMAT_CHECKS
+from .formats import FORMAT_EXAMPLES as FORMAT_EXAMPLES
+from .formats import is_date as is_date
+from .formats import is_datetime as is_datetime
+from .problems import ArgProblem as ArgProblem
+from .problems import problems_from as problems_from
+from .problems import value_problem
+from .values import FMap, freeze
 
 
 def _format_validator(name: str) -> Callable[[str], str]:
@@ -122,107 +56,11 @@ def _format_validator(name: str) -> Callable[[str], str]:
     return validate
 
 
-# ------------------------------------------------------------------------------------- constants
-
-
-@dataclass(frozen=True)
-class Const:
-    value: Any
-
-
-class _Empty:
-    """``{}`` before its context says whether it is a set or a map."""
-
-    def __repr__(self) -> str:
-        return "{}"
-
-
-EMPTY = _Empty()
-
-
-def constant_value(e: ir.Expr, contract: ir.Contract, depth: int = 0) -> Const | None:
-    """The plain (JSON-like) value of a constant expression, or None when it is not constant."""
-    if depth > 32:
-        return None
-    if isinstance(e, ir.ScalarLit):
-        return Const(e.value)
-    if isinstance(e, ir.Unary) and e.op == "-":
-        inner = constant_value(e.operand, contract, depth + 1)
-        if inner is not None and isinstance(inner.value, (int, float)):
-            return Const(-inner.value)
-        return None
-    if isinstance(e, ir.Collection):
-        items = [constant_value(i, contract, depth + 1) for i in e.items]
-        if any(i is None for i in items):
-            return None
-        values = [i.value for i in items if i is not None]
-        if e.type == "empty":
-            return Const(EMPTY)
-        return Const(values)
-    if isinstance(e, ir.MapLit):
-        out: dict[Any, Any] = {}
-        for entry in e.entries:
-            k = constant_value(entry.key, contract, depth + 1)
-            v = constant_value(entry.value, contract, depth + 1)
-            if k is None or v is None:
-                return None
-            try:
-                out[k.value] = v.value
-            except TypeError:
-                return None
-        return Const(out)
-    if isinstance(e, ir.Name) and not e.state:
-        for c in contract.consts:
-            if c.name == e.name:
-                return constant_value(c.value, contract, depth + 1)
-        return None
-    if isinstance(e, ir.Attr) and isinstance(e.obj, ir.Name):
-        for t in contract.types:
-            if t.name == e.obj.name and isinstance(t.type, ir.EnumType):
-                if any(m.value == e.name for m in t.type.members):
-                    return Const(e.name)
-        return None
-    if isinstance(e, ir.Call) and not e.args:
-        for t in contract.types:
-            if t.name == e.func and isinstance(t.type, ir.RecordType):
-                fields: dict[str, Any] = {}
-                for kw in e.kwargs:
-                    v = constant_value(kw.value, contract, depth + 1)
-                    if v is None:
-                        return None
-                    fields[kw.name] = v.value
-                return Const(fields)
-    return None
-
-
 # ------------------------------------------------------------------------------------ validators
-
-
-@dataclass(frozen=True)
-class ArgProblem:
-    """One argument that failed validation: where, which rule, what was given, what to do."""
-
-    path: str
-    rule: str
-    message: str
-    value: Any
-    hint: str
-
-    def text(self) -> str:
-        return f"`{self.path}`: {self.message}"
 
 
 _CONFIG = ConfigDict(extra="forbid", frozen=True, strict=False, arbitrary_types_allowed=True)
 _OPEN_CONFIG = ConfigDict(extra="allow", frozen=True, strict=False, arbitrary_types_allowed=True)
-
-
-def model_values(model: BaseModel) -> dict[str, Any]:
-    """A validated model's values under the contract's names (fields are stored under internal
-    names and validated by alias, so that any contract name — ``_id``, ``model_config`` — works)."""
-    return {
-        field.alias or name: getattr(model, name)
-        for name, field in type(model).model_fields.items()
-    }
 
 
 def _root_value(model: RootModel[Any]) -> Any:
@@ -490,18 +328,11 @@ class ValidatorBuilder:
 
     def conformance_problem(self, value: Any, t: ir.TypeExpr) -> str | None:
         """Why a plain value does not satisfy a type (with its constraints), or None."""
-        if value is EMPTY:
-            if self.conformance_problem({}, t) is None:
-                return None
-            value = []
         try:
-            self.adapter_for(t).validate_python(value)
-        except ValidationError as exc:
-            problems = problems_from(exc, "value")
-            return problems[0].message if problems else str(exc)
+            adapter = self.adapter_for(t)
         except (SchemaError, TypeError, ValueError):
             return None
-        return None
+        return value_problem(adapter.validate_python, value)
 
 
 def number_value(value: Any) -> Any:
@@ -547,119 +378,3 @@ def _model_name(name: str) -> str:
     a forward reference to the model's own name first, so a model named ``Q`` would take the
     reference to the type ``Q`` (and skip what turns a record into a map)."""
     return re.sub(r"\W", "_", name) + " model"
-
-
-# --------------------------------------------------------------------------- validation errors
-
-
-def problems_from(exc: ValidationError, root: str = "") -> list[ArgProblem]:
-    """Pydantic's errors as contract-level problems naming the field path, rule, value and fix."""
-    out: list[ArgProblem] = []
-    for err in exc.errors(include_url=False):
-        loc = [str(part) for part in err["loc"] if not _is_internal_loc(part)]
-        path = ".".join([root, *loc]) if root else ".".join(loc) or "value"
-        kind = err["type"]
-        ctx = err.get("ctx") or {}
-        given = None if kind == "missing" else err.get("input")
-        message, hint = _explain(kind, ctx, given, err["msg"], loc[-1] if loc else root)
-        if kind == "extra_forbidden" and not (root == "args" and len(loc) == 1):
-            message, hint = "is not a declared field", "remove it, or check the field names"
-        out.append(ArgProblem(path=path, rule=kind, message=message, value=given, hint=hint))
-    return out
-
-
-def _is_internal_loc(part: Any) -> bool:
-    text = str(part)
-    return (
-        text.startswith(("function-after[", "tagged-union[", "lax-or-strict["))
-        or text
-        in (
-            "str",
-            "int",
-            "float",
-            "bool",
-            "none",
-            "tuple[str, ...]",
-        )
-        or "[" in text
-        and "]" in text
-        and not text.isdigit()
-        and "," in text
-    )
-
-
-def _explain(
-    kind: str, ctx: dict[str, Any], given: Any, default: str, field: str
-) -> tuple[str, str]:
-    got = f" (got {show(freeze(given))})" if kind != "missing" else ""
-    if kind == "missing":
-        return "is required but missing", f"add `{field}` to the arguments"
-    if kind == "extra_forbidden":
-        return (
-            "is not a parameter",
-            "remove it, or check the spelling against the tool's parameters",
-        )
-    if kind == "string_pattern_mismatch":
-        pattern = ctx.get("pattern", "")
-        return (
-            f'does not match the pattern r"{pattern}"{got}',
-            f'give a value matching r"{pattern}"',
-        )
-    if kind == "format":
-        fmt = ctx.get("format", "")
-        return (f"is not a valid {fmt}{got}", f"for example {FORMAT_EXAMPLES.get(str(fmt), '')}")
-    if kind in ("string_too_long", "too_long"):
-        limit = ctx.get("max_length")
-        unit = "characters" if kind.startswith("string") else "items"
-        return (
-            f"is too long: at most {limit} {unit}{got}",
-            f"shorten it to at most {limit} {unit}",
-        )
-    if kind in ("string_too_short", "too_short"):
-        limit = ctx.get("min_length")
-        unit = "characters" if kind.startswith("string") else "items"
-        return (f"is too short: at least {limit} {unit}{got}", f"give at least {limit} {unit}")
-    if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
-        bound = ctx.get("ge", ctx.get("le", ctx.get("gt", ctx.get("lt"))))
-        word = {
-            "greater_than_equal": "at least",
-            "less_than_equal": "at most",
-            "greater_than": "more than",
-            "less_than": "less than",
-        }[kind]
-        return (f"must be {word} {bound}{got}", f"give a value {word} {bound}")
-    if kind == "union_mismatch":
-        options = ctx.get("options", "")
-        return (f"must be one of {options}{got}", f"give a value of one of the types {options}")
-    if kind == "literal_error":
-        expected = ctx.get("expected", "")
-        return (f"must be one of {expected}{got}", f"use one of {expected}")
-    if kind == "union_tag_invalid":
-        return (
-            f"has an unknown tag{got}",
-            f"the tag `{ctx.get('discriminator', '')}` must be one of "
-            f"{ctx.get('expected_tags', '')}",
-        )
-    if kind == "union_tag_not_found":
-        return ("has no tag field", f"add the field {ctx.get('discriminator', '')}")
-    noun = kind.replace("_type", "").replace("_parsing", "").replace("_", " ")
-    if kind.endswith("_type") or kind.endswith("_parsing"):
-        return (f"must be {_article(noun)}{got}", f"give {_article(noun)}")
-    return (default[0].lower() + default[1:] + got, "fix the value to fit the parameter's type")
-
-
-def _article(noun: str) -> str:
-    nouns = {
-        "string": "a string",
-        "int": "an integer",
-        "float": "a number",
-        "bool": "true or false",
-        "dict": "an object",
-        "list": "a list",
-        "tuple": "a list",
-        "set": "a list of distinct items",
-        "frozen set": "a list of distinct items",
-        "model": "an object",
-        "none required": "null",
-    }
-    return nouns.get(noun, noun)

@@ -431,7 +431,7 @@ def _str_accepts(constraints: tuple[ir.Constraint, ...], text: str) -> bool:
     lo, hi = _bounds(constraints, "min_length", "max_length")
     if not lo <= len(text) <= hi:
         return False
-    from ..compiler.validators import FORMAT_CHECKS
+    from ..compiler.formats import FORMAT_CHECKS
 
     for c in constraints:
         if c.key == "pattern" and not regex_search(str(c.value), text):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..compiler.validators import constant_value
+from ..compiler.constants import constant_value
 from ..dsl import ir
 from ..dsl.pretty import expr_text, literal_text
 from ..dsl.walk import assigned_roots

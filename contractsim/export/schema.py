@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..compiler.validators import EMPTY, constant_value
+from ..compiler.constants import EMPTY, constant_value
 from ..dsl import ir
 from ..dsl.pretty import literal_text
 

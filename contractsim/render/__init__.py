@@ -121,14 +121,15 @@ def render(
 
     SVG and PNG need Graphviz's ``dot`` (:class:`graphviz.ExecutableNotFound` otherwise).
     """
-    from .dot import to_dot, to_image
-    from .mermaid import to_mermaid
-
     if fmt not in FORMATS:
         raise RenderError(f"unknown format `{fmt}`", "use one of: " + ", ".join(FORMATS))
     g = build(contract, view, name, plan_report)
     if fmt == "mermaid":
+        from .mermaid import to_mermaid
+
         return to_mermaid(g)
+    from .dot import to_dot, to_image  # imports graphviz: only for DOT, SVG and PNG
+
     source = to_dot(g)
     if fmt == "dot":
         return source

@@ -61,7 +61,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..compiler.validators import model_values
+from ..compiler.core_schemas import model_values
 from ..diagnostics import did_you_mean
 from ..simulator.engine import Simulator, expect_state
 from ..simulator.results import Branch, StepResult, Violation

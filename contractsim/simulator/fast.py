@@ -14,7 +14,8 @@ from pydantic import ValidationError
 
 from ..compiler import lib
 from ..compiler.compile import CompiledContract, CTool
-from ..compiler.validators import model_values, problems_from
+from ..compiler.core_schemas import model_values
+from ..compiler.problems import problems_from
 from ..diagnostics import did_you_mean
 from ..dsl import ir
 from ..dsl.walk import all_exprs, walk_stmts

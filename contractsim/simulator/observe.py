@@ -24,8 +24,9 @@ from pydantic import ValidationError
 
 from ..compiler import lib
 from ..compiler.compile import OBSERVED_ERROR, CTool
+from ..compiler.core_schemas import model_values
 from ..compiler.foreign import contract_value, exception_text
-from ..compiler.validators import model_values, problems_from
+from ..compiler.problems import problems_from
 from ..compiler.values import UNKNOWN
 from ..dsl import ir
 from ..dsl.types import type_label

@@ -18,7 +18,8 @@ from pydantic import ValidationError
 
 from ..compiler import lib
 from ..compiler.compile import CCondition, CompiledContract, COutcome, CTool, make_context
-from ..compiler.validators import model_values, problems_from
+from ..compiler.core_schemas import model_values
+from ..compiler.problems import problems_from
 from ..compiler.values import PLAN_TEXTS, UNKNOWN, Bounded, FMap, Fresh, show
 from ..diagnostics import did_you_mean
 from ..dsl.types import type_label

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from ..compiler.compile import CompiledContract
 from ..compiler.foreign import contract_value
-from ..compiler.validators import problems_from
+from ..compiler.problems import problems_from
 from ..compiler.values import UNKNOWN, Bounded, FMap, Fresh
 from ..diagnostics import ContractError, Diagnostic, suggestion_hint
 from ..dsl import ir
