@@ -237,6 +237,7 @@ def _assemble(stored: Any) -> lark.Lark:
     from lark.parsers.lalr_parser import LALR_Parser, _Parser
 
     from .lexer import SharedContextualLexer
+    from .treebuild import chain_aware
 
     terminals = []
     for name, kind, value, flags, raw, priority, width in stored.TERMINALS:
@@ -275,6 +276,7 @@ def _assemble(stored: Any) -> lark.Lark:
     inst.lexer_conf = lexer_conf
     inst.terminals = terminals
     inst._prepare_callbacks()
+    inst._callbacks = chain_aware(inst._callbacks)
     inst._terminals_dict = {t.name: t for t in terminals}
 
     lengths = _from_little_endian(stored.STATE_LENGTHS)
