@@ -18,11 +18,11 @@ import pytest
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-from contractsim.diagnostics import ContractError
+from contractsim.diagnostics import ContractError, Diagnostic, Span, error
 from contractsim.grammar import parse as parse_module
 from contractsim.grammar import tables
 from contractsim.grammar.lexer import SharedContextualLexer
-from contractsim.grammar.parse import grammar_text
+from contractsim.grammar.parse import _CLOSERS, _OPENERS, MAX_NESTING, grammar_text
 
 ROOT = Path(__file__).resolve().parent.parent
 _BLOCK = re.compile(r"^```contract\n(.*?)^```", re.S | re.M)
@@ -279,3 +279,73 @@ def test_ordinary_input_compiles_only_the_shared_pattern() -> None:
     assert len(lexer._by_terminals) > 50  # the examples visit that many sets of terminals
     compiled = [s for s in lexer._by_terminals.values() if s._basic is not None]
     assert compiled == []
+
+
+# ------------------------------------------------------------- the bracket-nesting pre-check
+
+
+def _reference_nesting_problem(text: str, filename: str) -> Diagnostic | None:
+    """The character-by-character check this module had before (the reference)."""
+    depth = 0
+    line, col = 1, 1
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "#":
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            col += j - i
+            i = j
+            continue
+        if ch == '"':
+            j = i + 1
+            while j < n and text[j] not in '"\n':
+                j += 2 if text[j] == "\\" else 1
+            if text.startswith('"""', i):
+                k = text.find('"""', i + 3)
+                j = n if k < 0 else k + 2
+                newlines = text.count("\n", i, j)
+                if newlines:
+                    line += newlines
+                    col = j - text.rfind("\n", i, j)
+                    i = j + 1
+                    continue
+            col += j + 1 - i
+            i = j + 1
+            continue
+        if ch == "\n":
+            line, col = line + 1, 1
+            i += 1
+            continue
+        if ch in _OPENERS:
+            depth += 1
+            if depth > MAX_NESTING:
+                return error(
+                    "E0104",
+                    f"brackets are nested more than {MAX_NESTING} deep",
+                    Span(file=filename, line=line, col=col, end_line=line, end_col=col + 1),
+                    hint="split the expression with `let`, a predicate or a named type",
+                )
+        elif ch in _CLOSERS:
+            depth = max(depth - 1, 0)
+        i += 1
+        col += 1
+    return None
+
+
+def test_the_nesting_check_finds_what_the_character_loop_found() -> None:
+    rng = random.Random(3)
+    pieces = ["(", "[", "{", ")", "]", "}", '"', '"""', "\\", "\n", "#", "x", " ", "ab", 'r"']
+    texts = [text for _, text in CORPUS]
+    for _ in range(3000):
+        texts.append("".join(rng.choice(pieces) for _ in range(rng.randrange(1, 40))))
+    for depth in (63, 64, 65, 70):
+        for opener in "([{":
+            texts.append("x = " + opener * depth + "1" + "# )\n" + '"(("' + opener * 3)
+            texts.append('"""\n' + opener * 70 + '"""\n' + opener * depth)
+    found = 0
+    for text in texts:
+        expected = _reference_nesting_problem(text, "t")
+        assert parse_module._nesting_problem(text, "t") == expected, text
+        found += expected is not None
+    assert found > 10
