@@ -10,6 +10,7 @@ types and positions — or fail with the same error.
 from __future__ import annotations
 
 import ast
+import functools
 import random
 import re
 from pathlib import Path
@@ -17,12 +18,14 @@ from pathlib import Path
 import pytest
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.parse_tree_builder import PropagatePositions
 
 from contractsim.diagnostics import ContractError, Diagnostic, Span, error
 from contractsim.grammar import parse as parse_module
 from contractsim.grammar import tables
 from contractsim.grammar.lexer import SharedContextualLexer
 from contractsim.grammar.parse import _CLOSERS, _OPENERS, MAX_NESTING, grammar_text
+from contractsim.grammar.treebuild import ChainAwarePositions, LazyCallbacks
 
 ROOT = Path(__file__).resolve().parent.parent
 _BLOCK = re.compile(r"^```contract\n(.*?)^```", re.S | re.M)
@@ -175,6 +178,39 @@ def test_the_stored_parser_has_the_built_parsers_tables(built: Lark, stored: Lar
                 assert rule(row_a[sym][1]) == rule(arg)
     assert sorted(seen) == sorted(mine.states) and sorted(seen.values()) == sorted(theirs.states)
     assert isinstance(stored.parser.lexer, SharedContextualLexer)  # type: ignore[attr-defined]
+
+
+def _builder_chain(f: object) -> list[object]:
+    """A tree-building callback as the chain of what each wrapper does."""
+    chain: list[object] = []
+    while True:
+        if isinstance(f, functools.partial):
+            chain.append(("partial", f.func, f.args))
+            return chain
+        kind = "positions" if isinstance(f, PropagatePositions) else type(f).__name__
+        chain.append(
+            (
+                kind,
+                getattr(f, "to_include", None),
+                getattr(f, "append_none", None),
+                getattr(f, "node_filter", None),
+            )
+        )
+        f = f.node_builder  # type: ignore[attr-defined]
+
+
+def test_the_stored_parser_builds_trees_as_lark_does(built: Lark, stored: Lark) -> None:
+    """Every rule's callback: lark's wrappers, lark's child filters, lark's tree names; only the
+    position wrapper is the chain-aware one."""
+    theirs = built._callbacks  # type: ignore[attr-defined]
+    mine = stored._callbacks  # type: ignore[attr-defined]
+    assert isinstance(mine, LazyCallbacks)
+    by_rule = {rule: rule for rule in stored.rules}
+    assert len(theirs) == len(built.rules) == len(stored.rules) == len(mine)
+    for rule in built.rules:
+        ours = mine[by_rule[rule]]
+        assert type(ours) is ChainAwarePositions
+        assert _builder_chain(ours) == _builder_chain(theirs[rule]), rule
 
 
 def test_a_stale_or_broken_module_falls_back_to_the_grammar(

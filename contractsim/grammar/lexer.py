@@ -67,33 +67,25 @@ class _StateLexer:
 
 
 class SharedContextualLexer(ContextualLexer):
-    """A drop-in ``ContextualLexer`` (lark's ``_plugins`` hook) that lexes with one shared
-    pattern; see the module docstring for why its tokens and errors are lark's."""
-
-    @classmethod
-    def factory(cls, unless: dict[str, tuple[str, ...]]) -> Callable[..., SharedContextualLexer]:
-        """A constructor with lark's signature, bound to the stored keyword table."""
-
-        def make(
-            conf: LexerConf, states: dict[int, Collection[str]], always_accept: Collection[str] = ()
-        ) -> SharedContextualLexer:
-            return cls(conf, states, always_accept, unless=unless)
-
-        return make
+    """lark's ``ContextualLexer``, lexing with one shared pattern; see the module docstring
+    for why its tokens and errors are lark's. Built by :func:`.tables.load_stored`."""
 
     def __init__(
         self,
         conf: LexerConf,
-        states: dict[int, Collection[str]],
+        accepts: Callable[[int], Collection[str]],
         always_accept: Collection[str] = (),
         *,
         unless: dict[str, tuple[str, ...]],
     ) -> None:
+        """``accepts(state)``: the terminals parser state ``state`` has an action for (asked
+        once per state, when the parse first reaches it); ``unless``: for each pattern
+        terminal, the keywords it matches whole (see :func:`.tables._unless`)."""
         terminals = list(conf.terminals)
         self._conf = copy(conf)
         self._conf.terminals = terminals
         self._conf.skip_validation = True
-        self._states = states
+        self._accepts = accepts
         self._extra = frozenset(conf.ignore) | frozenset(always_accept)
         self._by_state: dict[int, _StateLexer] = {}
         self._by_terminals: dict[frozenset[str], _StateLexer] = {}
@@ -108,11 +100,6 @@ class SharedContextualLexer(ContextualLexer):
         self._newline_types = self.root_lexer.newline_types
         self._root_scanner: Scanner | None = None
         self._patterns: dict[str, re.Pattern[str]] = {}
-
-    # lark's ContextualLexer keeps a dict of lexers by state; nothing here reads it
-    @property
-    def lexers(self) -> dict[int, BasicLexer]:  # type: ignore[override]
-        return {state: self._state_lexer(state).basic for state in self._states}
 
     def _embedded(self, names: set[str]) -> set[str]:
         """The string terminals that lark's scanner for these terminals leaves to a pattern."""
@@ -130,7 +117,7 @@ class SharedContextualLexer(ContextualLexer):
         found = self._by_state.get(state)
         if found is not None:
             return found
-        key = frozenset(self._states[state])
+        key = frozenset(self._accepts(state))
         found = self._by_terminals.get(key)
         if found is None:
             found = self._make_state_lexer({n for n in key | self._extra if n in self._by_name})

@@ -237,7 +237,7 @@ def _assemble(stored: Any) -> lark.Lark:
     from lark.parsers.lalr_parser import LALR_Parser, _Parser
 
     from .lexer import SharedContextualLexer
-    from .treebuild import chain_aware
+    from .treebuild import LazyCallbacks
 
     terminals = []
     for name, kind, value, flags, raw, priority, width in stored.TERMINALS:
@@ -275,39 +275,106 @@ def _assemble(stored: Any) -> lark.Lark:
     lexer_conf.lexer_type = options.lexer
     inst.lexer_conf = lexer_conf
     inst.terminals = terminals
-    inst._prepare_callbacks()
-    inst._callbacks = chain_aware(inst._callbacks)
     inst._terminals_dict = {t.name: t for t in terminals}
+    # what Lark._prepare_callbacks builds, one rule at a time as the parser first reduces it
+    inst._callbacks = LazyCallbacks(rules)
 
-    lengths = _from_little_endian(stored.STATE_LENGTHS)
-    symbol_ids = _from_little_endian(stored.STATE_SYMBOLS)
-    action_ids = _from_little_endian(stored.STATE_ACTIONS)
-    n_states = len(lengths)
+    n_states = len(stored.STATE_LENGTHS) // 2
     actions = [(Shift, k) for k in range(n_states)] + [(Reduce, rule) for rule in rules]
-    names = stored.SYMBOLS
-    states = {}
-    start = 0
-    for state, length in enumerate(lengths):
-        end = start + length
-        states[state] = dict(
-            zip(
-                map(names.__getitem__, symbol_ids[start:end]),
-                map(actions.__getitem__, action_ids[start:end]),
-            )
-        )
-        start = end
+    rows = LazyRows(
+        stored.SYMBOLS,
+        actions,
+        _from_little_endian(stored.STATE_LENGTHS),
+        _from_little_endian(stored.STATE_SYMBOLS),
+        _from_little_endian(stored.STATE_ACTIONS),
+    )
     parse_table = IntParseTable(  # type: ignore[no-untyped-call]
-        states, stored.START_STATES, stored.END_STATES
+        rows, stored.START_STATES, stored.END_STATES
     )
     lalr: Any = LALR_Parser.__new__(LALR_Parser)
     lalr._parse_table = parse_table
     lalr.parser = _Parser(parse_table, inst._callbacks, options.debug)
     parser_conf = ParserConf(rules, inst._callbacks, list(options.start))
     parser_conf.parser_type = "lalr"
-    options._plugins = {"ContextualLexer": SharedContextualLexer.factory(stored.UNLESS)}
-    inst.parser = ParsingFrontend(lexer_conf, parser_conf, options, parser=lalr)
+    # what ParsingFrontend.__init__ does for an LALR parser with a contextual lexer and no
+    # post-lexer, with the lexer of .lexer, which asks for a state's terminals when it is met
+    frontend: Any = ParsingFrontend.__new__(ParsingFrontend)
+    frontend.lexer_conf = lexer_conf
+    frontend.parser_conf = parser_conf
+    frontend.options = options
+    frontend.parser = lalr
+    frontend.skip_lexer = False
+    frontend.lexer = SharedContextualLexer(lexer_conf, rows.accepts, unless=stored.UNLESS)
+    inst.parser = frontend
     assembled: lark.Lark = inst
     return assembled
+
+
+class LazyRows(dict[int, dict[str, Any]]):
+    """The parse table's rows by state, each decoded from the stored arrays when the parser
+    first reaches its state; anything that looks at the whole table decodes all of it."""
+
+    def __init__(
+        self,
+        symbols: tuple[str, ...],
+        actions: list[Any],
+        lengths: array[int],
+        symbol_ids: array[int],
+        action_ids: array[int],
+    ) -> None:
+        super().__init__()
+        self._symbols = symbols
+        self._actions = actions
+        self._symbol_ids = symbol_ids
+        self._action_ids = action_ids
+        self._starts = [0]
+        for length in lengths:
+            self._starts.append(self._starts[-1] + length)
+        self._complete = False
+
+    def __missing__(self, state: int) -> dict[str, Any]:
+        if not isinstance(state, int) or not 0 <= state < len(self._starts) - 1:
+            raise KeyError(state)
+        start, end = self._starts[state], self._starts[state + 1]
+        row = self[state] = dict(
+            zip(
+                map(self._symbols.__getitem__, self._symbol_ids[start:end]),
+                map(self._actions.__getitem__, self._action_ids[start:end]),
+            )
+        )
+        return row
+
+    def accepts(self, state: int) -> list[str]:
+        """The symbols a state has an action for (what the contextual lexer may read there)."""
+        return list(self[state])
+
+    def _decode_all(self) -> None:
+        if not self._complete:
+            for state in range(len(self._starts) - 1):
+                self[state]  # noqa: B018 (decodes the row)
+            self._complete = True
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    def __iter__(self) -> Any:
+        self._decode_all()
+        return super().__iter__()
+
+    def __contains__(self, state: object) -> bool:
+        return isinstance(state, int) and 0 <= state < len(self._starts) - 1
+
+    def keys(self) -> Any:
+        self._decode_all()
+        return super().keys()
+
+    def items(self) -> Any:
+        self._decode_all()
+        return super().items()
+
+    def values(self) -> Any:
+        self._decode_all()
+        return super().values()
 
 
 def build(grammar: str) -> lark.Lark:

@@ -14,10 +14,15 @@ other reduction; ``tests/test_parser_tables.py`` compares every node's position 
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from lark import Tree
-from lark.parse_tree_builder import PropagatePositions
+from lark.parse_tree_builder import (
+    ExpandSingleChild,
+    PropagatePositions,
+    maybe_create_child_filter,
+)
 
 
 class ChainAwarePositions(PropagatePositions):
@@ -67,13 +72,42 @@ class ChainAwarePositions(PropagatePositions):
         return res
 
 
-def chain_aware(callbacks: dict[Any, Any]) -> dict[Any, Any]:
-    """The parser's callbacks with every plain ``PropagatePositions`` made chain-aware."""
-    return {
-        rule: (
-            ChainAwarePositions(f.node_builder)  # type: ignore[no-untyped-call]
-            if type(f) is PropagatePositions and f.node_filter is None
-            else f
-        )
-        for rule, f in callbacks.items()
-    }
+def tree_builder(rule: Any) -> Any:
+    """The callback lark's ``ParseTreeBuilder`` makes for ``rule`` (a tree named after the rule's
+    alias, template or origin; its only child handed up for ``?rule``; the tokens it keeps and
+    the ``None`` placeholders of ``[…]``; positions), with :class:`ChainAwarePositions`. For the
+    options of ``tables.PARSER_OPTIONS`` (no transformer, not ambiguous, placeholders on);
+    ``tests/test_parser_tables.py`` compares it with lark's for every rule."""
+    options = rule.options
+    f: Any = partial(Tree, rule.alias or options.template_source or rule.origin.name)
+    if options.expand1 and not rule.alias:
+        f = ExpandSingleChild(f)  # type: ignore[no-untyped-call]
+    child_filter = maybe_create_child_filter(
+        rule.expansion, options.keep_all_tokens, False, options.empty_indices
+    )
+    if child_filter is not None:
+        f = child_filter(f)
+    return ChainAwarePositions(f)  # type: ignore[no-untyped-call]
+
+
+class LazyCallbacks(dict[Any, Any]):
+    """The parser's callbacks by rule, each made when its rule is first reduced: a process
+    that parses one small file builds a few dozen of the grammar's ~490."""
+
+    def __init__(self, rules: list[Any]) -> None:
+        super().__init__()
+        self._count = len(rules)
+        self._rules = set(rules)
+
+    def __missing__(self, rule: Any) -> Any:
+        if rule not in self._rules:
+            raise KeyError(rule)
+        made = self[rule] = tree_builder(rule)
+        return made
+
+    def __len__(self) -> int:  # lark tests `if callbacks`; the count is that of the rules
+        return self._count
+
+    def complete(self) -> dict[Any, Any]:
+        """Every rule's callback (for tests and introspection)."""
+        return {rule: self[rule] for rule in self._rules}
