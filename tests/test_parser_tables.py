@@ -375,13 +375,17 @@ def test_the_nesting_check_finds_what_the_character_loop_found() -> None:
     texts = [text for _, text in CORPUS]
     for _ in range(3000):
         texts.append("".join(rng.choice(pieces) for _ in range(rng.randrange(1, 40))))
+    deep = pieces + ["(", "[", "{", ")", "x"] * 6  # enough openers to pass the first filter
+    for _ in range(1500):
+        texts.append("".join(rng.choice(deep) for _ in range(rng.randrange(100, 300))))
     for depth in (63, 64, 65, 70):
         for opener in "([{":
             texts.append("x = " + opener * depth + "1" + "# )\n" + '"(("' + opener * 3)
             texts.append('"""\n' + opener * 70 + '"""\n' + opener * depth)
-    found = 0
+    found = engaged = 0
     for text in texts:
         expected = _reference_nesting_problem(text, "t")
         assert parse_module._nesting_problem(text, "t") == expected, text
         found += expected is not None
-    assert found > 10
+        engaged += sum(text.count(c) for c in "([{") > MAX_NESTING
+    assert found > 15 and engaged > 1000  # both outcomes, and the depth loop, are exercised

@@ -270,8 +270,40 @@ _NESTING_STOP = re.compile(r'[#"\n(\[{)\]}]')
 _STRING_BODY = re.compile(r'[^"\\\n]*(?:\\[\s\S][^"\\\n]*)*')
 
 
+# strings and comments, skipped as _located_nesting_problem skips them (for the depth alone)
+_NOT_CODE = re.compile(r'#[^\n]*|"""[\s\S]*?(?:"""|\Z)|"[^"\\\n]*(?:\\[\s\S][^"\\\n]*)*[\s\S]?')
+_BRACKETS_ONLY = {ord(c): None for c in map(chr, range(0x80)) if c not in "()[]{}"}
+
+
 def _nesting_problem(text: str, filename: str) -> Diagnostic | None:
     """Refuse pathological bracket nesting before lark and the recursive passes see it."""
+    if not _may_nest_too_deep(text):
+        return None
+    return _located_nesting_problem(text, filename)
+
+
+def _may_nest_too_deep(text: str) -> bool:
+    """Whether the brackets outside strings and comments nest deeper than MAX_NESTING (found
+    with C-speed string operations and one loop over the brackets alone)."""
+    if sum(text.count(c) for c in "([{") <= MAX_NESTING:
+        return False
+    code = _NOT_CODE.sub("", text)
+    brackets = code.translate(_BRACKETS_ONLY)
+    if not brackets.isascii():  # other characters than ASCII are left by translate
+        brackets = "".join(c for c in brackets if c in "()[]{}")
+    depth = 0
+    for ch in brackets:
+        if ch in "([{":
+            depth += 1
+            if depth > MAX_NESTING:
+                return True
+        elif depth:
+            depth -= 1
+    return False
+
+
+def _located_nesting_problem(text: str, filename: str) -> Diagnostic | None:
+    """The first bracket nested deeper than MAX_NESTING, with its line and column."""
     depth = 0
     line, col = 1, 1
     i, n = 0, len(text)
