@@ -389,3 +389,24 @@ def test_the_nesting_check_finds_what_the_character_loop_found() -> None:
         found += expected is not None
         engaged += sum(text.count(c) for c in "([{") > MAX_NESTING
     assert found > 15 and engaged > 1000  # both outcomes, and the depth loop, are exercised
+
+
+def test_without_one_shared_pattern_every_state_is_lexed_alternative_by_alternative(
+    built: Lark,
+) -> None:
+    """lark splits a scanner of more than 100 groups into parts; then the shared lexer tries
+    each state's alternatives in order (the path it also takes where the shared pattern cannot
+    answer), and still reads what lark reads."""
+    fresh = tables.load_stored(grammar_text())
+    assert fresh is not None
+    lexer = fresh.parser.lexer  # type: ignore[attr-defined]
+    root = lexer._root()
+    root._mres = root._mres * 2  # two parts: no single shared pattern
+    for path in sorted(ROOT.glob("examples/*/*.contract")):
+        text = path.read_text("utf-8")
+        assert _result(fresh, text) == _result(built, text), path
+    assert [s for s in lexer._by_terminals.values() if s._basic is not None] == []
+    rng = random.Random(11)
+    for name, text in rng.sample(CORPUS, 25):
+        for variant in [text, *_mutants(text, rng, 4)]:
+            assert _result(fresh, variant) == _result(built, variant), (name, variant)

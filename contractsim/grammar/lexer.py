@@ -217,7 +217,10 @@ class SharedContextualLexer(ContextualLexer):
                 else:
                     # the state's alternatives in order, less those the shared pattern
                     # tried before its answer and found not to match
-                    tried = order[m.lastgroup or ""] if m is not None else len(order)
+                    if m is not None:
+                        tried = order[m.lastgroup or ""]
+                    else:  # nothing matched, or no shared pattern (lark split it in parts)
+                        tried = len(order) if shared is not None else 0
                     for type_, literal, rank in lexer.alternatives:
                         if 0 <= rank < tried:
                             continue
