@@ -35,7 +35,7 @@ def built() -> Lark:
 def test_stored_tables_are_up_to_date() -> None:
     stored = tables.load_stored(grammar_text())
     assert stored is not None, (
-        "contractsim/grammar/contract_tables.json does not belong to contract.lark (or to this "
+        "contractsim/grammar/contract_tables.py does not belong to contract.lark (or to this "
         "lark version): run `python -m contractsim.grammar.tables` and commit the file"
     )
     assert parser() is not None
@@ -78,19 +78,6 @@ def test_stored_parser_parses_like_the_grammar(built: Lark) -> None:
 
 def test_stale_tables_fall_back_to_the_grammar() -> None:
     assert tables.load_stored(grammar_text() + "\n// changed\n") is None
-
-
-def test_tables_round_trip_through_json(built: Lark) -> None:
-    import json
-
-    key = tables.grammar_key(grammar_text())
-    stored = json.loads(tables.dumps(built, key), object_hook=tables._decode)
-    from lark.grammar import Rule
-    from lark.lexer import TerminalDef
-
-    data, memo = built.memo_serialize([TerminalDef, Rule])
-    assert stored["key"] == key
-    assert stored["data"] == data and stored["memo"] == memo
 
 
 def _imported_after(code: str) -> set[str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from lark import Token, Tree
 from lark.tree import Meta
@@ -30,13 +31,17 @@ _SCAN = re.compile(
 # the commonest tokens first (alternatives are tried in order); none of them overlaps another,
 # except FLOAT and INT, where FLOAT must come first
 _TOKEN = re.compile(
-    r"(?P<punct>[{}\[\](),:.\-])"
+    # a comma or colon takes the blanks after it on its line (one match instead of two; no
+    # newline, so no line to count)
+    r"(?P<sep>[,:])[ \t\f\r]*"
+    r"|(?P<punct>[{}\[\]().\-])"
     r"|(?P<NAME>[A-Za-z_][A-Za-z0-9_]*)"
     r'|(?P<STRING>"[^"\\\n]*(?:\\.[^"\\\n]*)*")'
     r"|(?P<FLOAT>\d+\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)"
     r"|(?P<INT>\d+)"
     r"|(?P<ws>(?:[ \t\f\r\n]+|#[^\n]*)+)"
 )
+_new_token: Any = Token._future_new  # what Token(...) calls, without its keyword-argument shim
 _KEYWORD_TREES = {"true": "true", "false": "false", "null": "null"}
 _CLOSE = {"{": "}", "[": "]", "(": ")"}
 
@@ -92,7 +97,7 @@ def blank_literals(
     for b in found:
         parts.append(text[last : b.start + 1])
         inner = text[b.start + 1 : b.end - 1]
-        parts.append(re.sub(r"[^\n]", " ", inner))
+        parts.append("\n".join(" " * len(line) for line in inner.split("\n")))
         parts.append(text[b.end - 1])
         last = b.end
     parts.append(text[last:])
@@ -163,7 +168,10 @@ class _Reader:
             assert kind is not None
             if kind == "STRING" and text.startswith('"""', start):
                 raise _NotALiteral  # a long string: lark's LONG_STRING
-            if kind == "punct":
+            if kind == "sep":
+                value = value[0]
+                kind = value
+            elif kind == "punct":
                 kind = value
             return (kind, value, start, self.line, start - self.line_start + 1)
 
@@ -189,7 +197,7 @@ class _Reader:
     def _token(self, tok: tuple[str, str, int, int, int]) -> Token:
         kind, value, start, line, col = tok
         n = len(value)
-        return Token(kind, value, start, line, col, line, col + n, start + n)
+        return _new_token(kind, value, start, line, col, line, col + n, start + n)  # type: ignore[no-any-return]
 
     def _leaf(
         self, data: str, tok: tuple[str, str, int, int, int], children: list[object]

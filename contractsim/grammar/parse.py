@@ -263,12 +263,57 @@ def nesting_depth_problem(tree: Tree[Token], filename: str) -> Diagnostic | None
     return None
 
 
+# what the bracket-nesting check stops at; everything in between only moves the column
+_NESTING_STOP = re.compile(r'[#"\n(\[{)\]}]')
+# the body of a one-line string after its `"`: up to the closing quote or the end of the line,
+# a backslash escaping whatever follows it (a newline too)
+_STRING_BODY = re.compile(r'[^"\\\n]*(?:\\[\s\S][^"\\\n]*)*')
+
+
+# strings and comments, skipped as _located_nesting_problem skips them (for the depth alone)
+_NOT_CODE = re.compile(r'#[^\n]*|"""[\s\S]*?(?:"""|\Z)|"[^"\\\n]*(?:\\[\s\S][^"\\\n]*)*[\s\S]?')
+_BRACKETS_ONLY = {ord(c): None for c in map(chr, range(0x80)) if c not in "()[]{}"}
+
+
 def _nesting_problem(text: str, filename: str) -> Diagnostic | None:
     """Refuse pathological bracket nesting before lark and the recursive passes see it."""
+    if not _may_nest_too_deep(text):
+        return None
+    return _located_nesting_problem(text, filename)
+
+
+def _may_nest_too_deep(text: str) -> bool:
+    """Whether the brackets outside strings and comments nest deeper than MAX_NESTING (found
+    with C-speed string operations and one loop over the brackets alone)."""
+    if sum(text.count(c) for c in "([{") <= MAX_NESTING:
+        return False
+    code = _NOT_CODE.sub("", text)
+    brackets = code.translate(_BRACKETS_ONLY)
+    if not brackets.isascii():  # other characters than ASCII are left by translate
+        brackets = "".join(c for c in brackets if c in "()[]{}")
+    depth = 0
+    for ch in brackets:
+        if ch in "([{":
+            depth += 1
+            if depth > MAX_NESTING:
+                return True
+        elif depth:
+            depth -= 1
+    return False
+
+
+def _located_nesting_problem(text: str, filename: str) -> Diagnostic | None:
+    """The first bracket nested deeper than MAX_NESTING, with its line and column."""
     depth = 0
     line, col = 1, 1
     i, n = 0, len(text)
+    search = _NESTING_STOP.search
     while i < n:
+        m = search(text, i)
+        if m is None:
+            return None
+        col += m.start() - i
+        i = m.start()
         ch = text[i]
         if ch == "#":
             j = text.find("\n", i)
@@ -277,9 +322,9 @@ def _nesting_problem(text: str, filename: str) -> Diagnostic | None:
             i = j
             continue
         if ch == '"':
-            j = i + 1
-            while j < n and text[j] not in '"\n':
-                j += 2 if text[j] == "\\" else 1
+            j = _STRING_BODY.match(text, i + 1).end()  # type: ignore[union-attr]
+            if j < n and text[j] == "\\":  # a backslash ending the text
+                j += 2
             if text.startswith('"""', i):
                 k = text.find('"""', i + 3)
                 j = n if k < 0 else k + 2
@@ -305,7 +350,7 @@ def _nesting_problem(text: str, filename: str) -> Diagnostic | None:
                     Span(file=filename, line=line, col=col, end_line=line, end_col=col + 1),
                     hint="split the expression with `let`, a predicate or a named type",
                 )
-        elif ch in _CLOSERS:
+        else:
             depth = max(depth - 1, 0)
         i += 1
         col += 1
