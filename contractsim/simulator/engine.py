@@ -78,8 +78,6 @@ class Simulator:
         self._stepper = Stepper(self.compiled, self._explainer)
         # caches, filled on first use
         self._plan_checker: PlanChecker | None = None
-        # per tool, for observe: (no expression reads `result`, a made-up result is unknown)
-        self._inert_results: dict[str, tuple[bool, bool]] = {}
 
     @property
     def explain(self) -> bool:

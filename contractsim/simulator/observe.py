@@ -16,8 +16,8 @@ the state is then carried forward along the branch that matches what really happ
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
@@ -27,9 +27,7 @@ from ..compiler.compile import OBSERVED_ERROR, CTool
 from ..compiler.foreign import contract_value, exception_text
 from ..compiler.validators import model_values, problems_from
 from ..compiler.values import UNKNOWN
-from ..dsl import ir
 from ..dsl.types import type_label
-from ..dsl.walk import all_exprs
 from .results import Branch, StepResult, Verdict, Violation
 from .state import State
 
@@ -170,17 +168,20 @@ def _observe(
         return Observed(prediction, status, None, None, state, odd)
     notes: list[str] = []
     raised = seen.status == "crash" or (seen.status is None and seen.error is not None)
-    shape: list[str] = []
+    shape: list[Callable[[], str]] = []  # why the result does not fit (made when needed)
     real, raw = (None, None) if raised else _real_result(sim, ctool, seen.result, shape)
     # `observed when` reads the value as returned, even when it does not fit `-> TYPE`: a
     # failure reply with an extra field must still be recognised as a failure
     matched = _observed_matches(sim, ctool, state, values, raw, seen.error, notes)
     status = seen.status or _classify(ctool, raised, matched, notes)
     wanted_failure = status != "ok"
-    problem = shape[0] if shape and not wanted_failure else None
-    if not wanted_failure:
-        notes.extend(shape)
+    problem = None
+    if not wanted_failure and shape:
+        misfits = [why() for why in shape]
+        problem = misfits[0]
+        notes.extend(misfits)
     expected = expected_verdict(prediction)
+    reused = False  # the prediction's branches, built with a made-up result
     explicit = [
         name
         for name, cout in ctool.outcomes.items()
@@ -201,6 +202,7 @@ def _observe(
     else:
         if predicted_here and _result_is_inert(sim, ctool, real):
             branches = prediction.branches  # the same run: see _result_is_inert
+            reused = True
         else:
             branches = sim._step_validated(state, ctool, values, args, real).branches
         candidates = [b for b in branches if b.failed == wanted_failure]
@@ -228,6 +230,9 @@ def _observe(
         else:
             notes.append("no success outcome of the contract fits; the state is unchanged")
         return Observed(prediction, status, None, None, state, tuple(notes), problem)
+    if reused and branch.result is not None:
+        # (only a branch that ran the outcome's effects holds a result: the made-up one)
+        branch = replace(branch, result=real)
     return Observed(
         prediction,
         status,
@@ -244,21 +249,14 @@ def _result_is_inert(sim: Simulator, ctool: CTool, real: Any) -> bool:
     """Whether stepping with the real result bound to ``result`` repeats the prediction exactly.
 
     The prediction ran :meth:`Simulator._step_validated` with the same state and arguments and a
-    made-up result. When no expression of the tool (nor a predicate or machine guard) names
-    ``result``, the result changes nothing but the choice between the safe and the fast
-    flavour of the generated code, which an unknown result forces; so the prediction's branches
-    are what a second run would build when the real result is unknown exactly when the made-up
-    one is. (A made-up result that no effect stores does not bump the fresh-id counter.)
+    made-up result. When no expression of the tool (nor a predicate, function, constant or
+    machine guard) names ``result``, the result reaches no generated code, and whether it is
+    unknown does not choose the code's flavour either (:meth:`Stepper.reads_result`); a made-up
+    result that no effect stores does not bump the fresh-id counter. So the prediction's
+    branches are what a second run would build, whatever the real result is; only the picked
+    branch's ``result`` is set to the real one.
     """
-    cache = sim._inert_results
-    known = cache.get(ctool.name)
-    if known is None:
-        only_tool = sim.compiled.ir.model_copy(update={"tools": (ctool.ir,)})
-        reads = any(isinstance(e, ir.Name) and e.name == "result" for e in all_exprs(only_tool))
-        made_up = sim._stepper.fresh_result(ctool, [sim.compiled.initial[-1]])
-        known = cache[ctool.name] = (not reads, lib.contains_unknown(made_up))
-    unread, made_up_unknown = known
-    return unread and lib.contains_unknown(real) == made_up_unknown
+    return not sim._stepper.reads_result(ctool)
 
 
 def _validated_args(ctool: CTool, args: dict[str, Any]) -> dict[str, Any] | None:
@@ -268,15 +266,19 @@ def _validated_args(ctool: CTool, args: dict[str, Any]) -> dict[str, Any] | None
         return None
 
 
-def _real_result(sim: Simulator, ctool: CTool, value: Any, notes: list[str]) -> tuple[Any, Any]:
+def _real_result(
+    sim: Simulator, ctool: CTool, value: Any, notes: list[Callable[[], str]]
+) -> tuple[Any, Any]:
     """The real return value checked against ``-> TYPE`` (``unknown`` when it does not fit, for
     effects), and as it was returned (for ``observed when``). A value that cannot be read in
     full (it contains itself, nests or grows beyond the bounds, raises when read) is read as far
-    as it can be for ``observed when``, and is ``unknown`` for effects."""
+    as it can be for ``observed when``, and is ``unknown`` for effects. Why it does not fit goes
+    to ``notes`` as a function that writes the note: only a successful call keeps it."""
     converted = contract_value(value, "result")
     raw = converted.value
     if converted.problems:
-        notes.append("the result cannot be read: " + "; ".join(converted.problems))
+        unreadable = "the result cannot be read: " + "; ".join(converted.problems)
+        notes.append(lambda: unreadable)
         return UNKNOWN, raw
     returns = ctool.ir.returns
     if returns is None:
@@ -284,9 +286,14 @@ def _real_result(sim: Simulator, ctool: CTool, value: Any, notes: list[str]) -> 
     try:
         return sim.compiled.validators.adapter_for(returns).validate_python(raw), raw
     except ValidationError as exc:
-        problems = problems_from(exc, "result")
-        detail = problems[0].text() if problems else str(exc)
-        notes.append(f"the result does not match `-> {type_label(returns)}`: {detail}")
+        error = exc
+
+        def misfit() -> str:
+            problems = problems_from(error, "result")
+            detail = problems[0].text() if problems else str(error)
+            return f"the result does not match `-> {type_label(returns)}`: {detail}"
+
+        notes.append(misfit)
         return UNKNOWN, raw
 
 

@@ -71,6 +71,7 @@ class Stepper:
         self.today, self.now = explainer.today, explainer.now
         self._explainer = explainer
         self._result_use: dict[tuple[str, str], bool] = {}
+        self._result_readers: dict[str, bool] = {}
 
     def step(self, state: State, tool: str, args: Mapping[str, Any] | None) -> StepResult:
         args = dict(args or {})
@@ -745,7 +746,9 @@ class Stepper:
                 )
                 before = (PLAN_TEXTS.get(), seen)
             result = self.fresh_result(ctool, work if stored else [work[-1]], before)
-        result_unknown = lib.contains_unknown(result)
+        # a result that no expression reads (a made-up fresh id, say) does not force the
+        # three-valued flavour of the code: the fast one, which it never reaches, gives the same
+        result_unknown = self.reads_result(ctool) and lib.contains_unknown(result)
         use_safe = safe or result_unknown or state.derive(vals).has_unknown
         for body in bodies:
             if body is None:
@@ -848,6 +851,22 @@ class Stepper:
             guess=bool(assumed),
             result=result,
         )
+
+    def reads_result(self, ctool: CTool) -> bool:
+        """Whether anything a call of ``ctool`` can evaluate (its own expressions, the
+        contract's predicates, functions, constants and machine guards) names ``result``. When
+        nothing does, the result reaches no generated code: its value, and whether it is
+        unknown, cannot change the step."""
+        known = self._result_readers.get(ctool.name)
+        if known is None:
+            from ..dsl import ir
+            from ..dsl.walk import all_exprs
+
+            only_tool = self.compiled.ir.model_copy(update={"tools": (ctool.ir,)})
+            known = self._result_readers[ctool.name] = any(
+                isinstance(e, ir.Name) and e.name == "result" for e in all_exprs(only_tool)
+            )
+        return known
 
     def stores_result(self, tool: str, outcome: str, bodies: list[Any]) -> bool:
         key = (tool, outcome)
