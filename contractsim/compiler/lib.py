@@ -1057,6 +1057,14 @@ def now_text(now: datetime) -> str:
 
 def plus(a: Any, b: Any) -> Any:
     """``a + b`` in compiled fast code: plain addition with the growth bounds of :func:`arith`."""
+    if type(a) is str and type(b) is str:  # paths and messages: the commonest sum
+        chars = len(a) + len(b)
+        if chars < TEXT_PER_ITEM:
+            return a + b
+        if chars > MAX_STRING:
+            raise EvalError("a string would grow beyond 10 MB")
+        charge(chars // TEXT_PER_ITEM)
+        return a + b
     if (
         type(a) is int
         and type(b) is int

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, cast
@@ -50,6 +51,7 @@ _NUMBER = re.compile(r"(?<![\w<.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w>])")
 _OPERAND = re.compile(r"^([a-z][\w-]*): ([^:'\"`<…]+): ")
 
 
+@lru_cache(maxsize=4096)  # a replay masks the same few messages over and over
 def mask(message: str) -> str:
     """A message with its particulars masked, so that similar messages group together: quoted
     values become ``'…'``, dates and times ``<date>``, paths ``<path>``, numbers ``<n>``, and
