@@ -794,13 +794,24 @@ def iterate(coll: Any) -> list[Any]:
 
     if isinstance(coll, (FMap, frozenset, tuple, str)):
         charge(len(coll))
-    if isinstance(coll, FMap):
-        return sorted(coll.keys(), key=order)
-    if isinstance(coll, frozenset):
-        return sorted(coll, key=order)
+    if isinstance(coll, (FMap, frozenset)):
+        known = _ORDERED.get(id(coll))
+        if known is not None and known[0] is coll:
+            return list(known[1])
+        items = sorted(coll.keys() if isinstance(coll, FMap) else coll, key=order)
+        if len(_ORDERED) >= _ORDERED_KEPT:
+            _ORDERED.clear()
+        _ORDERED[id(coll)] = (coll, tuple(items))
+        return items
     if isinstance(coll, (tuple, str)):
         return list(coll)
     raise EvalError(f"cannot range over {type_name(coll)}")
+
+
+_ORDERED: dict[int, tuple[Any, tuple[Any, ...]]] = {}
+"""id → (a set or map, its items in order): states share their collections, and every step
+ranges over the same ones again (kept like :data:`_SIZES`)."""
+_ORDERED_KEPT = 10_000
 
 
 def _contains_unknown(v: Any) -> bool:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import lru_cache
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, cast
 
 from ..compiler.values import thaw
@@ -522,24 +522,33 @@ def _compare_effects(
     from_real: Any,
 ) -> None:
     eff.steps += 1
-    row = eff.tools.setdefault(tool, {"steps": 0, "carried_differ": 0, "from_real_differ": 0})
+    row = eff.tools.get(tool)
+    if row is None:
+        row = eff.tools[tool] = {"steps": 0, "carried_differ": 0, "from_real_differ": 0}
     row["steps"] += 1
+    variables = eff.variables
+    compared: list[tuple[str, Any, Any]] = []  # (name, the contract's value, the observed one)
+    for name, value in after.items():
+        if name.startswith("machine:") or name not in carried.state:
+            continue
+        counts = variables.get(name)
+        if counts is None:
+            counts = variables[name] = EffectCounts()
+        counts.compared += 1
+        compared.append((name, counts, value))
+    agreed: list[bool] = []
     for mode, observed_step in (("carried", carried), ("from_real", from_real)):
+        state = observed_step.state
+        if observed_step is not carried or not agreed:  # (the same observation: same answers)
+            agreed = [_same(state[name], value) for name, _, value in compared]
         paths: list[str] = []
         differs = False
-        for name, value in after.items():
-            if name.startswith("machine:") or name not in observed_step.state:
-                continue
-            counts = eff.variables.setdefault(name, EffectCounts())
-            if mode == "carried":
-                counts.compared += 1
-            mine = observed_step.state[name]
-            same = _same(mine, value)
+        for (name, counts, value), same in zip(compared, agreed, strict=True):
             if same:
                 setattr(counts, mode, getattr(counts, mode) + 1)
                 continue
             differs = True
-            diff_paths(name, thaw(mine), thaw(value), paths, DIFF_PATHS)
+            diff_paths(name, thaw(state[name]), thaw(value), paths, DIFF_PATHS)
         if differs:
             eff.differing_steps[mode] += 1
             row[f"{mode}_differ"] += 1

@@ -17,7 +17,8 @@ the state is then carried forward along the branch that matches what really happ
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from copy import copy
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
@@ -153,7 +154,7 @@ def _observe(
     prediction: StepResult | None,
 ) -> Observed:
     ctool = sim.compiled.tools.get(tool)
-    values = None if ctool is None else _validated_args(ctool, args)
+    values = None if ctool is None else _validated_args(sim, ctool, args)
     predicted_here = prediction is None
     if prediction is None:
         # what `sim._step` does, with the arguments validated once
@@ -232,7 +233,8 @@ def _observe(
         return Observed(prediction, status, None, None, state, tuple(notes), problem)
     if reused and branch.result is not None:
         # (only a branch that ran the outcome's effects holds a result: the made-up one)
-        branch = replace(branch, result=real)
+        branch = copy(branch)
+        branch.result = real
     return Observed(
         prediction,
         status,
@@ -259,11 +261,33 @@ def _result_is_inert(sim: Simulator, ctool: CTool, real: Any) -> bool:
     return not sim._stepper.reads_result(ctool)
 
 
-def _validated_args(ctool: CTool, args: dict[str, Any]) -> dict[str, Any] | None:
+_PLAIN_ARGS = (str, int, bool, type(None))
+"""Argument values whose validation is remembered (kept apart by type: ``1`` is not ``True``)."""
+
+
+def _validated_args(sim: Simulator, ctool: CTool, args: dict[str, Any]) -> dict[str, Any] | None:
+    """The validated arguments, or None when they are invalid. Recorded runs repeat the same
+    calls: the answer for arguments of plain text, integers, booleans and nulls is kept."""
+    key: tuple[Any, ...] | None = (ctool.name,)
+    for name, value in args.items():
+        kind = type(value)
+        if kind not in _PLAIN_ARGS:
+            key = None
+            break
+        key += (name, kind, value)  # type: ignore[operator]
+    memo = sim._stepper.valid_args
+    if key is not None and key in memo:
+        known = memo[key]
+        return None if known is None else dict(known)
     try:
-        return model_values(ctool.args_model.model_validate(args))
+        values: dict[str, Any] | None = model_values(ctool.args_model.model_validate(args))
     except ValidationError:
-        return None
+        values = None
+    if key is not None:
+        if len(memo) >= 10_000:
+            memo.clear()
+        memo[key] = None if values is None else dict(values)
+    return values
 
 
 def _real_result(
@@ -284,7 +308,11 @@ def _real_result(
     if returns is None:
         return raw, raw
     try:
-        return sim.compiled.validators.adapter_for(returns).validate_python(raw), raw
+        adapters = sim._stepper.result_adapters
+        adapter = adapters.get(ctool.name)
+        if adapter is None:
+            adapter = adapters[ctool.name] = sim.compiled.validators.adapter_for(returns)
+        return adapter.validate_python(raw), raw
     except ValidationError as exc:
         error = exc
 

@@ -72,6 +72,8 @@ class Stepper:
         self._explainer = explainer
         self._result_use: dict[tuple[str, str], bool] = {}
         self._result_readers: dict[str, bool] = {}
+        self.result_adapters: dict[str, Any] = {}  # tool → the validator of its `-> TYPE`
+        self.valid_args: dict[tuple[Any, ...], dict[str, Any] | None] = {}  # see observe
 
     def step(self, state: State, tool: str, args: Mapping[str, Any] | None) -> StepResult:
         args = dict(args or {})
@@ -260,7 +262,10 @@ class Stepper:
         # hard preconditions: every one is checked, so every violated rule is reported
         failed_before = False  # an earlier hard precondition is certainly false
         for cond in ctool.requires:
-            result = self._explainer.eval(cond.test, state, values, safe, ctool)
+            # (after a certain failure, an evaluation error is dropped: no need to explain it)
+            result = self._explainer.eval(
+                cond.test, state, values, safe, ctool, precise_errors=not failed_before
+            )
             if result is True:
                 continue
             if isinstance(result, Violation):
@@ -862,9 +867,28 @@ class Stepper:
             from ..dsl import ir
             from ..dsl.walk import all_exprs
 
-            only_tool = self.compiled.ir.model_copy(update={"tools": (ctool.ir,)})
-            known = self._result_readers[ctool.name] = any(
-                isinstance(e, ir.Name) and e.name == "result" for e in all_exprs(only_tool)
+            def names_result(contract: ir.Contract) -> bool:
+                return any(
+                    isinstance(e, ir.Name) and e.name == "result" for e in all_exprs(contract)
+                )
+
+            contract = self.compiled.ir
+            shared = self._result_readers.get("")  # ("" is no tool's name)
+            if shared is None:
+                shared = self._result_readers[""] = names_result(
+                    contract.model_copy(update={"tools": ()})
+                )
+            known = self._result_readers[ctool.name] = shared or names_result(
+                contract.model_copy(
+                    update={
+                        "consts": (),
+                        "predicates": (),
+                        "functions": (),
+                        "goals": (),
+                        "machines": (),
+                        "tools": (ctool.ir,),
+                    }
+                )
             )
         return known
 
