@@ -17,7 +17,6 @@ the state is then carried forward along the branch that matches what really happ
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from copy import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -31,6 +30,7 @@ from ..compiler.values import UNKNOWN
 from ..dsl.types import type_label
 from .results import Branch, StepResult, Verdict, Violation
 from .state import State
+from .step import SIMULATED
 
 if TYPE_CHECKING:
     from .engine import Simulator
@@ -156,13 +156,9 @@ def _observe(
     ctool = sim.compiled.tools.get(tool)
     values = None if ctool is None else _validated_args(sim, ctool, args)
     predicted_here = prediction is None
-    if prediction is None:
-        # what `sim._step` does, with the arguments validated once
-        if ctool is None or values is None:
-            prediction = sim._step(state, tool, args)
-        else:
-            prediction = sim._step_validated(state, ctool, values, args)
     if ctool is None or values is None:
+        if prediction is None:
+            prediction = sim._step(state, tool, args)
         status = seen.status or ("crash" if seen.error is not None else "ok")
         what = "declares no such tool" if ctool is None else "rejects these arguments"
         odd = () if status != "ok" else (f"the call went through, but the contract {what}",)
@@ -171,6 +167,13 @@ def _observe(
     raised = seen.status == "crash" or (seen.status is None and seen.error is not None)
     shape: list[Callable[[], str]] = []  # why the result does not fit (made when needed)
     real, raw = (None, None) if raised else _real_result(sim, ctool, seen.result, shape)
+    # a tool that reads no result is predicted with the real one bound, which changes nothing
+    # but the branches' `result` (no made-up result to build): they are then the very branches
+    # that observing the real result builds (see _result_is_inert)
+    unread = predicted_here and _result_is_inert(sim, ctool, real)
+    if prediction is None:
+        # what `sim._step` does, with the arguments validated once
+        prediction = sim._step_validated(state, ctool, values, args, real if unread else SIMULATED)
     # `observed when` reads the value as returned, even when it does not fit `-> TYPE`: a
     # failure reply with an extra field must still be recognised as a failure
     matched = _observed_matches(sim, ctool, state, values, raw, seen.error, notes)
@@ -182,7 +185,6 @@ def _observe(
         problem = misfits[0]
         notes.extend(misfits)
     expected = expected_verdict(prediction)
-    reused = False  # the prediction's branches, built with a made-up result
     explicit = [
         name
         for name, cout in ctool.outcomes.items()
@@ -201,9 +203,8 @@ def _observe(
         ).branches
         candidates = [b for b in branches if b.outcome == explicit[0]]
     else:
-        if predicted_here and _result_is_inert(sim, ctool, real):
-            branches = prediction.branches  # the same run: see _result_is_inert
-            reused = True
+        if unread:
+            branches = prediction.branches  # the same run: see above
         else:
             branches = sim._step_validated(state, ctool, values, args, real).branches
         candidates = [b for b in branches if b.failed == wanted_failure]
@@ -231,10 +232,6 @@ def _observe(
         else:
             notes.append("no success outcome of the contract fits; the state is unchanged")
         return Observed(prediction, status, None, None, state, tuple(notes), problem)
-    if reused and branch.result is not None:
-        # (only a branch that ran the outcome's effects holds a result: the made-up one)
-        branch = copy(branch)
-        branch.result = real
     return Observed(
         prediction,
         status,
@@ -251,12 +248,12 @@ def _result_is_inert(sim: Simulator, ctool: CTool, real: Any) -> bool:
     """Whether stepping with the real result bound to ``result`` repeats the prediction exactly.
 
     The prediction ran :meth:`Simulator._step_validated` with the same state and arguments and a
-    made-up result. When no expression of the tool (nor a predicate, function, constant or
-    machine guard) names ``result``, the result reaches no generated code, and whether it is
-    unknown does not choose the code's flavour either (:meth:`Stepper.reads_result`); a made-up
-    result that no effect stores does not bump the fresh-id counter. So the prediction's
-    branches are what a second run would build, whatever the real result is; only the picked
-    branch's ``result`` is set to the real one.
+    made-up result — or, for a tool like this, the real one. When no expression of the tool
+    (nor a predicate, function, constant or machine guard) names ``result``, the result reaches
+    no generated code, and whether it is unknown does not choose the code's flavour either
+    (:meth:`Stepper.reads_result`); a made-up result that no effect stores does not bump the
+    fresh-id counter. So the prediction's branches are what a second run would build, whatever
+    the real result is.
     """
     return not sim._stepper.reads_result(ctool)
 
@@ -382,6 +379,8 @@ def _pick(
         return None
     explicit = [b for b in branches if matched.get(b.outcome or "") is True]
     pool = explicit or branches
+    if len(pool) == 1:
+        return pool[0]  # (the commonest case: nothing else fits)
     best = min(
         pool,
         key=lambda b: (b.event is not None, not b.certain, -(b.probability or 0.0)),
