@@ -438,7 +438,8 @@ def replay_runs(
         sim = sims.get(when)
         if sim is None:
             sim = sims[when] = contract.simulator(now=when)
-            sim.explain = False  # only the disagreements are explained (see _explained)
+            # only the disagreements are explained, with their messages (see _explained)
+            sim.explain = sim.messages = False
         _replay_one(sim, run, out)
         out.runs += 1
     return out
@@ -589,10 +590,11 @@ def _count_rule(
 def _explained(sim: Simulator, state: State, step: Step, obs: Observed) -> list[Violation]:
     """The prediction's violations with the values of their conditions' parts: the prediction
     made again with explanations on (it is deterministic: the same state, tool and arguments)."""
-    if not obs.prediction.violations or sim.explain:
+    if not obs.prediction.violations or (sim.explain and sim.messages):
         return obs.prediction.violations
-    sim.explain = True
+    explain, messages = sim.explain, sim.messages
+    sim.explain = sim.messages = True
     try:
         return sim.step(state, step.tool, step.args).violations
     finally:
-        sim.explain = False
+        sim.explain, sim.messages = explain, messages

@@ -89,6 +89,18 @@ class Simulator:
     def explain(self, on: bool) -> None:
         self._explainer.explain = on
 
+    @property
+    def messages(self) -> bool:
+        r"""Render the contract's message and hint templates in violations; off, a violation
+        says only which rule failed (``\`x > 0\` is false``, ``tool failed (outcome)``) and has
+        no hint. Replay turns this off with :attr:`explain` and predicts again, with both on,
+        the steps it reports."""
+        return self._explainer.messages
+
+    @messages.setter
+    def messages(self, on: bool) -> None:
+        self._explainer.messages = on
+
     def _eval(
         self,
         fn: Any,

@@ -27,6 +27,8 @@ class Explainer:
         self._null_ctx = NullContext(today, now)
         self.explain = True
         """Show the values of a failed condition's parts in its violation."""
+        self.messages = True
+        """Render the message and hint templates of violations (off: the default texts)."""
 
     def eval(
         self,
@@ -157,7 +159,7 @@ class Explainer:
         safe: bool,
         result: Any = None,
     ) -> str | None:
-        if t is None:
+        if t is None or not self.messages:
             return None
         if t.values is None:
             return t.render(())
