@@ -458,9 +458,14 @@ def _replay_one(sim: Simulator, run: Run, out: ReplayResult) -> None:
         else:
             real = obs.state
         verdict = obs.predicted
-        failing = predicted_failures(obs.prediction)
-        violations = [v for b in sorted(failing, key=lambda b: not b.certain) for v in b.violations]
-        contract_error = verdict != "ok" and any(v.code == CONTRACT_ERROR for v in violations)
+        predicted_failure = verdict != "ok"
+        violations: list[Violation] = []
+        if predicted_failure:
+            failing = predicted_failures(obs.prediction)
+            violations = [
+                v for b in sorted(failing, key=lambda b: not b.certain) for v in b.violations
+            ]
+        contract_error = predicted_failure and any(v.code == CONTRACT_ERROR for v in violations)
         if verdict == "ok" and event_risks(obs.prediction):
             out.risks += 1
             out.risks_realised += step.outcome != "ok"
@@ -468,9 +473,10 @@ def _replay_one(sim: Simulator, run: Run, out: ReplayResult) -> None:
             out.result_mismatches.append(
                 ResultMismatch(run.name, run.line, i, step.tool, obs.result_problem)
             )
-        counts = out.tools.setdefault(step.tool, ToolCounts())
+        counts = out.tools.get(step.tool)
+        if counts is None:
+            counts = out.tools[step.tool] = ToolCounts()
         counts.steps += 1
-        predicted_failure = verdict != "ok"
         real_failure = step.outcome != "ok"
         if predicted_failure:
             _count_rule(
