@@ -219,3 +219,33 @@ def test_contains_unknown_finds_what_hides_below_flat_text() -> None:
     assert lib.contains_unknown(FMap({UNKNOWN: "x"}))
     assert lib.contains_unknown(("a", ("b", FMap({"c": frozenset({fresh})}))))
     assert lib.contains_unknown(("a", lib.bounded(1, 5, True)))
+
+
+def test_a_flat_record_is_read_as_the_reader_reads_it() -> None:
+    """``contract_value`` reads a dict of text keys and plain scalars without its general
+    reader; anything else (nested, other keys, out of bounds) still goes through the reader."""
+    from contractsim.compiler import foreign
+
+    def by_reader(value: Any) -> foreign.Converted:
+        reader = foreign._Reader("result")
+        out = reader.read(value, 0)
+        return foreign.Converted(out, tuple(reader.problems), reader.exact)
+
+    samples: list[dict[Any, Any]] = [
+        {},
+        {"error": "cp: cannot copy 'a': No such file or directory"},
+        {"a": 1, "b": 1.5, "c": True, "d": None, "e": "x", "f": float("inf")},
+        {"big": 1 << 300},
+        {"long": "x" * (lib.MAX_STRING + 1)},
+        {1: "int key"},
+        {"nested": {"a": 1}},
+        {"list": [1, 2]},
+        {"unknown": UNKNOWN},
+    ]
+    for value in samples:
+        fast = foreign.contract_value(value, "result")
+        slow = by_reader(value)
+        assert (fast.value, fast.problems, fast.exact) == (slow.value, slow.problems, slow.exact)
+        assert type(fast.value) is type(slow.value)
+    assert foreign._flat_record({"error": "x"}) == FMap({"error": "x"})
+    assert foreign._flat_record({"nested": {"a": 1}}) is None
