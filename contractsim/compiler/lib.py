@@ -749,30 +749,38 @@ def run_budget(deadline: float) -> Iterator[None]:
 
 
 BUDGET = _Budget()
+_NO_DEADLINE = float("inf")
 MAX_ITERATIONS = 5_000_000
 """Items that quantifiers and ``for`` loops may visit in one step, all nested loops together."""
 STEP_SECONDS = 10.0
 """Wall-clock time one step may take; only pathological contracts come near it."""
 
 
-@contextlib.contextmanager
-def step_budget(seconds: float = STEP_SECONDS) -> Iterator[None]:
+class step_budget:  # noqa: N801 - used like the function (a context manager) it was
     """Bound the looping of one step (or one fast plan check): a contract from a stranger can nest
-    quantifiers over large collections, and the simulator must still answer."""
-    outer = (BUDGET.iterations, BUDGET.deadline, BUDGET.seconds)
-    BUDGET.iterations = 0
-    BUDGET.deadline = time.monotonic() + seconds
-    BUDGET.seconds = seconds
-    try:
-        yield
-    finally:
-        BUDGET.iterations, BUDGET.deadline, BUDGET.seconds = outer
+    quantifiers over large collections, and the simulator must still answer. (A class, not a
+    generator: replay enters it for every step.)"""
+
+    __slots__ = ("seconds", "outer")
+
+    def __init__(self, seconds: float = STEP_SECONDS) -> None:
+        self.seconds = seconds
+
+    def __enter__(self) -> None:
+        budget = BUDGET
+        self.outer = (budget.iterations, budget.deadline, budget.seconds)
+        budget.iterations = 0
+        budget.deadline = time.monotonic() + self.seconds
+        budget.seconds = self.seconds
+
+    def __exit__(self, *exc: object) -> None:
+        BUDGET.iterations, BUDGET.deadline, BUDGET.seconds = self.outer
 
 
 def charge(n: int) -> None:
     """Account for ``n`` loop iterations against the current step's budget."""
     budget = BUDGET
-    if budget.deadline == float("inf"):
+    if budget.deadline == _NO_DEADLINE:
         return
     budget.iterations += n
     if budget.iterations > MAX_ITERATIONS:
