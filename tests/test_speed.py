@@ -375,7 +375,11 @@ def test_a_tool_that_reads_its_result_is_simulated_along_the_real_one() -> None:
     seen = contractsim.Observation("ok", "hello", None)
     assert not observe._result_is_inert(sim, sim.compiled.tools["get"], "hello")
     assert observe._result_is_inert(sim, sim.compiled.tools["bump"], "hello")
-    # a made-up `str` is a fresh id, which runs the safe flavour of the code: not reused
-    assert not observe._result_is_inert(sim, sim.compiled.tools["label"], "hello")
+    # a made-up `str` is a fresh id, but no expression reads it: it does not choose the code's
+    # (three-valued) flavour either, so the prediction is reused
+    assert observe._result_is_inert(sim, sim.compiled.tools["label"], "hello")
+    labelled = sim.observe(state, "label", {}, seen)
+    assert labelled.state.to_json()["n"] == 1
+    assert labelled.branch is not None and labelled.branch.result == "hello"
     assert sim.observe(state, "get", {}, seen).state.to_json()["last"] == "hello"
     assert sim.observe(state, "bump", {}, seen).state.to_json()["n"] == 1

@@ -65,6 +65,10 @@ def contract_value(value: Any, path: str = "value") -> Converted:
     kind = type(value)
     if (kind is str and len(value) <= MAX_STRING) or kind is bool or kind is float or value is None:
         return _PLAIN if value is None else Converted(value)
+    if kind is dict and len(value) <= MAX_ITEMS:
+        flat = _flat_record(value)  # the commonest result: {"error": "…"}
+        if flat is not None:
+            return Converted(flat)
     reader = _Reader(path)
     try:
         out = reader.read(value, 0)
@@ -79,6 +83,24 @@ def contract_value(value: Any, path: str = "value") -> Converted:
 
 
 _PLAIN = Converted(None)
+
+
+def _flat_record(value: dict[Any, Any]) -> FMap | None:
+    """A dict of text keys and plain scalar values within the bounds, as the reader would read
+    it (None for anything else: the reader reads it)."""
+    for k, v in value.items():
+        if type(k) is not str:
+            return None
+        kind = type(v)
+        if kind is str:
+            if len(v) > MAX_STRING:
+                return None
+        elif kind is int:
+            if not -MAX_INT <= v <= MAX_INT:
+                return None
+        elif kind is not float and kind is not bool and v is not None:
+            return None
+    return FMap(value)
 
 
 class _Reader:

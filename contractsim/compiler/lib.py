@@ -749,30 +749,38 @@ def run_budget(deadline: float) -> Iterator[None]:
 
 
 BUDGET = _Budget()
+_NO_DEADLINE = float("inf")
 MAX_ITERATIONS = 5_000_000
 """Items that quantifiers and ``for`` loops may visit in one step, all nested loops together."""
 STEP_SECONDS = 10.0
 """Wall-clock time one step may take; only pathological contracts come near it."""
 
 
-@contextlib.contextmanager
-def step_budget(seconds: float = STEP_SECONDS) -> Iterator[None]:
+class step_budget:  # noqa: N801 - used like the function (a context manager) it was
     """Bound the looping of one step (or one fast plan check): a contract from a stranger can nest
-    quantifiers over large collections, and the simulator must still answer."""
-    outer = (BUDGET.iterations, BUDGET.deadline, BUDGET.seconds)
-    BUDGET.iterations = 0
-    BUDGET.deadline = time.monotonic() + seconds
-    BUDGET.seconds = seconds
-    try:
-        yield
-    finally:
-        BUDGET.iterations, BUDGET.deadline, BUDGET.seconds = outer
+    quantifiers over large collections, and the simulator must still answer. (A class, not a
+    generator: replay enters it for every step.)"""
+
+    __slots__ = ("seconds", "outer")
+
+    def __init__(self, seconds: float = STEP_SECONDS) -> None:
+        self.seconds = seconds
+
+    def __enter__(self) -> None:
+        budget = BUDGET
+        self.outer = (budget.iterations, budget.deadline, budget.seconds)
+        budget.iterations = 0
+        budget.deadline = time.monotonic() + self.seconds
+        budget.seconds = self.seconds
+
+    def __exit__(self, *exc: object) -> None:
+        BUDGET.iterations, BUDGET.deadline, BUDGET.seconds = self.outer
 
 
 def charge(n: int) -> None:
     """Account for ``n`` loop iterations against the current step's budget."""
     budget = BUDGET
-    if budget.deadline == float("inf"):
+    if budget.deadline == _NO_DEADLINE:
         return
     budget.iterations += n
     if budget.iterations > MAX_ITERATIONS:
@@ -794,13 +802,24 @@ def iterate(coll: Any) -> list[Any]:
 
     if isinstance(coll, (FMap, frozenset, tuple, str)):
         charge(len(coll))
-    if isinstance(coll, FMap):
-        return sorted(coll.keys(), key=order)
-    if isinstance(coll, frozenset):
-        return sorted(coll, key=order)
+    if isinstance(coll, (FMap, frozenset)):
+        known = _ORDERED.get(id(coll))
+        if known is not None and known[0] is coll:
+            return list(known[1])
+        items = sorted(coll.keys() if isinstance(coll, FMap) else coll, key=order)
+        if len(_ORDERED) >= _ORDERED_KEPT:
+            _ORDERED.clear()
+        _ORDERED[id(coll)] = (coll, tuple(items))
+        return items
     if isinstance(coll, (tuple, str)):
         return list(coll)
     raise EvalError(f"cannot range over {type_name(coll)}")
+
+
+_ORDERED: dict[int, tuple[Any, tuple[Any, ...]]] = {}
+"""id → (a set or map, its items in order): states share their collections, and every step
+ranges over the same ones again (kept like :data:`_SIZES`)."""
+_ORDERED_KEPT = 10_000
 
 
 def _contains_unknown(v: Any) -> bool:
@@ -813,12 +832,18 @@ def _contains_unknown(v: Any) -> bool:
     stack = [v]  # without recursion: a value may nest deeper than Python's stack
     while stack:
         coll = stack.pop()
-        for x in (*coll.keys(), *coll.values()) if isinstance(coll, FMap) else coll:
-            if x is U or isinstance(x, (Fresh, Bounded)):
-                return True
-            if isinstance(x, (frozenset, tuple, FMap)):
-                stack.append(x)
+        for part in (coll.keys(), coll.values()) if isinstance(coll, FMap) else (coll,):
+            if set(map(type, part)) <= _OBSERVED_SCALARS:
+                continue  # (told at C speed: text and numbers hold nothing unobserved)
+            for x in part:
+                if x is U or isinstance(x, (Fresh, Bounded)):
+                    return True
+                if isinstance(x, (frozenset, tuple, FMap)):
+                    stack.append(x)
     return False
+
+
+_OBSERVED_SCALARS = {str, int, float, bool, type(None)}
 
 
 contains_unknown = _contains_unknown
@@ -1057,6 +1082,14 @@ def now_text(now: datetime) -> str:
 
 def plus(a: Any, b: Any) -> Any:
     """``a + b`` in compiled fast code: plain addition with the growth bounds of :func:`arith`."""
+    if type(a) is str and type(b) is str:  # paths and messages: the commonest sum
+        chars = len(a) + len(b)
+        if chars < TEXT_PER_ITEM:
+            return a + b
+        if chars > MAX_STRING:
+            raise EvalError("a string would grow beyond 10 MB")
+        charge(chars // TEXT_PER_ITEM)
+        return a + b
     if (
         type(a) is int
         and type(b) is int

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, cast
 
 from ..compiler.values import thaw
@@ -50,6 +51,7 @@ _NUMBER = re.compile(r"(?<![\w<.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w>])")
 _OPERAND = re.compile(r"^([a-z][\w-]*): ([^:'\"`<…]+): ")
 
 
+@lru_cache(maxsize=4096)  # a replay masks the same few messages over and over
 def mask(message: str) -> str:
     """A message with its particulars masked, so that similar messages group together: quoted
     values become ``'…'``, dates and times ``<date>``, paths ``<path>``, numbers ``<n>``, and
@@ -436,7 +438,8 @@ def replay_runs(
         sim = sims.get(when)
         if sim is None:
             sim = sims[when] = contract.simulator(now=when)
-            sim.explain = False  # only the disagreements are explained (see _explained)
+            # only the disagreements are explained, with their messages (see _explained)
+            sim.explain = sim.messages = False
         _replay_one(sim, run, out)
         out.runs += 1
     return out
@@ -455,9 +458,14 @@ def _replay_one(sim: Simulator, run: Run, out: ReplayResult) -> None:
         else:
             real = obs.state
         verdict = obs.predicted
-        failing = predicted_failures(obs.prediction)
-        violations = [v for b in sorted(failing, key=lambda b: not b.certain) for v in b.violations]
-        contract_error = verdict != "ok" and any(v.code == CONTRACT_ERROR for v in violations)
+        predicted_failure = verdict != "ok"
+        violations: list[Violation] = []
+        if predicted_failure:
+            failing = predicted_failures(obs.prediction)
+            violations = [
+                v for b in sorted(failing, key=lambda b: not b.certain) for v in b.violations
+            ]
+        contract_error = predicted_failure and any(v.code == CONTRACT_ERROR for v in violations)
         if verdict == "ok" and event_risks(obs.prediction):
             out.risks += 1
             out.risks_realised += step.outcome != "ok"
@@ -465,9 +473,10 @@ def _replay_one(sim: Simulator, run: Run, out: ReplayResult) -> None:
             out.result_mismatches.append(
                 ResultMismatch(run.name, run.line, i, step.tool, obs.result_problem)
             )
-        counts = out.tools.setdefault(step.tool, ToolCounts())
+        counts = out.tools.get(step.tool)
+        if counts is None:
+            counts = out.tools[step.tool] = ToolCounts()
         counts.steps += 1
-        predicted_failure = verdict != "ok"
         real_failure = step.outcome != "ok"
         if predicted_failure:
             _count_rule(
@@ -520,24 +529,33 @@ def _compare_effects(
     from_real: Any,
 ) -> None:
     eff.steps += 1
-    row = eff.tools.setdefault(tool, {"steps": 0, "carried_differ": 0, "from_real_differ": 0})
+    row = eff.tools.get(tool)
+    if row is None:
+        row = eff.tools[tool] = {"steps": 0, "carried_differ": 0, "from_real_differ": 0}
     row["steps"] += 1
+    variables = eff.variables
+    compared: list[tuple[str, Any, Any]] = []  # (name, the contract's value, the observed one)
+    for name, value in after.items():
+        if name.startswith("machine:") or name not in carried.state:
+            continue
+        counts = variables.get(name)
+        if counts is None:
+            counts = variables[name] = EffectCounts()
+        counts.compared += 1
+        compared.append((name, counts, value))
+    agreed: list[bool] = []
     for mode, observed_step in (("carried", carried), ("from_real", from_real)):
+        state = observed_step.state
+        if observed_step is not carried or not agreed:  # (the same observation: same answers)
+            agreed = [_same(state[name], value) for name, _, value in compared]
         paths: list[str] = []
         differs = False
-        for name, value in after.items():
-            if name.startswith("machine:") or name not in observed_step.state:
-                continue
-            counts = eff.variables.setdefault(name, EffectCounts())
-            if mode == "carried":
-                counts.compared += 1
-            mine = observed_step.state[name]
-            same = _same(mine, value)
+        for (name, counts, value), same in zip(compared, agreed, strict=True):
             if same:
                 setattr(counts, mode, getattr(counts, mode) + 1)
                 continue
             differs = True
-            diff_paths(name, thaw(mine), thaw(value), paths, DIFF_PATHS)
+            diff_paths(name, thaw(state[name]), thaw(value), paths, DIFF_PATHS)
         if differs:
             eff.differing_steps[mode] += 1
             row[f"{mode}_differ"] += 1
@@ -578,10 +596,11 @@ def _count_rule(
 def _explained(sim: Simulator, state: State, step: Step, obs: Observed) -> list[Violation]:
     """The prediction's violations with the values of their conditions' parts: the prediction
     made again with explanations on (it is deterministic: the same state, tool and arguments)."""
-    if not obs.prediction.violations or sim.explain:
+    if not obs.prediction.violations or (sim.explain and sim.messages):
         return obs.prediction.violations
-    sim.explain = True
+    explain, messages = sim.explain, sim.messages
+    sim.explain = sim.messages = True
     try:
         return sim.step(state, step.tool, step.args).violations
     finally:
-        sim.explain = False
+        sim.explain, sim.messages = explain, messages

@@ -78,8 +78,6 @@ class Simulator:
         self._stepper = Stepper(self.compiled, self._explainer)
         # caches, filled on first use
         self._plan_checker: PlanChecker | None = None
-        # per tool, for observe: (no expression reads `result`, a made-up result is unknown)
-        self._inert_results: dict[str, tuple[bool, bool]] = {}
 
     @property
     def explain(self) -> bool:
@@ -90,6 +88,18 @@ class Simulator:
     @explain.setter
     def explain(self, on: bool) -> None:
         self._explainer.explain = on
+
+    @property
+    def messages(self) -> bool:
+        r"""Render the contract's message and hint templates in violations; off, a violation
+        says only which rule failed (``\`x > 0\` is false``, ``tool failed (outcome)``) and has
+        no hint. Replay turns this off with :attr:`explain` and predicts again, with both on,
+        the steps it reports."""
+        return self._explainer.messages
+
+    @messages.setter
+    def messages(self, on: bool) -> None:
+        self._explainer.messages = on
 
     def _eval(
         self,

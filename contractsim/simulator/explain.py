@@ -27,6 +27,8 @@ class Explainer:
         self._null_ctx = NullContext(today, now)
         self.explain = True
         """Show the values of a failed condition's parts in its violation."""
+        self.messages = True
+        """Render the message and hint templates of violations (off: the default texts)."""
 
     def eval(
         self,
@@ -36,13 +38,19 @@ class Explainer:
         safe: bool,
         ctool: CTool | None,
         result: Any = None,
+        precise_errors: bool = True,
     ) -> Any:
+        """``fn``'s value, or an ``EVAL_ERROR`` violation; its message comes from the reference
+        interpreter (precise: which part failed) unless ``precise_errors`` is off (the caller
+        drops the violation)."""
         try:
             return (fn.safe if safe else fn.fast)(
                 state.data, values, result, state.data, self._null_ctx
             )
         except Exception as exc:  # noqa: BLE001 - generated code failing is a contract error
-            precise = self.interpreted_expr_error(fn, state, values, result)
+            precise = (
+                self.interpreted_expr_error(fn, state, values, result) if precise_errors else None
+            )
             return Violation(
                 "EVAL_ERROR",
                 f"the contract cannot evaluate this: {precise or lib.failure_text(exc)}",
@@ -151,7 +159,7 @@ class Explainer:
         safe: bool,
         result: Any = None,
     ) -> str | None:
-        if t is None:
+        if t is None or not self.messages:
             return None
         if t.values is None:
             return t.render(())
@@ -208,10 +216,20 @@ class Explainer:
         return []
 
 
+_COND_TEXTS: dict[int, tuple[CCondition, str]] = {}  # id → (the condition, its text)
+
+
 def cond_text(cond: CCondition) -> str:
+    known = _COND_TEXTS.get(id(cond))
+    if known is not None and known[0] is cond:
+        return known[1]
     from ..dsl.pretty import expr_text
 
-    return expr_text(cond.ir.cond)
+    text = expr_text(cond.ir.cond)
+    if len(_COND_TEXTS) >= 10_000:
+        _COND_TEXTS.clear()
+    _COND_TEXTS[id(cond)] = (cond, text)
+    return text
 
 
 def when_text(t: Any) -> str:

@@ -16,7 +16,7 @@ the state is then carried forward along the branch that matches what really happ
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -28,11 +28,10 @@ from ..compiler.core_schemas import model_values
 from ..compiler.foreign import contract_value, exception_text
 from ..compiler.problems import problems_from
 from ..compiler.values import UNKNOWN
-from ..dsl import ir
 from ..dsl.types import type_label
-from ..dsl.walk import all_exprs
 from .results import Branch, StepResult, Verdict, Violation
 from .state import State
+from .step import SIMULATED
 
 if TYPE_CHECKING:
     from .engine import Simulator
@@ -156,31 +155,36 @@ def _observe(
     prediction: StepResult | None,
 ) -> Observed:
     ctool = sim.compiled.tools.get(tool)
-    values = None if ctool is None else _validated_args(ctool, args)
+    values = None if ctool is None else _validated_args(sim, ctool, args)
     predicted_here = prediction is None
-    if prediction is None:
-        # what `sim._step` does, with the arguments validated once
-        if ctool is None or values is None:
-            prediction = sim._step(state, tool, args)
-        else:
-            prediction = sim._step_validated(state, ctool, values, args)
     if ctool is None or values is None:
+        if prediction is None:
+            prediction = sim._step(state, tool, args)
         status = seen.status or ("crash" if seen.error is not None else "ok")
         what = "declares no such tool" if ctool is None else "rejects these arguments"
         odd = () if status != "ok" else (f"the call went through, but the contract {what}",)
         return Observed(prediction, status, None, None, state, odd)
     notes: list[str] = []
     raised = seen.status == "crash" or (seen.status is None and seen.error is not None)
-    shape: list[str] = []
+    shape: list[Callable[[], str]] = []  # why the result does not fit (made when needed)
     real, raw = (None, None) if raised else _real_result(sim, ctool, seen.result, shape)
+    # a tool that reads no result is predicted with the real one bound, which changes nothing
+    # but the branches' `result` (no made-up result to build): they are then the very branches
+    # that observing the real result builds (see _result_is_inert)
+    unread = predicted_here and _result_is_inert(sim, ctool, real)
+    if prediction is None:
+        # what `sim._step` does, with the arguments validated once
+        prediction = sim._step_validated(state, ctool, values, args, real if unread else SIMULATED)
     # `observed when` reads the value as returned, even when it does not fit `-> TYPE`: a
     # failure reply with an extra field must still be recognised as a failure
     matched = _observed_matches(sim, ctool, state, values, raw, seen.error, notes)
     status = seen.status or _classify(ctool, raised, matched, notes)
     wanted_failure = status != "ok"
-    problem = shape[0] if shape and not wanted_failure else None
-    if not wanted_failure:
-        notes.extend(shape)
+    problem = None
+    if not wanted_failure and shape:
+        misfits = [why() for why in shape]
+        problem = misfits[0]
+        notes.extend(misfits)
     expected = expected_verdict(prediction)
     explicit = [
         name
@@ -200,8 +204,8 @@ def _observe(
         ).branches
         candidates = [b for b in branches if b.outcome == explicit[0]]
     else:
-        if predicted_here and _result_is_inert(sim, ctool, real):
-            branches = prediction.branches  # the same run: see _result_is_inert
+        if unread:
+            branches = prediction.branches  # the same run: see above
         else:
             branches = sim._step_validated(state, ctool, values, args, real).branches
         candidates = [b for b in branches if b.failed == wanted_failure]
@@ -245,49 +249,77 @@ def _result_is_inert(sim: Simulator, ctool: CTool, real: Any) -> bool:
     """Whether stepping with the real result bound to ``result`` repeats the prediction exactly.
 
     The prediction ran :meth:`Simulator._step_validated` with the same state and arguments and a
-    made-up result. When no expression of the tool (nor a predicate or machine guard) names
-    ``result``, the result changes nothing but the choice between the safe and the fast
-    flavour of the generated code, which an unknown result forces; so the prediction's branches
-    are what a second run would build when the real result is unknown exactly when the made-up
-    one is. (A made-up result that no effect stores does not bump the fresh-id counter.)
+    made-up result — or, for a tool like this, the real one. When no expression of the tool
+    (nor a predicate, function, constant or machine guard) names ``result``, the result reaches
+    no generated code, and whether it is unknown does not choose the code's flavour either
+    (:meth:`Stepper.reads_result`); a made-up result that no effect stores does not bump the
+    fresh-id counter. So the prediction's branches are what a second run would build, whatever
+    the real result is.
     """
-    cache = sim._inert_results
-    known = cache.get(ctool.name)
-    if known is None:
-        only_tool = sim.compiled.ir.model_copy(update={"tools": (ctool.ir,)})
-        reads = any(isinstance(e, ir.Name) and e.name == "result" for e in all_exprs(only_tool))
-        made_up = sim._stepper.fresh_result(ctool, [sim.compiled.initial[-1]])
-        known = cache[ctool.name] = (not reads, lib.contains_unknown(made_up))
-    unread, made_up_unknown = known
-    return unread and lib.contains_unknown(real) == made_up_unknown
+    return not sim._stepper.reads_result(ctool)
 
 
-def _validated_args(ctool: CTool, args: dict[str, Any]) -> dict[str, Any] | None:
+_PLAIN_ARGS = (str, int, bool, type(None))
+"""Argument values whose validation is remembered (kept apart by type: ``1`` is not ``True``)."""
+
+
+def _validated_args(sim: Simulator, ctool: CTool, args: dict[str, Any]) -> dict[str, Any] | None:
+    """The validated arguments, or None when they are invalid. Recorded runs repeat the same
+    calls: the answer for arguments of plain text, integers, booleans and nulls is kept."""
+    key: tuple[Any, ...] | None = (ctool.name,)
+    for name, value in args.items():
+        kind = type(value)
+        if kind not in _PLAIN_ARGS:
+            key = None
+            break
+        key += (name, kind, value)  # type: ignore[operator]
+    memo = sim._stepper.valid_args
+    if key is not None and key in memo:
+        known = memo[key]
+        return None if known is None else dict(known)
     try:
-        return model_values(ctool.args_model.model_validate(args))
+        values: dict[str, Any] | None = model_values(ctool.args_model.model_validate(args))
     except ValidationError:
-        return None
+        values = None
+    if key is not None:
+        if len(memo) >= 10_000:
+            memo.clear()
+        memo[key] = None if values is None else dict(values)
+    return values
 
 
-def _real_result(sim: Simulator, ctool: CTool, value: Any, notes: list[str]) -> tuple[Any, Any]:
+def _real_result(
+    sim: Simulator, ctool: CTool, value: Any, notes: list[Callable[[], str]]
+) -> tuple[Any, Any]:
     """The real return value checked against ``-> TYPE`` (``unknown`` when it does not fit, for
     effects), and as it was returned (for ``observed when``). A value that cannot be read in
     full (it contains itself, nests or grows beyond the bounds, raises when read) is read as far
-    as it can be for ``observed when``, and is ``unknown`` for effects."""
+    as it can be for ``observed when``, and is ``unknown`` for effects. Why it does not fit goes
+    to ``notes`` as a function that writes the note: only a successful call keeps it."""
     converted = contract_value(value, "result")
     raw = converted.value
     if converted.problems:
-        notes.append("the result cannot be read: " + "; ".join(converted.problems))
+        unreadable = "the result cannot be read: " + "; ".join(converted.problems)
+        notes.append(lambda: unreadable)
         return UNKNOWN, raw
     returns = ctool.ir.returns
     if returns is None:
         return raw, raw
     try:
-        return sim.compiled.validators.adapter_for(returns).validate_python(raw), raw
+        adapters = sim._stepper.result_adapters
+        adapter = adapters.get(ctool.name)
+        if adapter is None:
+            adapter = adapters[ctool.name] = sim.compiled.validators.adapter_for(returns)
+        return adapter.validate_python(raw), raw
     except ValidationError as exc:
-        problems = problems_from(exc, "result")
-        detail = problems[0].text() if problems else str(exc)
-        notes.append(f"the result does not match `-> {type_label(returns)}`: {detail}")
+        error = exc
+
+        def misfit() -> str:
+            problems = problems_from(error, "result")
+            detail = problems[0].text() if problems else str(error)
+            return f"the result does not match `-> {type_label(returns)}`: {detail}"
+
+        notes.append(misfit)
         return UNKNOWN, raw
 
 
@@ -348,6 +380,8 @@ def _pick(
         return None
     explicit = [b for b in branches if matched.get(b.outcome or "") is True]
     pool = explicit or branches
+    if len(pool) == 1:
+        return pool[0]  # (the commonest case: nothing else fits)
     best = min(
         pool,
         key=lambda b: (b.event is not None, not b.certain, -(b.probability or 0.0)),

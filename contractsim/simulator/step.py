@@ -72,6 +72,9 @@ class Stepper:
         self.today, self.now = explainer.today, explainer.now
         self._explainer = explainer
         self._result_use: dict[tuple[str, str], bool] = {}
+        self._result_readers: dict[str, bool] = {}
+        self.result_adapters: dict[str, Any] = {}  # tool → the validator of its `-> TYPE`
+        self.valid_args: dict[tuple[Any, ...], dict[str, Any] | None] = {}  # see observe
 
     def step(self, state: State, tool: str, args: Mapping[str, Any] | None) -> StepResult:
         args = dict(args or {})
@@ -260,7 +263,10 @@ class Stepper:
         # hard preconditions: every one is checked, so every violated rule is reported
         failed_before = False  # an earlier hard precondition is certainly false
         for cond in ctool.requires:
-            result = self._explainer.eval(cond.test, state, values, safe, ctool)
+            # (after a certain failure, an evaluation error is dropped: no need to explain it)
+            result = self._explainer.eval(
+                cond.test, state, values, safe, ctool, precise_errors=not failed_before
+            )
             if result is True:
                 continue
             if isinstance(result, Violation):
@@ -746,7 +752,9 @@ class Stepper:
                 )
                 before = (PLAN_TEXTS.get(), seen)
             result = self.fresh_result(ctool, work if stored else [work[-1]], before)
-        result_unknown = lib.contains_unknown(result)
+        # a result that no expression reads (a made-up fresh id, say) does not force the
+        # three-valued flavour of the code: the fast one, which it never reaches, gives the same
+        result_unknown = self.reads_result(ctool) and lib.contains_unknown(result)
         use_safe = safe or result_unknown or state.derive(vals).has_unknown
         for body in bodies:
             if body is None:
@@ -849,6 +857,41 @@ class Stepper:
             guess=bool(assumed),
             result=result,
         )
+
+    def reads_result(self, ctool: CTool) -> bool:
+        """Whether anything a call of ``ctool`` can evaluate (its own expressions, the
+        contract's predicates, functions, constants and machine guards) names ``result``. When
+        nothing does, the result reaches no generated code: its value, and whether it is
+        unknown, cannot change the step."""
+        known = self._result_readers.get(ctool.name)
+        if known is None:
+            from ..dsl import ir
+            from ..dsl.walk import all_exprs
+
+            def names_result(contract: ir.Contract) -> bool:
+                return any(
+                    isinstance(e, ir.Name) and e.name == "result" for e in all_exprs(contract)
+                )
+
+            contract = self.compiled.ir
+            shared = self._result_readers.get("")  # ("" is no tool's name)
+            if shared is None:
+                shared = self._result_readers[""] = names_result(
+                    contract.model_copy(update={"tools": ()})
+                )
+            known = self._result_readers[ctool.name] = shared or names_result(
+                contract.model_copy(
+                    update={
+                        "consts": (),
+                        "predicates": (),
+                        "functions": (),
+                        "goals": (),
+                        "machines": (),
+                        "tools": (ctool.ir,),
+                    }
+                )
+            )
+        return known
 
     def stores_result(self, tool: str, outcome: str, bodies: list[Any]) -> bool:
         key = (tool, outcome)
