@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Span
 from ..dsl import ir
@@ -20,6 +18,9 @@ from .lib import sum_values
 from .typetest import type_test
 from .validators import ValidatorBuilder
 from .values import PLAN_TEXTS, UNKNOWN, Bounded, FMap, Fresh
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 Fn = Callable[..., Any]
 FLAVOURS: tuple[Flavour, ...] = ("fast", "safe")

@@ -1,24 +1,52 @@
 """The typed, positioned intermediate representation of a contract.
 
-Every node is a frozen pydantic model with a ``span``; spans never take part in equality. Unions are
-discriminated on the ``kind`` literal of each node.
+Every node is a frozen, slotted, keyword-only dataclass with a ``span``; spans never take part in
+equality or hashing. Unions are discriminated on the ``kind`` literal of each node.
+
+Nodes are plain dataclasses, not pydantic models: importing and building them costs what any
+Python object costs, so the ``check`` path never loads pydantic's model machinery. pydantic
+remains the IR's validator and serialiser on demand: :func:`validate_node`, :func:`load` and
+:func:`dump` build a ``TypeAdapter`` the first time they are called (tests, ``--dump-ir``,
+``CONTRACTSIM_VALIDATE_IR=1``).
 """
 
 from __future__ import annotations
 
 import os
-from typing import Annotated, Any, Literal, TypeVar, Union
-
-from pydantic import BaseModel, ConfigDict, Field
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, Union
 
 from ..diagnostics import NO_SPAN, Span
 
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler, TypeAdapter
+    from pydantic_core import CoreSchema
 
-class Node(BaseModel):
-    # defer_build: a model's validator is built when the model is first used, not at import
-    # (building all of them took most of a second, in every process that imported the IR)
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
-    span: Span = NO_SPAN
+
+class _ByKind:
+    """Annotation metadata: pydantic validates the union it annotates as discriminated on
+    ``kind`` (``pydantic.Discriminator("kind")``, imported only when a validator is built)."""
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        from pydantic import Discriminator
+
+        return Discriminator("kind").__get_pydantic_core_schema__(source, handler)
+
+    def __repr__(self) -> str:
+        return "ByKind"
+
+
+BY_KIND = _ByKind()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Node:
+    #: read by pydantic when it validates a node: unknown keys are errors
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
+
+    span: Span = field(default=NO_SPAN, compare=False)
 
 
 # ------------------------------------------------------------------------------------------- types
@@ -28,12 +56,14 @@ ConstraintKey = Literal[
 ]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Constraint(Node):
     kind: Literal["constraint"] = "constraint"
     key: ConstraintKey
     value: int | float | str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class NamedType(Node):
     """A primitive (``int``, ``str`` …) or a declared type, by name."""
 
@@ -42,6 +72,7 @@ class NamedType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class GenericType(Node):
     """``list[T]``, ``set[T]``, ``map[K, V]`` or ``tuple[A, B, …]``."""
 
@@ -51,22 +82,26 @@ class GenericType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class EnumMember(Node):
     kind: Literal["enum_member"] = "enum_member"
     value: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class EnumType(Node):
     kind: Literal["enum"] = "enum"
     members: tuple[EnumMember, ...]
     constraints: tuple[Constraint, ...] = ()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class NullType(Node):
     kind: Literal["null"] = "null"
     constraints: tuple[Constraint, ...] = ()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RecordField(Node):
     kind: Literal["field"] = "field"
     name: str
@@ -76,6 +111,7 @@ class RecordField(Node):
     description: str | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RecordType(Node):
     kind: Literal["record"] = "record"
     fields: tuple[RecordField, ...]
@@ -84,12 +120,14 @@ class RecordType(Node):
     open: bool = False
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Variant(Node):
     kind: Literal["variant"] = "variant"
     tag: str
     type: TypeExpr
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TaggedUnionType(Node):
     """``union by op { and: AndQuery, … }``: exactly one variant, chosen by the ``op`` field."""
 
@@ -99,6 +137,7 @@ class TaggedUnionType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UnionType(Node):
     """``A | B``: a value matching one of the options (JSON Schema ``anyOf``)."""
 
@@ -109,19 +148,21 @@ class UnionType(Node):
 
 TypeExpr = Annotated[
     Union[NamedType, GenericType, EnumType, NullType, RecordType, TaggedUnionType, UnionType],
-    Field(discriminator="kind"),
+    BY_KIND,
 ]
 
 
 # ------------------------------------------------------------------------------------- expressions
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ScalarLit(Node):
     kind: Literal["literal"] = "literal"
     value: bool | int | float | str | None
     raw: bool = False
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Name(Node):
     """A name: a parameter, local, state variable, constant or `result`. ``state.NAME`` is a
     name with ``state`` set: always the state variable, even where a parameter hides it."""
@@ -131,6 +172,7 @@ class Name(Node):
     state: bool = False
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Attr(Node):
     kind: Literal["attr"] = "attr"
     obj: Expr
@@ -138,18 +180,21 @@ class Attr(Node):
     name_span: Span = NO_SPAN
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Index(Node):
     kind: Literal["index"] = "index"
     obj: Expr
     key: Expr
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class KeywordArg(Node):
     kind: Literal["kwarg"] = "kwarg"
     name: str
     value: Expr
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Call(Node):
     kind: Literal["call"] = "call"
     func: str
@@ -158,6 +203,7 @@ class Call(Node):
     kwargs: tuple[KeywordArg, ...] = ()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Quantifier(Node):
     """``all(body for var in coll)``, likewise ``any``, ``count``, ``sum``, ``first`` and ``last``;
     optionally ``… if cond`` and ``for i, x in …`` (see :class:`Comprehension` for both)."""
@@ -171,6 +217,7 @@ class Quantifier(Node):
     cond: Expr | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Unary(Node):
     kind: Literal["unary"] = "unary"
     op: Literal["not", "-"]
@@ -182,6 +229,7 @@ BinOp = Literal[
 ]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Binary(Node):
     kind: Literal["binary"] = "binary"
     op: BinOp
@@ -189,6 +237,7 @@ class Binary(Node):
     right: Expr
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Collection(Node):
     """``[a, b]`` (list), ``{a, b}`` (set), ``(a, b)`` (tuple) or ``{}`` (empty set or map)."""
 
@@ -197,12 +246,14 @@ class Collection(Node):
     items: tuple[Expr, ...] = ()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class MapEntry(Node):
     kind: Literal["entry"] = "entry"
     key: Expr
     value: Expr
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class MapLit(Node):
     kind: Literal["map"] = "map"
     entries: tuple[MapEntry, ...]
@@ -211,6 +262,7 @@ class MapLit(Node):
 # ---------------------------------------------------- comprehensions and conditional expressions
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Comprehension(Node):
     """``[body for var in coll if cond]`` (list), ``{body for …}`` (set) or
     ``{key: body for …}`` (map). With ``unpack`` (``for i, x in …``) every item is a tuple whose
@@ -226,6 +278,7 @@ class Comprehension(Node):
     cond: Expr | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Conditional(Node):
     """``then if cond else orelse``."""
 
@@ -238,6 +291,7 @@ class Conditional(Node):
 # ----------------------------------------------- dynamically typed values (lang-types)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TypeTest(Node):
     """``x is T`` (or ``x is not T`` when ``negated``): whether a value has a type."""
 
@@ -248,6 +302,7 @@ class TypeTest(Node):
 
 
 # ------------------------------------------------------------------ bounded unknowns (issue 16)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UnknownIn(Node):
     """``unknown in [lo, hi]``: a number nobody has observed, known to lie in the interval.
     Only a state variable's initial value or the value of an assignment (``x = unknown in
@@ -275,10 +330,11 @@ Expr = Annotated[
         TypeTest,
         UnknownIn,
     ],
-    Field(discriminator="kind"),
+    BY_KIND,
 ]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TemplatePart(Node):
     """A piece of a message template: literal text, or an interpolated ``{expr}``."""
 
@@ -287,6 +343,7 @@ class TemplatePart(Node):
     expr: Expr | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Template(Node):
     """A message with ``{expr}`` holes that are filled with actual values when reported."""
 
@@ -298,6 +355,7 @@ class Template(Node):
 # -------------------------------------------------------------------------------------- statements
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Assign(Node):
     kind: Literal["assign"] = "assign"
     target: Expr
@@ -305,6 +363,7 @@ class Assign(Node):
     value: Expr
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class MethodCall(Node):
     """A collection update: ``s.add(x)``, ``s.remove(x)``, ``m.remove(k)``, ``l.append(x)``,
     ``c.clear()``."""
@@ -316,6 +375,7 @@ class MethodCall(Node):
     args: tuple[Expr, ...] = ()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class If(Node):
     kind: Literal["if"] = "if"
     cond: Expr
@@ -323,6 +383,7 @@ class If(Node):
     orelse: tuple[Stmt, ...] = ()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class For(Node):
     kind: Literal["for"] = "for"
     var: str
@@ -330,12 +391,14 @@ class For(Node):
     body: tuple[Stmt, ...]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Let(Node):
     kind: Literal["let"] = "let"
     name: str
     value: Expr
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Warn(Node):
     kind: Literal["warn"] = "warn"
     code: str
@@ -343,12 +406,14 @@ class Warn(Node):
     message: Template | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ReportField(Node):
     kind: Literal["report_field"] = "report_field"
     name: str
     value: Expr
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Report(Node):
     kind: Literal["report"] = "report"
     fields: tuple[ReportField, ...]
@@ -357,6 +422,7 @@ class Report(Node):
 # ------------------------------------------------ statements that compute and fail part-way
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Var(Node):
     """``var x = …``: a local that the statements after it in its block may reassign."""
 
@@ -365,6 +431,7 @@ class Var(Node):
     value: Expr
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Fail(Node):
     """``fail CODE "message"``: the call ends as a failure here, keeping the effects applied so
     far."""
@@ -375,12 +442,14 @@ class Fail(Node):
     message: Template | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Break(Node):
     """``break``: leave the innermost ``for`` loop."""
 
     kind: Literal["break"] = "break"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Continue(Node):
     """``continue``: go on with the next item of the innermost ``for`` loop."""
 
@@ -389,13 +458,14 @@ class Continue(Node):
 
 Stmt = Annotated[
     Union[Assign, MethodCall, If, For, Let, Warn, Report, Var, Fail, Break, Continue],
-    Field(discriminator="kind"),
+    BY_KIND,
 ]
 
 
 # ------------------------------------------------------------------------------------ declarations
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Header(Node):
     kind: Literal["header"] = "header"
     name: str
@@ -404,6 +474,7 @@ class Header(Node):
     description: str | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TypeDecl(Node):
     kind: Literal["type_decl"] = "type_decl"
     name: str
@@ -411,6 +482,7 @@ class TypeDecl(Node):
     description: str | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StateVar(Node):
     kind: Literal["state_var"] = "state_var"
     name: str
@@ -419,6 +491,7 @@ class StateVar(Node):
     description: str | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ConstDecl(Node):
     kind: Literal["const"] = "const"
     name: str
@@ -426,6 +499,7 @@ class ConstDecl(Node):
     value: Expr
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Param(Node):
     kind: Literal["param"] = "param"
     name: str
@@ -442,6 +516,7 @@ class Param(Node):
         return self.type if self.accepts is None else self.accepts
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PredicateDecl(Node):
     kind: Literal["predicate"] = "predicate"
     name: str
@@ -450,6 +525,7 @@ class PredicateDecl(Node):
     description: str | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FunctionDecl(Node):
     """``function NAME(PARAMS) -> TYPE = EXPR``: a pure function, callable in any expression."""
 
@@ -461,12 +537,14 @@ class FunctionDecl(Node):
     description: str | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class EventDecl(Node):
     kind: Literal["event"] = "event"
     name: str
     description: str | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class GoalDecl(Node):
     kind: Literal["goal"] = "goal"
     name: str
@@ -474,6 +552,7 @@ class GoalDecl(Node):
     description: str | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Condition(Node):
     """A ``require`` (hard), ``should`` (soft) or ``ensure`` (postcondition) clause."""
 
@@ -486,6 +565,7 @@ class Condition(Node):
     hint: Template | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class EventRef(Node):
     kind: Literal["event_ref"] = "event_ref"
     name: str
@@ -496,6 +576,7 @@ class EventRef(Node):
 OutcomeKind = Literal["success", "partial", "fails"]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Outcome(Node):
     kind: Literal["outcome"] = "outcome"
     name: str
@@ -511,12 +592,14 @@ class Outcome(Node):
     body: tuple[Stmt, ...] = ()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FlowStep(Node):
     kind: Literal["flow_step"] = "flow_step"
     name: str
     body: tuple[Stmt, ...]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FlowTransition(Node):
     kind: Literal["flow_transition"] = "flow_transition"
     source: str
@@ -527,6 +610,7 @@ class FlowTransition(Node):
     when: Expr | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Flow(Node):
     kind: Literal["flow"] = "flow"
     initial: str | None
@@ -545,16 +629,19 @@ RISKS: tuple[str, ...] = (
 )
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Tag(Node):
     kind: Literal["tag"] = "tag"
     name: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Risk(Node):
     kind: Literal["risk"] = "risk"
     name: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Tool(Node):
     kind: Literal["tool"] = "tool"
     name: str
@@ -576,11 +663,13 @@ class Tool(Node):
         return any(r.name == name for r in self.risks)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class MachineState(Node):
     kind: Literal["machine_state"] = "machine_state"
     name: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class MachineTransition(Node):
     kind: Literal["machine_transition"] = "machine_transition"
     source: str
@@ -594,6 +683,7 @@ class MachineTransition(Node):
     when: Expr | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Machine(Node):
     kind: Literal["machine"] = "machine"
     name: str
@@ -604,6 +694,7 @@ class Machine(Node):
     transitions: tuple[MachineTransition, ...]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Contract(Node):
     """A whole contract: its header and its declarations, in source order per kind."""
 
@@ -626,63 +717,80 @@ class Contract(Node):
         return None
 
 
-# ----------------------------------------------------------------------------- trusted construction
+# ----------------------------------------------------------- validation and serialisation on demand
 
-_M = TypeVar("_M", bound=BaseModel)
+_N = TypeVar("_N", bound=Node)
 
-#: per model class: every field in declaration order with its default (required fields hold
-#: :data:`_REQUIRED`), and the names of the required fields
-_LAYOUTS: dict[type[BaseModel], tuple[dict[str, Any], frozenset[str]]] = {}
-_REQUIRED: Any = object()
-
-#: when true, :func:`construct` validates like the model's constructor (tests and debugging; set
-#: ``CONTRACTSIM_VALIDATE_IR=1`` in the environment, or set it in a test)
+#: when true, :func:`contractsim.dsl.lower.lower` validates the IR it built through
+#: :func:`validate_node` (tests and debugging; set ``CONTRACTSIM_VALIDATE_IR=1`` in the
+#: environment, or set it in a test)
 VALIDATE: bool = os.environ.get("CONTRACTSIM_VALIDATE_IR", "") not in ("", "0")
 
-_set = object.__setattr__
+
+_ADAPTERS: dict[object, TypeAdapter[Any]] = {}
 
 
-def _layout(cls: type[BaseModel]) -> tuple[dict[str, Any], frozenset[str]]:
-    fields = cls.__pydantic_fields__
-    template = {
-        name: _REQUIRED
-        if field.is_required()
-        else field.get_default(call_default_factory=True, validated_data={})
-        for name, field in fields.items()
-    }
-    required = frozenset(name for name, value in template.items() if value is _REQUIRED)
-    layout = _LAYOUTS[cls] = (template, required)
-    return layout
+def adapter(cls: Any) -> TypeAdapter[Any]:
+    """pydantic's validator and serialiser of ``cls`` (an IR node class, or a union alias such
+    as :data:`Expr`), built on first use and kept."""
+    found = _ADAPTERS.get(cls)
+    if found is None:
+        from pydantic import TypeAdapter
+
+        found = _ADAPTERS[cls] = TypeAdapter(cls)
+    return found
 
 
-def construct(cls: type[_M], **fields: Any) -> _M:
-    """``cls(**fields)`` without validation, for callers that already guarantee the types.
+def dump(node: Node, **options: Any) -> dict[str, Any]:
+    """``node`` as nested dictionaries (pydantic's ``dump_python``; ``options`` are its keyword
+    arguments, e.g. ``mode="json"``, ``exclude_defaults=True``)."""
+    result: dict[str, Any] = adapter(type(node)).dump_python(node, **options)
+    return result
 
-    The result is what the validating constructor builds from well-typed values: the same
-    ``__dict__`` (fields in declaration order, defaults filled in) and the same fields-set.
-    Validating an IR node costs far more than building it (and the first validation of each
-    model class builds its validator), so lowering builds every node this way; a test builds the
-    IR of every example and golden file both ways under :data:`VALIDATE` and compares them,
-    spans included.
 
-    Only for models without validators that transform values, aliases or mutable defaults (the IR
-    models and :class:`~contractsim.diagnostics.Span`). An unknown or missing field raises
-    ``TypeError``, as the constructor would.
-    """
-    if VALIDATE:
-        return cls(**fields)
-    template, required = _LAYOUTS.get(cls) or _layout(cls)
-    if not required <= fields.keys():
-        missing = sorted(required - fields.keys())
-        raise TypeError(f"{cls.__name__}: missing field(s) {', '.join(missing)}")
-    values = template.copy()
-    values.update(fields)  # keeps the declaration order of the template's keys
-    if len(values) != len(template):
-        unknown = sorted(set(fields) - set(template))
-        raise TypeError(f"{cls.__name__}: unknown field(s) {', '.join(unknown)}")
-    node = cls.__new__(cls)
-    _set(node, "__dict__", values)
-    _set(node, "__pydantic_fields_set__", set(fields))
-    _set(node, "__pydantic_extra__", None)
-    _set(node, "__pydantic_private__", None)
+def dump_json(node: Node, **options: Any) -> str:
+    """``node`` as JSON text (pydantic's ``dump_json``, e.g. ``indent=2``)."""
+    return adapter(type(node)).dump_json(node, **options).decode("utf-8")
+
+
+def load(cls: type[_N], data: Any, *, strict: bool | None = None) -> _N:
+    """A ``cls`` validated from nested dictionaries (what :func:`dump` returns); raises
+    pydantic's ``ValidationError`` on data that is not one."""
+    result: _N = adapter(cls).validate_python(data, strict=strict)
+    return result
+
+
+def validate_node(node: _N) -> _N:
+    """``node`` checked against its declared field types, all the way down: validating its dump
+    must give back the same node, with values of the same types (spans included; pydantic's
+    coercions, such as a list to a tuple or an int to a float, count as differences). Raises
+    ``TypeError`` naming the first difference, or pydantic's ``ValidationError``."""
+    again = load(type(node), dump(node, warnings=False))
+    difference = _first_difference(node, again, type(node).__name__)
+    if difference is not None:
+        raise TypeError(f"invalid IR: {difference}")
     return node
+
+
+def _first_difference(a: object, b: object, path: str) -> str | None:
+    if type(a) is not type(b):
+        return f"{path}: {type(a).__name__} is not {type(b).__name__}"
+    if isinstance(a, Span):
+        assert isinstance(b, Span)
+        return None if a.same_place(b) else f"{path}: span {a} vs {b}"
+    if isinstance(a, Node):
+        for name in a.__dataclass_fields__:
+            found = _first_difference(getattr(a, name), getattr(b, name), f"{path}.{name}")
+            if found is not None:
+                return found
+        return None
+    if isinstance(a, tuple):
+        assert isinstance(b, tuple)
+        if len(a) != len(b):
+            return f"{path}: {len(a)} vs {len(b)} items"
+        for i, (x, y) in enumerate(zip(a, b)):
+            found = _first_difference(x, y, f"{path}[{i}]")
+            if found is not None:
+                return found
+        return None
+    return None if a == b else f"{path}: {a!r} vs {b!r}"

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator
-from typing import TypeVar, cast
-
-from pydantic import BaseModel
+from typing import Any, TypeVar, cast
 
 from ..diagnostics import Span
 from . import ir
@@ -135,14 +134,14 @@ def _replace(node: object, table: dict[int, ir.Node]) -> object:
         return found
     if isinstance(node, Span):
         return node
-    if isinstance(node, BaseModel):
-        changes: dict[str, object] = {}
-        for name in type(node).model_fields:
-            value = getattr(node, name)
+    if isinstance(node, ir.Node):
+        changes: dict[str, Any] = {}
+        for f in dataclasses.fields(node):
+            value = getattr(node, f.name)
             new = _replace(value, table)
             if new is not value:
-                changes[name] = new
-        return node.model_copy(update=changes) if changes else node
+                changes[f.name] = new
+        return dataclasses.replace(node, **changes) if changes else node
     if isinstance(node, tuple):
         items = tuple(_replace(item, table) for item in node)
         return items if any(a is not b for a, b in zip(items, node)) else node

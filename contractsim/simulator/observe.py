@@ -17,7 +17,7 @@ the state is then carried forward along the branch that matches what really happ
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
@@ -253,7 +253,7 @@ def _result_is_inert(sim: Simulator, ctool: CTool, real: Any) -> bool:
     cache = sim._inert_results
     known = cache.get(ctool.name)
     if known is None:
-        only_tool = sim.compiled.ir.model_copy(update={"tools": (ctool.ir,)})
+        only_tool = replace(sim.compiled.ir, tools=(ctool.ir,))
         reads = any(isinstance(e, ir.Name) and e.name == "result" for e in all_exprs(only_tool))
         made_up = sim._stepper.fresh_result(ctool, [sim.compiled.initial[-1]])
         known = cache[ctool.name] = (not reads, lib.contains_unknown(made_up))
