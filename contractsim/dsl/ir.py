@@ -12,7 +12,10 @@ remains the IR's validator and serialiser on demand: :func:`validate_node`, :fun
 
 from __future__ import annotations
 
+import dataclasses
+import operator
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, Union
 
@@ -41,12 +44,48 @@ class _ByKind:
 BY_KIND = _ByKind()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Node:
+    """The base of every node: a ``span`` that equality and hashing ignore.
+
+    ``eq=False, repr=False``: ``__eq__``, ``__hash__`` and ``__repr__`` are these three, shared
+    by every node class, and behave as the dataclass-generated ones would (``span`` has
+    ``compare=False``). Generating them for each of ~60 classes made importing this module
+    cost a third more.
+    """
+
     #: read by pydantic when it validates a node: unknown keys are errors
     __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
 
     span: Span = field(default=NO_SPAN, compare=False)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        key = _compared(self.__class__)
+        return bool(key(self) == key(other))
+
+    def __hash__(self) -> int:
+        return hash(_compared(self.__class__)(self))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self) if f.repr
+        )
+        return f"{self.__class__.__qualname__}({shown})"
+
+
+#: per node class: the values that equality and hashing compare (every field but ``span``)
+_COMPARED: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
+
+
+def _compared(cls: type) -> Callable[[Any], tuple[Any, ...]]:
+    key = _COMPARED.get(cls)
+    if key is None:
+        names = [f.name for f in dataclasses.fields(cls) if f.compare]
+        get = operator.attrgetter(*names)
+        key = _COMPARED[cls] = get if len(names) > 1 else (lambda node: (get(node),))
+    return key
 
 
 # ------------------------------------------------------------------------------------------- types
@@ -56,14 +95,16 @@ ConstraintKey = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Constraint(Node):
+    """A constraint on a type: ``pattern``, ``format``, ``min``, ``max`` or a length bound."""
+
     kind: Literal["constraint"] = "constraint"
     key: ConstraintKey
     value: int | float | str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class NamedType(Node):
     """A primitive (``int``, ``str`` …) or a declared type, by name."""
 
@@ -72,7 +113,7 @@ class NamedType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class GenericType(Node):
     """``list[T]``, ``set[T]``, ``map[K, V]`` or ``tuple[A, B, …]``."""
 
@@ -82,27 +123,35 @@ class GenericType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class EnumMember(Node):
+    """One member of an ``enum { … }``."""
+
     kind: Literal["enum_member"] = "enum_member"
     value: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class EnumType(Node):
+    """``enum { a, b, … }``: one of the listed names."""
+
     kind: Literal["enum"] = "enum"
     members: tuple[EnumMember, ...]
     constraints: tuple[Constraint, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class NullType(Node):
+    """``null``: the type whose only value is ``null``."""
+
     kind: Literal["null"] = "null"
     constraints: tuple[Constraint, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class RecordField(Node):
+    """A field of a record type (also a tool's ``reports`` entry)."""
+
     kind: Literal["field"] = "field"
     name: str
     type: TypeExpr
@@ -111,8 +160,10 @@ class RecordField(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class RecordType(Node):
+    """``record { name: T, … }``: a JSON object with the declared fields."""
+
     kind: Literal["record"] = "record"
     fields: tuple[RecordField, ...]
     constraints: tuple[Constraint, ...] = ()
@@ -120,14 +171,16 @@ class RecordType(Node):
     open: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Variant(Node):
+    """One variant of a tagged union: its tag and its type."""
+
     kind: Literal["variant"] = "variant"
     tag: str
     type: TypeExpr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class TaggedUnionType(Node):
     """``union by op { and: AndQuery, … }``: exactly one variant, chosen by the ``op`` field."""
 
@@ -137,7 +190,7 @@ class TaggedUnionType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class UnionType(Node):
     """``A | B``: a value matching one of the options (JSON Schema ``anyOf``)."""
 
@@ -155,14 +208,16 @@ TypeExpr = Annotated[
 # ------------------------------------------------------------------------------------- expressions
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class ScalarLit(Node):
+    """A literal: a boolean, number, string (``raw`` for ``r"…"``) or ``null``."""
+
     kind: Literal["literal"] = "literal"
     value: bool | int | float | str | None
     raw: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Name(Node):
     """A name: a parameter, local, state variable, constant or `result`. ``state.NAME`` is a
     name with ``state`` set: always the state variable, even where a parameter hides it."""
@@ -172,30 +227,38 @@ class Name(Node):
     state: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Attr(Node):
+    """``obj.name``: a field of a record, or ``Enum.member``."""
+
     kind: Literal["attr"] = "attr"
     obj: Expr
     name: str
     name_span: Span = NO_SPAN
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Index(Node):
+    """``obj[key]``: an item of a list, tuple or map."""
+
     kind: Literal["index"] = "index"
     obj: Expr
     key: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class KeywordArg(Node):
+    """``name=value`` in a call."""
+
     kind: Literal["kwarg"] = "kwarg"
     name: str
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Call(Node):
+    """``func(args, name=value)``: a built-in, predicate or function call."""
+
     kind: Literal["call"] = "call"
     func: str
     func_span: Span = NO_SPAN
@@ -203,7 +266,7 @@ class Call(Node):
     kwargs: tuple[KeywordArg, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Quantifier(Node):
     """``all(body for var in coll)``, likewise ``any``, ``count``, ``sum``, ``first`` and ``last``;
     optionally ``… if cond`` and ``for i, x in …`` (see :class:`Comprehension` for both)."""
@@ -217,8 +280,10 @@ class Quantifier(Node):
     cond: Expr | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Unary(Node):
+    """``not x`` or ``-x``."""
+
     kind: Literal["unary"] = "unary"
     op: Literal["not", "-"]
     operand: Expr
@@ -229,15 +294,17 @@ BinOp = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Binary(Node):
+    """``left op right``: arithmetic, comparison, membership or ``and``/``or``."""
+
     kind: Literal["binary"] = "binary"
     op: BinOp
     left: Expr
     right: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Collection(Node):
     """``[a, b]`` (list), ``{a, b}`` (set), ``(a, b)`` (tuple) or ``{}`` (empty set or map)."""
 
@@ -246,15 +313,19 @@ class Collection(Node):
     items: tuple[Expr, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class MapEntry(Node):
+    """``key: value`` in a map literal."""
+
     kind: Literal["entry"] = "entry"
     key: Expr
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class MapLit(Node):
+    """``{key: value, …}``: a map literal."""
+
     kind: Literal["map"] = "map"
     entries: tuple[MapEntry, ...]
 
@@ -262,7 +333,7 @@ class MapLit(Node):
 # ---------------------------------------------------- comprehensions and conditional expressions
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Comprehension(Node):
     """``[body for var in coll if cond]`` (list), ``{body for …}`` (set) or
     ``{key: body for …}`` (map). With ``unpack`` (``for i, x in …``) every item is a tuple whose
@@ -278,7 +349,7 @@ class Comprehension(Node):
     cond: Expr | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Conditional(Node):
     """``then if cond else orelse``."""
 
@@ -291,7 +362,7 @@ class Conditional(Node):
 # ----------------------------------------------- dynamically typed values (lang-types)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class TypeTest(Node):
     """``x is T`` (or ``x is not T`` when ``negated``): whether a value has a type."""
 
@@ -302,7 +373,7 @@ class TypeTest(Node):
 
 
 # ------------------------------------------------------------------ bounded unknowns (issue 16)
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class UnknownIn(Node):
     """``unknown in [lo, hi]``: a number nobody has observed, known to lie in the interval.
     Only a state variable's initial value or the value of an assignment (``x = unknown in
@@ -334,7 +405,7 @@ Expr = Annotated[
 ]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class TemplatePart(Node):
     """A piece of a message template: literal text, or an interpolated ``{expr}``."""
 
@@ -343,7 +414,7 @@ class TemplatePart(Node):
     expr: Expr | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Template(Node):
     """A message with ``{expr}`` holes that are filled with actual values when reported."""
 
@@ -355,15 +426,17 @@ class Template(Node):
 # -------------------------------------------------------------------------------------- statements
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Assign(Node):
+    """``target = value`` (or ``+=``, ``-=``) in an effect."""
+
     kind: Literal["assign"] = "assign"
     target: Expr
     op: Literal["=", "+=", "-="] = "="
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class MethodCall(Node):
     """A collection update: ``s.add(x)``, ``s.remove(x)``, ``m.remove(k)``, ``l.append(x)``,
     ``c.clear()``."""
@@ -375,46 +448,58 @@ class MethodCall(Node):
     args: tuple[Expr, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class If(Node):
+    """``if cond { … } else { … }``."""
+
     kind: Literal["if"] = "if"
     cond: Expr
     then: tuple[Stmt, ...]
     orelse: tuple[Stmt, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class For(Node):
+    """``for var in coll { … }``."""
+
     kind: Literal["for"] = "for"
     var: str
     coll: Expr
     body: tuple[Stmt, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Let(Node):
+    """``let name = value``: a name for a value in the statements after it."""
+
     kind: Literal["let"] = "let"
     name: str
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Warn(Node):
+    """``warn CODE "message"``: a warning reported with the call's result."""
+
     kind: Literal["warn"] = "warn"
     code: str
     code_span: Span = NO_SPAN
     message: Template | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class ReportField(Node):
+    """``name = value`` in a ``report { … }``."""
+
     kind: Literal["report_field"] = "report_field"
     name: str
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Report(Node):
+    """``report { name = value, … }``: values the call reports."""
+
     kind: Literal["report"] = "report"
     fields: tuple[ReportField, ...]
 
@@ -422,7 +507,7 @@ class Report(Node):
 # ------------------------------------------------ statements that compute and fail part-way
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Var(Node):
     """``var x = …``: a local that the statements after it in its block may reassign."""
 
@@ -431,7 +516,7 @@ class Var(Node):
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Fail(Node):
     """``fail CODE "message"``: the call ends as a failure here, keeping the effects applied so
     far."""
@@ -442,14 +527,14 @@ class Fail(Node):
     message: Template | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Break(Node):
     """``break``: leave the innermost ``for`` loop."""
 
     kind: Literal["break"] = "break"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Continue(Node):
     """``continue``: go on with the next item of the innermost ``for`` loop."""
 
@@ -465,8 +550,10 @@ Stmt = Annotated[
 # ------------------------------------------------------------------------------------ declarations
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Header(Node):
+    """``contract NAME version "V" "description"``."""
+
     kind: Literal["header"] = "header"
     name: str
     version: str
@@ -474,16 +561,20 @@ class Header(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class TypeDecl(Node):
+    """``type NAME = T``."""
+
     kind: Literal["type_decl"] = "type_decl"
     name: str
     type: TypeExpr
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class StateVar(Node):
+    """A state variable: its name, type and initial value."""
+
     kind: Literal["state_var"] = "state_var"
     name: str
     type: TypeExpr
@@ -491,16 +582,20 @@ class StateVar(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class ConstDecl(Node):
+    """``const NAME [: TYPE] = EXPR``: a constant."""
+
     kind: Literal["const"] = "const"
     name: str
     type: TypeExpr | None = None
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Param(Node):
+    """A parameter of a tool, predicate or function."""
+
     kind: Literal["param"] = "param"
     name: str
     type: TypeExpr  # the declared type: what exports, cards and diagrams show agents
@@ -516,8 +611,10 @@ class Param(Node):
         return self.type if self.accepts is None else self.accepts
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class PredicateDecl(Node):
+    """``predicate NAME(PARAMS) = EXPR``: a named condition."""
+
     kind: Literal["predicate"] = "predicate"
     name: str
     params: tuple[Param, ...]
@@ -525,7 +622,7 @@ class PredicateDecl(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class FunctionDecl(Node):
     """``function NAME(PARAMS) -> TYPE = EXPR``: a pure function, callable in any expression."""
 
@@ -537,22 +634,26 @@ class FunctionDecl(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class EventDecl(Node):
+    """``event NAME``: something outside the contract that may happen."""
+
     kind: Literal["event"] = "event"
     name: str
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class GoalDecl(Node):
+    """``goal NAME = EXPR``: a condition on the state that plans aim for."""
+
     kind: Literal["goal"] = "goal"
     name: str
     cond: Expr
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Condition(Node):
     """A ``require`` (hard), ``should`` (soft) or ``ensure`` (postcondition) clause."""
 
@@ -565,8 +666,10 @@ class Condition(Node):
     hint: Template | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class EventRef(Node):
+    """``on EVENT`` (with an optional probability) on an outcome or a flow transition."""
+
     kind: Literal["event_ref"] = "event_ref"
     name: str
     probability: float | None = None
@@ -576,8 +679,10 @@ class EventRef(Node):
 OutcomeKind = Literal["success", "partial", "fails"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Outcome(Node):
+    """An outcome of a tool: success, partial or failure, when it happens and its effects."""
+
     kind: Literal["outcome"] = "outcome"
     name: str
     outcome: OutcomeKind
@@ -592,15 +697,19 @@ class Outcome(Node):
     body: tuple[Stmt, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class FlowStep(Node):
+    """A named step of a tool's flow and its statements."""
+
     kind: Literal["flow_step"] = "flow_step"
     name: str
     body: tuple[Stmt, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class FlowTransition(Node):
+    """``source -> target`` in a tool's flow, with an optional event and condition."""
+
     kind: Literal["flow_transition"] = "flow_transition"
     source: str
     target: str
@@ -610,8 +719,10 @@ class FlowTransition(Node):
     when: Expr | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Flow(Node):
+    """A tool's flow: its steps and the transitions between them."""
+
     kind: Literal["flow"] = "flow"
     initial: str | None
     initial_span: Span = NO_SPAN
@@ -629,20 +740,26 @@ RISKS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Tag(Node):
+    """A tag of a tool (``tags [fs.write, fs]``)."""
+
     kind: Literal["tag"] = "tag"
     name: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Risk(Node):
+    """A risk of a tool (``read_only``, ``destructive`` …)."""
+
     kind: Literal["risk"] = "risk"
     name: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Tool(Node):
+    """A tool: its parameters, conditions, effects, outcomes and flow."""
+
     kind: Literal["tool"] = "tool"
     name: str
     params: tuple[Param, ...]
@@ -663,14 +780,18 @@ class Tool(Node):
         return any(r.name == name for r in self.risks)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class MachineState(Node):
+    """A state of a protocol machine."""
+
     kind: Literal["machine_state"] = "machine_state"
     name: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class MachineTransition(Node):
+    """``source -> target on tool`` in a machine (optionally an outcome and a condition)."""
+
     kind: Literal["machine_transition"] = "machine_transition"
     source: str
     source_span: Span = NO_SPAN
@@ -683,8 +804,10 @@ class MachineTransition(Node):
     when: Expr | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Machine(Node):
+    """A protocol machine: which tool calls may follow which."""
+
     kind: Literal["machine"] = "machine"
     name: str
     description: str | None = None
@@ -694,7 +817,7 @@ class Machine(Node):
     transitions: tuple[MachineTransition, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Contract(Node):
     """A whole contract: its header and its declarations, in source order per kind."""
 
