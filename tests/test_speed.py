@@ -357,13 +357,137 @@ def test_nodes_are_frozen_slotted_and_compare_without_spans() -> None:
 
 
 def test_check_imports_no_pydantic_models() -> None:
-    """The IR, spans and diagnostics are dataclasses: checking a contract whose constants need no
-    validator never loads pydantic's model machinery (``pydantic.main``)."""
-    text = (ROOT / "examples/bank_account/bank_account.contract").read_text("utf-8")
+    """The IR, spans and diagnostics are dataclasses and constants of plain types are validated by
+    pydantic-core alone: checking the file-system example never loads pydantic's model
+    machinery (``pydantic.main``)."""
+    text = (ROOT / "examples/file_system/file_system.contract").read_text("utf-8")
     mods = _imported_after(f"from contractsim import check_text; check_text({text!r})")
     assert "contractsim.dsl.ir" in mods and "contractsim.compiler.checks" in mods
     assert "pydantic.main" not in mods
     assert "pydantic.type_adapter" not in mods
+
+
+def _types_of(contract: ir.Contract) -> list[ir.TypeExpr]:
+    found: list[ir.TypeExpr] = [d.type for d in contract.types]
+    found += [v.type for v in contract.state] + [c.type for c in contract.consts if c.type]
+    for tool in contract.tools:
+        found += [p.type for p in tool.params] + [p.accepted_type for p in tool.params]
+    todo = list(found)
+    while todo:  # and every type inside them
+        t = todo.pop()
+        inner: list[ir.TypeExpr] = []
+        if isinstance(t, ir.GenericType):
+            inner = list(t.args)
+        elif isinstance(t, ir.RecordType):
+            inner = [f.type for f in t.fields]
+        elif isinstance(t, ir.UnionType):
+            inner = list(t.options)
+        found += inner
+        todo += inner
+    return found
+
+
+def _without_metadata(schema: object) -> object:
+    if isinstance(schema, dict):
+        return {k: _without_metadata(v) for k, v in schema.items() if k != "metadata"}
+    if isinstance(schema, list):
+        return [_without_metadata(v) for v in schema]
+    return schema
+
+
+PLAIN_TYPES = """contract plain version "1.0.0"
+type P = str pattern r"^a" min_length 1
+type E = enum { x, y }
+type I = int min 0 max 9
+type Q = P
+state {
+  a: list[int] = []
+  b: tuple[str, float] = ("a", 1.0)
+  c: map[str, list[E]] = {}
+  d: set[I] = {}
+  e: list[str] min_items 1 max_items 4 = ["a"]
+  f: float min 0.5 = 1.0
+  g: null = null
+  h: list[P] = []
+  j: set[str] max_items 3 = {}
+  k: map[str, int] min_items 1 = {"a": 1}
+  l: Q max_length 3 = "a"
+  m: bool = true
+  n: list[record { x: int }] = []
+}
+"""
+
+
+def test_plain_schemas_are_the_schemas_pydantic_builds() -> None:
+    """Constants of plain types are validated with a pydantic-core schema built without
+    pydantic's model machinery: for every type of every example and golden file it is exactly
+    the schema pydantic builds from the type's annotation (or None: pydantic's path)."""
+    from pydantic_core import SchemaValidator
+
+    from contractsim.compiler.validators import ValidatorBuilder
+
+    plain = 0
+    texts = [(p.read_text("utf-8"), str(p)) for p in SOURCES] + [(PLAIN_TYPES, "plain")]
+    for text, name in texts:
+        try:
+            contract, _ = lower(parse(text, name), name)
+        except ContractError:
+            continue
+        builder = ValidatorBuilder(contract)
+        for t in _types_of(contract):
+            schema = builder.plain_schema(t)
+            if schema is None:
+                continue
+            plain += 1
+            try:
+                expected = builder.adapter_for(t).core_schema
+            except Exception:  # noqa: BLE001 - a type pydantic refuses: so does pydantic-core
+                with pytest.raises(Exception):  # noqa: B017
+                    SchemaValidator(schema)
+                continue
+            assert _without_metadata(schema) == _without_metadata(expected), (name, t)
+    assert plain > 100
+
+
+BAD_CONSTANTS = """contract bad version "1.0.0"
+type Path = str pattern r"^/" max_length 8
+state {
+  dirs: set[Path] = {"/", "tmp"}
+  files: map[Path, int] = {"/a": 1, "/very/long/name": 2}
+  sizes: list[int] max_items 1 = [1, 2]
+}
+"""
+
+
+def test_a_cold_check_validates_plain_constants_without_pydantic_models(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The constants' problems (E0404) are the same whether pydantic-core validates them with
+    the plain schema (a fresh process, which then never imports ``pydantic.main``) or pydantic
+    builds the validator from the type's annotation."""
+    from contractsim.api import check_text
+    from contractsim.compiler.validators import ValidatorBuilder
+
+    code = (
+        "import json, sys; from contractsim import check_text; "
+        f"print(json.dumps([d.to_json() for d in check_text({BAD_CONSTANTS!r})])); "
+        "print('pydantic.main' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout.splitlines()
+    assert out[1] == "False"
+    cold = json.loads(out[0])
+    assert [d["message"] for d in cold if d["code"] == "E0404"] == [
+        "the initial value of `dirs` does not satisfy its type: does not match the pattern "
+        'r"^/" (got "tmp")',
+        "the initial value of `files` does not satisfy its type: is too long: at most 8 "
+        'characters (got "/very/long/name")',
+        "the initial value of `sizes` does not satisfy its type: is too long: at most 1 items "
+        "(got [1, 2])",
+    ]
+    monkeypatch.setattr(ValidatorBuilder, "plain_schema", lambda self, t, depth=0: None)
+    assert cold == [d.to_json() for d in check_text(BAD_CONSTANTS)]
 
 
 def test_diagnostics_dump_and_load() -> None:

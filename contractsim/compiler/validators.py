@@ -13,13 +13,21 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Annotated, Any, ForwardRef, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, ForwardRef, Literal, Union, cast
 
 # ``import pydantic`` alone loads none of its model machinery (pydantic imports its parts on
 # first use): the check path imports this module for its constant and format helpers and needs
 # no pydantic models, so every use below is ``pydantic.NAME``, resolved when a validator is built
 import pydantic
-from pydantic_core import InitErrorDetails, PydanticCustomError, SchemaError, ValidationError
+from pydantic_core import (
+    CoreSchema,
+    InitErrorDetails,
+    PydanticCustomError,
+    SchemaError,
+    SchemaValidator,
+    ValidationError,
+    core_schema,
+)
 
 from ..dsl import ir
 from ..dsl.types import type_label
@@ -493,13 +501,102 @@ class ValidatorBuilder:
                 return None
             value = []
         try:
-            self.adapter_for(t).validate_python(value)
+            plain = self.plain_schema(t)
+            if plain is not None:  # no pydantic model machinery needed (a cold `check`)
+                SchemaValidator(plain).validate_python(value)
+            else:
+                self.adapter_for(t).validate_python(value)
         except ValidationError as exc:
             problems = problems_from(exc, "value")
             return problems[0].message if problems else str(exc)
         except (SchemaError, TypeError, ValueError):
             return None
         return None
+
+    # ---- pydantic-core schemas of plain types, without pydantic (what a cold `check` needs)
+
+    def plain_schema(self, t: ir.TypeExpr, depth: int = 0) -> CoreSchema | None:
+        """The pydantic-core schema that pydantic builds for ``t`` (``adapter_for(t)``), built
+        here directly when ``t`` is made only of ``bool``, ``int``, ``float``, ``str``,
+        ``null``, enums, lists, sets, tuples and maps, with their simple constraints; None for
+        anything else (records, unions, formats, ``number``, ``any``, recursion …), which takes
+        the pydantic path. ``tests/test_speed.py`` checks that both schemas are equal.
+        Validating a constant with it needs no pydantic model machinery."""
+        if depth > 20:
+            return None
+        keys = [c.key for c in t.constraints]
+        if len(set(keys)) != len(keys):
+            return None
+        limits = {_PLAIN_LIMITS[c.key]: c.value for c in t.constraints if c.key in _PLAIN_LIMITS}
+        if isinstance(t, ir.NamedType):
+            if t.name in _PLAIN_SCALARS:
+                allowed = _PLAIN_SCALARS[t.name]
+                if not set(keys) <= allowed:
+                    return None
+                schema: dict[str, Any] = {"type": t.name, "strict": True}
+                if t.name == "null":
+                    schema = {"type": "none"}
+                schema.update(limits)
+                if "pattern" in keys:
+                    schema["pattern"] = str(
+                        next(c.value for c in t.constraints if c.key == "pattern")
+                    )
+                return cast(CoreSchema, schema)
+            decl = self.decls.get(t.name)
+            if decl is None or t.constraints or t.name in _PRIMITIVE_NAMES:
+                return None
+            return self.plain_schema(decl.type, depth + 1)
+        if isinstance(t, ir.NullType):
+            return None if t.constraints else core_schema.none_schema()
+        if isinstance(t, ir.EnumType):
+            if t.constraints:
+                return None
+            return core_schema.literal_schema(list(dict.fromkeys(m.value for m in t.members)))
+        if isinstance(t, ir.GenericType):
+            args = [self.plain_schema(a, depth + 1) for a in t.args]
+            if any(a is None for a in args):
+                return None
+            items = cast(list[CoreSchema], args)
+            if t.name in ("list", "set") and len(items) == 1:
+                if not set(keys) <= {"min_items", "max_items", "min_length", "max_length"}:
+                    return None
+                if t.name == "list":
+                    out: dict[str, Any] = {
+                        "type": "tuple",
+                        "items_schema": items,
+                        "variadic_item_index": 0,
+                    }
+                else:
+                    out = {"type": "frozenset", "items_schema": items[0]}
+                out.update(limits)
+                return cast(CoreSchema, out)
+            if t.constraints:
+                return None
+            if t.name == "tuple" and items:
+                return core_schema.tuple_schema(items)
+            if t.name == "map" and len(items) == 2:
+                return core_schema.no_info_after_validator_function(
+                    FMap, core_schema.dict_schema(items[0], items[1])
+                )
+        return None
+
+
+_PLAIN_SCALARS: dict[str, set[str]] = {
+    "bool": set(),
+    "null": set(),
+    "int": {"min", "max"},
+    "float": {"min", "max"},
+    "str": {"pattern", "min_length", "max_length"},
+}
+_PRIMITIVE_NAMES = frozenset({"bool", "int", "float", "str", "null", "number", "any"})
+_PLAIN_LIMITS = {
+    "min": "ge",
+    "max": "le",
+    "min_length": "min_length",
+    "max_length": "max_length",
+    "min_items": "min_length",
+    "max_items": "max_length",
+}
 
 
 def number_value(value: Any) -> Any:
