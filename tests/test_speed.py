@@ -490,6 +490,21 @@ def test_a_cold_check_validates_plain_constants_without_pydantic_models(
     assert cold == [d.to_json() for d in check_text(BAD_CONSTANTS)]
 
 
+def test_compiling_and_simulating_build_no_ir_validator() -> None:
+    """Compiling a tool built IR nodes with validation, which made pydantic build the
+    validators of the whole IR union tree in every ``simulate``: nodes are dataclasses now, and
+    no IR TypeAdapter is built unless asked for."""
+    code = (
+        "from contractsim.api import load; from contractsim.dsl import ir; "
+        "c = load('examples/file_system/file_system.contract'); sim = c.simulator(); "
+        "sim.step(sim.state_with({}), 'make_dir', {'path': '/home/x'}); print(len(ir._ADAPTERS))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    assert out.split() == ["0"]
+
+
 def test_diagnostics_dump_and_load() -> None:
     d = Diagnostic(code="E1", severity="error", message="m", span=Span(file="f", line=2), hint="h")
     assert d.dump() == {
