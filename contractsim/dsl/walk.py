@@ -128,6 +128,10 @@ def replace_nodes(node: _N, table: dict[int, ir.Node]) -> _N:
 _N = TypeVar("_N")
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+"""Per node class, the names of its fields (``dataclasses.fields`` builds a tuple per call)."""
+
+
 def _replace(node: object, table: dict[int, ir.Node]) -> object:
     found = table.get(id(node))
     if found is not None:
@@ -136,11 +140,15 @@ def _replace(node: object, table: dict[int, ir.Node]) -> object:
         return node
     if isinstance(node, ir.Node):
         changes: dict[str, Any] = {}
-        for f in dataclasses.fields(node):
-            value = getattr(node, f.name)
+        cls = type(node)
+        names = _FIELD_NAMES.get(cls)
+        if names is None:
+            names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+        for name in names:
+            value = getattr(node, name)
             new = _replace(value, table)
             if new is not value:
-                changes[f.name] = new
+                changes[name] = new
         return dataclasses.replace(node, **changes) if changes else node
     if isinstance(node, tuple):
         items = tuple(_replace(item, table) for item in node)
