@@ -9,7 +9,7 @@ What it measures
   outcomes, ``cost``/``tags``/``risk``; plus types, a ``state`` block, predicates, events, a goal).
   The script first verifies that it checks clean (no errors) and then times
 
-  - ``contractsim.api.check_text(text)``  -- parse (lark LALR) + lower to the pydantic IR + check,
+  - ``contractsim.api.check_text(text)``  -- parse (lark LALR) + lower to the IR + check,
   - ``contractsim.api.loads(text)``       -- the same front end, plus building the ``Contract``,
 
   over ``--repeat`` runs after one warm-up run (the warm-up pays for building the lark parser,

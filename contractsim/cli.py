@@ -328,7 +328,9 @@ def compile_cmd(contract: str, emit: str) -> None:
     """Print what CONTRACT compiles to."""
     c = _load(contract)
     if emit == "ir":
-        click.echo(c.ir.model_dump_json(indent=2, exclude_defaults=True))
+        from .dsl import ir
+
+        click.echo(ir.dump_json(c.ir, indent=2, exclude_defaults=True))
         return
     click.echo(c.compiled.python_source, nl=False)
 

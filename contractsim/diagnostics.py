@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 Severity = Literal["error", "warning", "note"]
 
 
-class Span(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Span:
     """A region of a source file: 1-based lines and columns, ``end_col`` exclusive.
 
     Spans never take part in equality or hashing, so two IRs of the same contract compare equal
-    wherever their text sits.
+    wherever their text sits. A frozen dataclass (not a pydantic model), like the IR nodes.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    #: read by pydantic when it validates a span: unknown keys are errors
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
 
     file: str = "<string>"
     line: int = 1
@@ -48,10 +54,15 @@ class Span(BaseModel):
 NO_SPAN = Span()
 
 
-class Diagnostic(BaseModel):
-    """One finding: a stable code, a severity, a message, where it is, and what to do about it."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Diagnostic:
+    """One finding: a stable code, a severity, a message, where it is, and what to do about it.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    A frozen dataclass; :meth:`dump` and :meth:`load` convert it to and from nested
+    dictionaries (pydantic validates on load, imported only then).
+    """
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
 
     code: str
     severity: Severity
@@ -75,6 +86,25 @@ class Diagnostic(BaseModel):
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.span.file, self.span.line, self.span.col, self.code)
+
+    def dump(self) -> dict[str, Any]:
+        """Nested dictionaries of plain values: the diagnostic's fields, its span as a
+        dictionary of its own (what :meth:`load` reads back)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def load(cls, data: Any) -> Diagnostic:
+        """A diagnostic validated from what :meth:`dump` wrote; raises pydantic's
+        ``ValidationError`` on anything else."""
+        result: Diagnostic = _diagnostic_adapter().validate_python(data)
+        return result
+
+
+@functools.cache
+def _diagnostic_adapter() -> TypeAdapter[Diagnostic]:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(Diagnostic)
 
 
 class ContractError(Exception):

@@ -1,4 +1,4 @@
-"""What keeps start-up fast: the stored LALR tables, lazy imports, lazily built IR validators.
+"""What keeps start-up fast: the stored LALR tables, lazy imports, an IR of plain dataclasses.
 
 Timings themselves live in benchmarks/ (never timed assertions here); these tests pin down the
 mechanisms and that they change no result.
@@ -6,6 +6,8 @@ mechanisms and that they change no result.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import random
 import subprocess
 import sys
@@ -14,10 +16,9 @@ from pathlib import Path
 import pytest
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
-from pydantic import BaseModel
 
 import contractsim
-from contractsim.diagnostics import ContractError, Diagnostic
+from contractsim.diagnostics import ContractError, Diagnostic, Span
 from contractsim.dsl import ir
 from contractsim.dsl.lower import lower
 from contractsim.grammar import literals, tables
@@ -149,7 +150,7 @@ def _parsed(text: str) -> object:
     try:
         return _shape(parse(text, "t.contract"))
     except ContractError as exc:
-        return [d.model_dump() for d in exc.diagnostics]
+        return [d.dump() for d in exc.diagnostics]
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -226,18 +227,17 @@ def test_replay_explains_exactly_the_disagreements() -> None:
     assert any(v.get("values") for vs in expected for v in vs)  # there was something to explain
 
 
-# ------------------------------------------------------------------- IR built without validation
+# ---------------------------------------------------- the IR: plain dataclasses, pydantic on demand
 
 
 def _same_tree(built: object, validated: object, path: str = "contract") -> None:
     """Equal types and values all the way down, spans included (``==`` ignores spans)."""
     assert type(built) is type(validated), f"{path}: {type(built).__name__} vs {type(validated)}"
-    if isinstance(validated, BaseModel):
-        assert isinstance(built, BaseModel)
-        assert list(built.__dict__) == list(validated.__dict__), path
-        assert built.model_fields_set == validated.model_fields_set, path
-        for name, value in validated.__dict__.items():
-            _same_tree(built.__dict__[name], value, f"{path}.{name}")
+    if isinstance(validated, Span):
+        assert isinstance(built, Span) and built.same_place(validated), path
+    elif dataclasses.is_dataclass(validated):
+        for f in dataclasses.fields(validated):
+            _same_tree(getattr(built, f.name), getattr(validated, f.name), f"{path}.{f.name}")
     elif isinstance(validated, (tuple, list)):
         assert isinstance(built, (tuple, list))
         assert len(built) == len(validated), path
@@ -247,32 +247,26 @@ def _same_tree(built: object, validated: object, path: str = "contract") -> None
         assert built == validated, path
 
 
-def _lower_both_ways(
-    text: str, name: str, monkeypatch: pytest.MonkeyPatch
-) -> tuple[tuple[ir.Contract, list[Diagnostic]], tuple[ir.Contract, list[Diagnostic]]]:
-    tree = parse(text, name)
-    monkeypatch.setattr(ir, "VALIDATE", False)
-    built = lower(tree, name)
-    monkeypatch.setattr(ir, "VALIDATE", True)
-    validated = lower(tree, name)
-    return built, validated
-
-
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
-def test_lowering_builds_exactly_what_validation_builds(
-    path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_ir_validates_and_round_trips_through_pydantic(path: Path) -> None:
+    """Every example's and golden file's IR has its declared field types (pydantic validates it
+    strictly through the IR's TypeAdapter) and survives dump → validate unchanged, spans
+    included."""
     text = path.read_text(encoding="utf-8")
     try:
-        built, validated = _lower_both_ways(text, str(path), monkeypatch)
+        contract, _ = lower(parse(text, str(path)), str(path))
     except ContractError:
         return  # a syntax error: nothing is lowered
-    _same_tree(built[0], validated[0])
-    assert built[1] == validated[1]
-    assert built[0].model_dump() == validated[0].model_dump()
+    assert ir.validate_node(contract) is contract
+    dumped = ir.dump(contract)
+    again = ir.load(ir.Contract, dumped)
+    _same_tree(again, contract)
+    assert again == contract and hash(again) == hash(contract)
+    as_json = ir.load(ir.Contract, json.loads(ir.dump_json(contract)))
+    _same_tree(as_json, contract)
 
 
-def test_a_large_literal_lowers_exactly_like_validation(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_validating_while_lowering_builds_the_same_ir(monkeypatch: pytest.MonkeyPatch) -> None:
     pairs = ", ".join(f'("o{i}", "t{i % 7}")' for i in range(400))
     text = (
         'contract big version "1"\n'
@@ -282,19 +276,151 @@ def test_a_large_literal_lowers_exactly_like_validation(monkeypatch: pytest.Monk
         '  m: map[str, P] = {"x": P.a, "y": P.b}\n'
         "}\n"
     )
-    built, validated = _lower_both_ways(text, "big.contract", monkeypatch)
+    tree = parse(text, "big.contract")
+    monkeypatch.setattr(ir, "VALIDATE", False)
+    built = lower(tree, "big.contract")
+    monkeypatch.setattr(ir, "VALIDATE", True)
+    validated = lower(tree, "big.contract")
     _same_tree(built[0], validated[0])
+    assert built[1] == validated[1]
 
 
-def test_trusted_construction_rejects_unknown_and_missing_fields() -> None:
-    with pytest.raises(TypeError, match="unknown field"):
-        ir.construct(ir.Name, name="x", nmae="y")
-    with pytest.raises(TypeError, match=r"missing field\(s\) name"):
-        ir.construct(ir.Name)
-    node = ir.construct(ir.Name, name="x")
-    assert node == ir.Name(name="x")
-    assert node.model_fields_set == ir.Name(name="x").model_fields_set
-    assert hash(node) == hash(ir.Name(name="x"))
+def test_literal_elements_lower_as_the_rules_lower_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_items`` builds plain strings and integers itself: exactly what ``_string`` and
+    ``_number`` build, spans included, for every example and golden file and for elements
+    that must take the general path (escapes, private-use braces, long integers)."""
+    from contractsim.dsl import lower as lower_module
+
+    odd = '"a\\nb", "", "\ue000x\ue001", 007, 12345678901234567890123, 1.5, -3, "é", r"\\d"'
+    texts = [(p.read_text("utf-8"), str(p)) for p in SOURCES] + [
+        (f'contract c version "1"\nstate {{\n  xs: list[any] = [{odd}, ("k", 1)]\n}}\n', "o")
+    ]
+    fast: list[tuple[ir.Contract, list[Diagnostic]] | None] = []
+    for text, name in texts:
+        try:
+            fast.append(lower(parse(text, name), name))
+        except ContractError:
+            fast.append(None)
+    assert fast[-1] is not None and len(fast[-1][0].state[0].init.items) == 10  # type: ignore[union-attr]
+
+    def every_item_by_its_rule(self: object, tree: Tree[Token]) -> tuple[ir.Expr, ...]:
+        return tuple(self.lower(c) for c in tree.children if c is not None)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(lower_module._Lowerer, "_items", every_item_by_its_rule)
+    for (text, name), built in zip(texts, fast):
+        if built is None:
+            continue
+        expected = lower(parse(text, name), name)
+        _same_tree(built[0], expected[0])
+        assert built[1] == expected[1]
+
+
+def test_validation_names_a_field_of_the_wrong_type() -> None:
+    from pydantic import ValidationError
+
+    listed = ir.Call(func="f", args=[ir.Name(name="x")])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"invalid IR: Call.args: list is not tuple"):
+        ir.validate_node(listed)
+    as_int = ir.EventRef(name="e", probability=1)
+    with pytest.raises(TypeError, match=r"EventRef.probability: int is not float"):
+        ir.validate_node(as_int)
+    with pytest.raises(ValidationError, match="op"):
+        ir.validate_node(ir.Unary(op="~", operand=ir.Name(name="x")))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'nmae'"):
+        ir.Name(name="x", nmae="y")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'name'"):
+        ir.Name()  # type: ignore[call-arg]
+
+
+def test_nodes_are_frozen_slotted_and_compare_without_spans() -> None:
+    a = ir.Name(name="x", span=Span(line=3))
+    b = ir.Name(name="x")
+    assert a == b and hash(a) == hash(b)
+    assert not hasattr(a, "__dict__")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.name = "y"  # type: ignore[misc]
+    moved = dataclasses.replace(a, name="y")
+    assert moved.name == "y" and moved.span.same_place(a.span)
+
+
+def test_check_imports_no_pydantic_models() -> None:
+    """The IR, spans and diagnostics are dataclasses and constants of plain types are validated by
+    pydantic-core alone: checking the file-system example never loads pydantic's model
+    machinery (``pydantic.main``)."""
+    text = (ROOT / "examples/file_system/file_system.contract").read_text("utf-8")
+    mods = _imported_after(f"from contractsim import check_text; check_text({text!r})")
+    assert "contractsim.dsl.ir" in mods and "contractsim.compiler.checks" in mods
+    assert "pydantic.main" not in mods
+    assert "pydantic.type_adapter" not in mods
+
+
+BAD_CONSTANTS = """contract bad version "1.0.0"
+type Path = str pattern r"^/" max_length 8
+state {
+  dirs: set[Path] = {"/", "tmp"}
+  files: map[Path, int] = {"/a": 1, "/very/long/name": 2}
+  sizes: list[int] max_items 1 = [1, 2]
+}
+"""
+
+
+def test_a_cold_check_validates_plain_constants_without_pydantic_models(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The constants' problems (E0404) are the same whether pydantic-core validates them with
+    the plain schema (a fresh process, which then never imports ``pydantic.main``) or pydantic
+    builds the validator from the type's annotation."""
+    from contractsim.api import check_text
+    from contractsim.compiler import checks
+
+    code = (
+        "import json, sys; from contractsim import check_text; "
+        f"print(json.dumps([d.to_json() for d in check_text({BAD_CONSTANTS!r})])); "
+        "print('pydantic.main' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout.splitlines()
+    assert out[1] == "False"
+    cold = json.loads(out[0])
+    assert [d["message"] for d in cold if d["code"] == "E0404"] == [
+        "the initial value of `dirs` does not satisfy its type: does not match the pattern "
+        'r"^/" (got "tmp")',
+        "the initial value of `files` does not satisfy its type: is too long: at most 8 "
+        'characters (got "/very/long/name")',
+        "the initial value of `sizes` does not satisfy its type: is too long: at most 1 items "
+        "(got [1, 2])",
+    ]
+    monkeypatch.setattr(checks, "plain_validator", lambda t, decls: None)
+    assert cold == [d.to_json() for d in check_text(BAD_CONSTANTS)]
+
+
+def test_compiling_and_simulating_build_no_ir_validator() -> None:
+    """Compiling a tool built IR nodes with validation, which made pydantic build the
+    validators of the whole IR union tree in every ``simulate``: nodes are dataclasses now, and
+    no IR TypeAdapter is built unless asked for."""
+    code = (
+        "from contractsim.api import load; from contractsim.dsl import ir; "
+        "c = load('examples/file_system/file_system.contract'); sim = c.simulator(); "
+        "sim.step(sim.state_with({}), 'make_dir', {'path': '/home/x'}); print(len(ir._ADAPTERS))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    assert out.split() == ["0"]
+
+
+def test_diagnostics_dump_and_load() -> None:
+    d = Diagnostic(code="E1", severity="error", message="m", span=Span(file="f", line=2), hint="h")
+    assert d.dump() == {
+        "code": "E1",
+        "severity": "error",
+        "message": "m",
+        "span": {"file": "f", "line": 2, "col": 1, "end_line": 1, "end_col": 1},
+        "hint": "h",
+    }
+    again = Diagnostic.load(json.loads(json.dumps(d.dump())))
+    assert again == d and again.span.same_place(d.span)
 
 
 # ----------------------------------------------------------- replay steps an inert result once

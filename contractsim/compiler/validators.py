@@ -9,23 +9,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Annotated, Any, ForwardRef, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, ForwardRef, Literal, Union
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    RootModel,
-    StrictBool,
-    StringConstraints,
-    TypeAdapter,
+# ``import pydantic`` alone loads none of its model machinery (pydantic imports its parts on
+# first use): the check path imports this module for its constant and format helpers and needs
+# no pydantic models, so every use below is ``pydantic.NAME``, resolved when a validator is built
+import pydantic
+from pydantic_core import (
+    InitErrorDetails,
+    PydanticCustomError,
+    SchemaError,
     ValidationError,
-    WrapValidator,
-    create_model,
 )
-from pydantic import Strict as StrictMarker
-from pydantic_core import InitErrorDetails, PydanticCustomError, SchemaError
 
 from ..dsl import ir
 from ..dsl.types import type_label
@@ -41,6 +36,9 @@ from .problems import ArgProblem as ArgProblem
 from .problems import problems_from as problems_from
 from .problems import value_problem
 from .values import FMap, freeze
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ConfigDict, RootModel, TypeAdapter
 
 
 def _format_validator(name: str) -> Callable[[str], str]:
@@ -59,8 +57,13 @@ def _format_validator(name: str) -> Callable[[str], str]:
 # ------------------------------------------------------------------------------------ validators
 
 
-_CONFIG = ConfigDict(extra="forbid", frozen=True, strict=False, arbitrary_types_allowed=True)
-_OPEN_CONFIG = ConfigDict(extra="allow", frozen=True, strict=False, arbitrary_types_allowed=True)
+_CONFIG: ConfigDict = {
+    "extra": "forbid",
+    "frozen": True,
+    "strict": False,
+    "arbitrary_types_allowed": True,
+}
+_OPEN_CONFIG: ConfigDict = {**_CONFIG, "extra": "allow"}
 
 
 def _root_value(model: RootModel[Any]) -> Any:
@@ -133,9 +136,9 @@ def _aliased_model(
             # pydantic finds a discriminator by field name, so the tag keeps its own
             spec[name] = (annotation, default)
         else:
-            spec[f"f{i}"] = (annotation, Field(default, alias=name))
+            spec[f"f{i}"] = (annotation, pydantic.Field(default, alias=name))
     config = _OPEN_CONFIG if is_open else _CONFIG
-    return create_model(_model_name(model_name), __config__=config, **spec)
+    return pydantic.create_model(_model_name(model_name), __config__=config, **spec)
 
 
 class ValidatorBuilder:
@@ -160,14 +163,14 @@ class ValidatorBuilder:
     def _base(self, t: ir.TypeExpr, name: str | None) -> Any:
         if isinstance(t, ir.NamedType):
             simple = {
-                "bool": StrictBool,
-                "int": Annotated[int, StrictMarker()],
-                "float": Annotated[float, StrictMarker()],
-                "str": Annotated[str, StrictMarker()],
+                "bool": pydantic.StrictBool,
+                "int": Annotated[int, pydantic.Strict()],
+                "float": Annotated[float, pydantic.Strict()],
+                "str": Annotated[str, pydantic.Strict()],
                 "null": type(None),
                 # lang-types: `number` is int | float (not bool), `any` every JSON value
-                "number": Annotated[Any, AfterValidator(number_value)],
-                "any": Annotated[Any, AfterValidator(json_value)],
+                "number": Annotated[Any, pydantic.AfterValidator(number_value)],
+                "any": Annotated[Any, pydantic.AfterValidator(json_value)],
             }.get(t.name)
             if simple is not None:
                 return simple
@@ -181,12 +184,12 @@ class ValidatorBuilder:
             if t.name == "set":
                 return frozenset[args[0]]  # type: ignore[valid-type]
             if t.name == "map":
-                return Annotated[dict[args[0], args[1]], AfterValidator(FMap)]  # type: ignore[valid-type]
+                return Annotated[dict[args[0], args[1]], pydantic.AfterValidator(FMap)]  # type: ignore[valid-type]
             return tuple[tuple(args)]  # type: ignore[misc]
         if isinstance(t, ir.EnumType):
             return Literal[tuple(m.value for m in t.members)]
         if isinstance(t, ir.RecordType):
-            return Annotated[self.record_model(t, name), AfterValidator(_record_to_map)]
+            return Annotated[self.record_model(t, name), pydantic.AfterValidator(_record_to_map)]
         if isinstance(t, ir.TaggedUnionType):
             variants = []
             for v in t.variants:
@@ -198,15 +201,15 @@ class ValidatorBuilder:
                 model = self.record_model(
                     inner, f"{name or 'Union'}_{v.tag}", tag=(t.tag_field, v.tag)
                 )
-                variants.append(Annotated[model, AfterValidator(_record_to_map), v.tag])
+                variants.append(Annotated[model, pydantic.AfterValidator(_record_to_map), v.tag])
             if not variants:
                 return Any
             union = Union[tuple(variants)]  # type: ignore[valid-type]
-            return Annotated[union, Field(discriminator=t.tag_field)]
+            return Annotated[union, pydantic.Field(discriminator=t.tag_field)]
         options = tuple(self.annotation(o) for o in t.options)
         label = " | ".join(type_label(o) for o in t.options)
         tagged = sum(o is not type(None) for o in options) > 1
-        return Annotated[Union[options], WrapValidator(_one_of(label, tagged))]
+        return Annotated[Union[options], pydantic.WrapValidator(_one_of(label, tagged))]
 
     def _constrained(self, base: Any, t: ir.TypeExpr) -> Any:
         if not t.constraints:
@@ -215,9 +218,9 @@ class ValidatorBuilder:
         extra: list[Any] = []
         for c in t.constraints:
             if c.key == "pattern":
-                extra.append(StringConstraints(pattern=str(c.value)))
+                extra.append(pydantic.StringConstraints(pattern=str(c.value)))
             elif c.key == "format" and c.value in FORMAT_CHECKS:
-                extra.append(AfterValidator(_format_validator(str(c.value))))
+                extra.append(pydantic.AfterValidator(_format_validator(str(c.value))))
             elif c.key == "min":
                 kwargs["ge"] = c.value
             elif c.key == "max":
@@ -227,7 +230,7 @@ class ValidatorBuilder:
             elif c.key in ("max_length", "max_items"):
                 kwargs["max_length"] = c.value
         if kwargs:
-            extra.insert(0, Field(**kwargs))
+            extra.insert(0, pydantic.Field(**kwargs))
         annotated = base
         for meta in extra:
             annotated = Annotated[annotated, meta]
@@ -253,9 +256,9 @@ class ValidatorBuilder:
         ):
             # pydantic resolves a recursive type through a model only: a recursive alias that is
             # not a record itself (type Json = str | null | list[Json]) gets a root model
-            root = create_model(_model_name(name), __base__=RootModel[ann])  # type: ignore[valid-type]
+            root = pydantic.create_model(_model_name(name), __base__=pydantic.RootModel[ann])  # type: ignore[valid-type]
             self._models.append(root)
-            ann = Annotated[root, AfterValidator(_root_value)]
+            ann = Annotated[root, pydantic.AfterValidator(_root_value)]
         self.namespace[name] = ann
         if name in self._recursive:
             for model in self._models:
@@ -314,7 +317,7 @@ class ValidatorBuilder:
         """A validator for a type expression, built once per builder."""
         adapter = self._adapters.get(t)
         if adapter is None:
-            adapter = self._adapters[t] = TypeAdapter(self.annotation(t))
+            adapter = self._adapters[t] = pydantic.TypeAdapter(self.annotation(t))
         return adapter
 
     def args_model(self, tool: ir.Tool, declared: bool = False) -> type[BaseModel]:

@@ -6,6 +6,7 @@ and a test checks that it covers every rule of the grammar.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Callable
@@ -16,7 +17,6 @@ from lark import Token, Tree
 from ..diagnostics import ContractError, Diagnostic, Span, error
 from ..grammar.parse import parse
 from . import ir
-from .ir import construct
 
 # ``\{`` and ``\}`` stay literal braces in message templates; until the template is read they are
 # held as two private-use characters, so that ``\\{`` (a backslash, then a hole) stays a hole
@@ -45,14 +45,14 @@ class _Lowerer:
     # ------------------------------------------------------------------ positions
     def span(self, node: Tree[Token] | Token | None) -> Span:
         if node is None:
-            return construct(Span, file=self.filename)
+            return Span(file=self.filename)
         if isinstance(node, Token):
             line, col = node.line or 1, node.column or 1
             end_line, end_col = node.end_line or line, node.end_column or col + len(node)
         else:
             meta = node.meta
             if getattr(meta, "empty", True):
-                return construct(Span, file=self.filename)
+                return Span(file=self.filename)
             line, col, end_line, end_col = meta.line, meta.column, meta.end_line, meta.end_column
         if self.line_shift or self.col_shift:
             if line == 1:
@@ -61,18 +61,19 @@ class _Lowerer:
                 end_col += self.col_shift
             line += self.line_shift
             end_line += self.line_shift
-        return construct(
-            Span, file=self.filename, line=line, col=col, end_line=end_line, end_col=end_col
-        )
+        return Span(file=self.filename, line=line, col=col, end_line=end_line, end_col=end_col)
 
     # ------------------------------------------------------------------ dispatch
     def lower(self, node: Tree[Token] | Token) -> Any:
         if isinstance(node, Token):
             return self._token(node)
-        method: Callable[[Tree[Token]], Any] | None = getattr(self, "_" + node.data, None)
-        if method is None:  # pragma: no cover - guarded by test_lower
-            raise NotImplementedError(f"no lowering for grammar rule {node.data!r}")
-        return method(node)
+        method = _RULES.get(node.data)
+        if method is None:
+            method = getattr(_Lowerer, "_" + node.data, None)
+            if method is None:  # pragma: no cover - guarded by test_lower
+                raise NotImplementedError(f"no lowering for grammar rule {node.data!r}")
+            _RULES[node.data] = method
+        return method(self, node)
 
     def _token(self, tok: Token) -> Any:
         return str(tok)
@@ -81,7 +82,7 @@ class _Lowerer:
     def _string(self, tree: Tree[Token]) -> ir.ScalarLit:
         tok = cast(Token, tree.children[0])
         text = self.unescape(tok).replace(_OPEN, "{").replace(_CLOSE, "}")
-        return construct(ir.ScalarLit, span=self.span(tree), value=text)
+        return ir.ScalarLit(span=self.span(tree), value=text)
 
     def value(self, node: Tree[Token] | Token) -> Any:
         """A literal in a declaration position (a version, a description, a probability)."""
@@ -159,12 +160,10 @@ class _Lowerer:
                     buf.append(text[i:])
                     break
                 if buf:
-                    parts.append(construct(ir.TemplatePart, span=span, text="".join(buf)))
+                    parts.append(ir.TemplatePart(span=span, text="".join(buf)))
                     buf = []
                 hole = text[i + 1 : close]
-                parts.append(
-                    construct(ir.TemplatePart, span=span, expr=self.hole(hole, tok, i + 1))
-                )
+                parts.append(ir.TemplatePart(span=span, expr=self.hole(hole, tok, i + 1)))
                 i = close + 1
                 continue
             if ch == "}" and i + 1 < n and text[i + 1] == "}":
@@ -174,9 +173,9 @@ class _Lowerer:
             buf.append(ch)
             i += 1
         if buf:
-            parts.append(construct(ir.TemplatePart, span=span, text="".join(buf)))
+            parts.append(ir.TemplatePart(span=span, text="".join(buf)))
         source = text.replace(_OPEN, "{").replace(_CLOSE, "}")
-        return construct(ir.Template, span=span, source=source, parts=tuple(parts))
+        return ir.Template(span=span, source=source, parts=tuple(parts))
 
     def hole(self, source: str, tok: Token, offset: int) -> ir.Expr:
         line = (tok.line or 1) - 1 + self.line_shift
@@ -186,10 +185,8 @@ class _Lowerer:
         if _IDENTIFIER.fullmatch(source) and source not in _KEYWORDS:
             # most holes are a bare name: no need for a parser run
             start = col + 1 if line == (tok.line or 1) - 1 + self.line_shift else 1
-            return construct(
-                ir.Name,
-                span=construct(
-                    Span,
+            return ir.Name(
+                span=Span(
                     file=self.filename,
                     line=line + 1,
                     col=start,
@@ -204,13 +201,12 @@ class _Lowerer:
         except ContractError as exc:
             for diag in exc.diagnostics:
                 d_span = diag.span
-                shifted = d_span.model_copy(
-                    update={
-                        "line": d_span.line + line,
-                        "end_line": d_span.end_line + line,
-                        "col": d_span.col + col,
-                        "end_col": d_span.end_col + col,
-                    }
+                shifted = dataclasses.replace(
+                    d_span,
+                    line=d_span.line + line,
+                    end_line=d_span.end_line + line,
+                    col=d_span.col + col,
+                    end_col=d_span.end_col + col,
                 )
                 self.diagnostics.append(
                     error(
@@ -221,14 +217,14 @@ class _Lowerer:
                         hint="write `{{` and `}}` for literal braces",
                     )
                 )
-            return construct(ir.ScalarLit, span=self.span(tok), value=source)
+            return ir.ScalarLit(span=self.span(tok), value=source)
         result = cast(ir.Expr, sub.lower(tree))
         self.diagnostics.extend(sub.diagnostics)
         return result
 
     def _raw_string(self, tree: Tree[Token]) -> ir.ScalarLit:
         tok = cast(Token, tree.children[0])
-        return construct(ir.ScalarLit, span=self.span(tree), value=str(tok)[2:-1], raw=True)
+        return ir.ScalarLit(span=self.span(tree), value=str(tok)[2:-1], raw=True)
 
     def _number(self, tree: Tree[Token]) -> ir.ScalarLit:
         tok = cast(Token, tree.children[0])
@@ -236,15 +232,15 @@ class _Lowerer:
             value: float = float(tok)
             if value in (float("inf"), float("-inf")):
                 self._too_big(tok, "the number is too large for a float", "floats go up to 1.8e308")
-            return construct(ir.ScalarLit, span=self.span(tree), value=value)
+            return ir.ScalarLit(span=self.span(tree), value=value)
         digits = str(tok).lstrip("0") or "0"
         if len(digits) > 78:  # 2**256 has 78 digits; longer never fits
             self._too_big(tok, f"the integer has {len(digits):,} digits")
-            return construct(ir.ScalarLit, span=self.span(tree), value=0)
+            return ir.ScalarLit(span=self.span(tree), value=0)
         number = int(digits)
         if number > 1 << 256:
             self._too_big(tok, "the integer is larger than 2**256")
-        return construct(ir.ScalarLit, span=self.span(tree), value=number)
+        return ir.ScalarLit(span=self.span(tree), value=number)
 
     def _too_big(
         self,
@@ -255,9 +251,7 @@ class _Lowerer:
         self.diagnostics.append(error("E0109", message, self.span(tok), hint=hint))
 
     def _neg_number(self, tree: Tree[Token]) -> ir.ScalarLit:
-        return construct(
-            ir.ScalarLit, span=self.span(tree), value=-cast(float, self.value(tree.children[0]))
-        )
+        return ir.ScalarLit(span=self.span(tree), value=-cast(float, self.value(tree.children[0])))
 
     # ------------------------------------------------------------------ contract
     def _start(self, tree: Tree[Token]) -> ir.Contract:
@@ -279,17 +273,15 @@ class _Lowerer:
                 buckets["state"].extend(item)
             else:
                 buckets[_BUCKET[type(item)]].append(item)
-        return construct(
-            ir.Contract,
+        return ir.Contract(
             span=self.span(tree),
             header=header,
-            **{k: tuple(v) for k, v in buckets.items()},
+            **{k: tuple(v) for k, v in buckets.items()},  # type: ignore[arg-type]
         )
 
     def _header(self, tree: Tree[Token]) -> ir.Header:
         name, version, desc = tree.children
-        return construct(
-            ir.Header,
+        return ir.Header(
             span=self.span(tree),
             name=str(name),
             version=self.value(version),
@@ -299,8 +291,7 @@ class _Lowerer:
 
     def _type_decl(self, tree: Tree[Token]) -> ir.TypeDecl:
         name, texpr, desc = tree.children
-        return construct(
-            ir.TypeDecl,
+        return ir.TypeDecl(
             span=self.span(name),
             name=str(name),
             type=self.lower(texpr),
@@ -309,8 +300,7 @@ class _Lowerer:
 
     def _const_decl(self, tree: Tree[Token]) -> ir.ConstDecl:
         name, texpr, value = tree.children
-        return construct(
-            ir.ConstDecl,
+        return ir.ConstDecl(
             span=self.span(name),
             name=str(name),
             type=None if texpr is None else self.lower(texpr),
@@ -319,8 +309,7 @@ class _Lowerer:
 
     def _predicate_decl(self, tree: Tree[Token]) -> ir.PredicateDecl:
         name, params, body, desc = tree.children
-        return construct(
-            ir.PredicateDecl,
+        return ir.PredicateDecl(
             span=self.span(name),
             name=str(name),
             params=() if params is None else self.lower(params),
@@ -330,8 +319,7 @@ class _Lowerer:
 
     def _function_decl(self, tree: Tree[Token]) -> ir.FunctionDecl:
         name, params, returns, body, desc = tree.children
-        return construct(
-            ir.FunctionDecl,
+        return ir.FunctionDecl(
             span=self.span(name),
             name=str(name),
             params=() if params is None else self.lower(params),
@@ -342,14 +330,11 @@ class _Lowerer:
 
     def _event_decl(self, tree: Tree[Token]) -> ir.EventDecl:
         name, desc = tree.children
-        return construct(
-            ir.EventDecl, span=self.span(name), name=str(name), description=self.opt_string(desc)
-        )
+        return ir.EventDecl(span=self.span(name), name=str(name), description=self.opt_string(desc))
 
     def _goal_decl(self, tree: Tree[Token]) -> ir.GoalDecl:
         name, cond, desc = tree.children
-        return construct(
-            ir.GoalDecl,
+        return ir.GoalDecl(
             span=self.span(name),
             name=str(name),
             cond=self.lower(cond),
@@ -362,8 +347,7 @@ class _Lowerer:
     def _state_var(self, tree: Tree[Token]) -> ir.StateVar:
         name, texpr, init, desc = tree.children
         lowered_init = self.lower(init)
-        return construct(
-            ir.StateVar,
+        return ir.StateVar(
             span=self.span(name),
             name=str(name),
             type=self.lower(texpr),
@@ -376,14 +360,14 @@ class _Lowerer:
 
     def _unknown_in(self, tree: Tree[Token]) -> ir.UnknownIn:
         lo, hi = tree.children
-        return construct(ir.UnknownIn, span=self.span(tree), lo=self.lower(lo), hi=self.lower(hi))
+        return ir.UnknownIn(span=self.span(tree), lo=self.lower(lo), hi=self.lower(hi))
 
     # ------------------------------------------------------------------ types
     def _type_expr(self, tree: Tree[Token]) -> ir.TypeExpr:
         options = [self.lower(child) for child in tree.children]
         if len(options) == 1:
             return cast(ir.TypeExpr, options[0])
-        return construct(ir.UnionType, span=self.span(tree), options=tuple(options))
+        return ir.UnionType(span=self.span(tree), options=tuple(options))
 
     def _type_term(self, tree: Tree[Token]) -> ir.TypeExpr:
         base = cast(ir.TypeExpr, self.lower(tree.children[0]))
@@ -391,15 +375,14 @@ class _Lowerer:
         if not constraints:
             return base
         span = self.span(tree)
-        return base.model_copy(update={"constraints": base.constraints + constraints, "span": span})
+        return dataclasses.replace(base, constraints=base.constraints + constraints, span=span)
 
     def _type_name(self, tree: Tree[Token]) -> ir.NamedType:
-        return construct(ir.NamedType, span=self.span(tree), name=str(tree.children[0]))
+        return ir.NamedType(span=self.span(tree), name=str(tree.children[0]))
 
     def _type_generic(self, tree: Tree[Token]) -> ir.GenericType:
         name, *args = tree.children
-        return construct(
-            ir.GenericType,
+        return ir.GenericType(
             span=self.span(tree),
             name=str(name),
             args=tuple(self.lower(a) for a in args),
@@ -407,24 +390,23 @@ class _Lowerer:
 
     def _type_enum(self, tree: Tree[Token]) -> ir.EnumType:
         members = [self.lower(c) for c in tree.children if c is not None]
-        return construct(ir.EnumType, span=self.span(tree), members=tuple(members))
+        return ir.EnumType(span=self.span(tree), members=tuple(members))
 
     def _enum_member(self, tree: Tree[Token]) -> ir.EnumMember:
         child = tree.children[0]
         value = str(child) if isinstance(child, Token) else cast(str, self.value(child))
-        return construct(ir.EnumMember, span=self.span(tree), value=value)
+        return ir.EnumMember(span=self.span(tree), value=value)
 
     def _type_record(self, tree: Tree[Token]) -> ir.RecordType:
         is_open = any(isinstance(c, Token) and c.type == "OPEN_REST" for c in tree.children)
         fields = [self.lower(c) for c in tree.children if isinstance(c, Tree)]
         if is_open:
-            return construct(ir.RecordType, span=self.span(tree), fields=tuple(fields), open=True)
-        return construct(ir.RecordType, span=self.span(tree), fields=tuple(fields))
+            return ir.RecordType(span=self.span(tree), fields=tuple(fields), open=True)
+        return ir.RecordType(span=self.span(tree), fields=tuple(fields))
 
     def _field(self, tree: Tree[Token]) -> ir.RecordField:
         name, optional, texpr, default, desc = tree.children
-        return construct(
-            ir.RecordField,
+        return ir.RecordField(
             span=self.span(name),
             name=str(name) if isinstance(name, Token) else cast(str, self.value(name)),
             type=self.lower(texpr),
@@ -435,8 +417,7 @@ class _Lowerer:
 
     def _type_tagged(self, tree: Tree[Token]) -> ir.TaggedUnionType:
         tag, *variants = tree.children
-        return construct(
-            ir.TaggedUnionType,
+        return ir.TaggedUnionType(
             span=self.span(tree),
             tag_field=str(tag),
             variants=tuple(self.lower(v) for v in variants if v is not None),
@@ -445,18 +426,18 @@ class _Lowerer:
     def _variant(self, tree: Tree[Token]) -> ir.Variant:
         key, texpr = tree.children
         tag = str(key) if isinstance(key, Token) else cast(str, self.value(key))
-        return construct(ir.Variant, span=self.span(tree), tag=tag, type=self.lower(texpr))
+        return ir.Variant(span=self.span(tree), tag=tag, type=self.lower(texpr))
 
     def _type_null(self, tree: Tree[Token]) -> ir.NullType:
-        return construct(ir.NullType, span=self.span(tree))
+        return ir.NullType(span=self.span(tree))
 
     def _constraint(self, tree: Tree[Token]) -> ir.Constraint:
         key, value = tree.children
         lowered = self.lower(value)
         if isinstance(lowered, ir.ScalarLit):
             lowered = lowered.value
-        return construct(
-            ir.Constraint, span=self.span(tree), key=cast(ir.ConstraintKey, str(key)), value=lowered
+        return ir.Constraint(
+            span=self.span(tree), key=cast(ir.ConstraintKey, str(key)), value=lowered
         )
 
     # ------------------------------------------------------------------ tools
@@ -494,8 +475,7 @@ class _Lowerer:
                 lets.append(item)
             else:
                 effects.extend(cast(list[ir.Stmt], item))
-        return construct(
-            ir.Tool,
+        return ir.Tool(
             span=self.span(name),
             name=str(name),
             params=() if params is None else self.lower(params),
@@ -517,8 +497,7 @@ class _Lowerer:
 
     def _param(self, tree: Tree[Token]) -> ir.Param:
         name, optional, texpr, accepts, default, desc = tree.children
-        return construct(
-            ir.Param,
+        return ir.Param(
             span=self.span(name),
             name=str(name),
             type=self.lower(texpr),
@@ -535,16 +514,16 @@ class _Lowerer:
         return ("attr", "tags", tuple(self.lower(c) for c in tree.children if c is not None))
 
     def _tag(self, tree: Tree[Token]) -> ir.Tag:
-        return construct(ir.Tag, span=self.span(tree), name=".".join(str(c) for c in tree.children))
+        return ir.Tag(span=self.span(tree), name=".".join(str(c) for c in tree.children))
 
     def _risk_attr(self, tree: Tree[Token]) -> tuple[str, str, tuple[ir.Risk, ...]]:
-        risks = tuple(construct(ir.Risk, span=self.span(c), name=str(c)) for c in tree.children)
+        risks = tuple(ir.Risk(span=self.span(c), name=str(c)) for c in tree.children)
         return ("attr", "risks", risks)
 
     def _condition(self, tree: Tree[Token], strength: str) -> ir.Condition:
         cond, info = tree.children
         code: str | None = None
-        code_span = construct(Span, file=self.filename)
+        code_span = Span(file=self.filename)
         message = hint = None
         if info is not None:
             assert isinstance(info, Tree)
@@ -557,8 +536,7 @@ class _Lowerer:
                     hint = self.template(cast(Tree[Token], part.children[0]))
                 else:
                     message = self.template(part)
-        return construct(
-            ir.Condition,
+        return ir.Condition(
             span=self.span(tree),
             strength=cast(Any, strength),
             cond=self.lower(cond),
@@ -593,8 +571,7 @@ class _Lowerer:
 
     def _outcome(self, tree: Tree[Token]) -> ir.Outcome:
         name, kind, code, message, hint, event, when, observed, body = tree.children
-        return construct(
-            ir.Outcome,
+        return ir.Outcome(
             span=self.span(name),
             name=str(name),
             outcome=cast(ir.OutcomeKind, str(kind)),
@@ -612,19 +589,16 @@ class _Lowerer:
 
     def _event_clause(self, tree: Tree[Token]) -> ir.EventRef:
         name, prob = tree.children
-        return construct(
-            ir.EventRef,
+        return ir.EventRef(
             span=self.span(name),
             name=str(name),
             probability=None if prob is None else float(self.value(prob)),
-            probability_span=self.span(prob)
-            if prob is not None
-            else construct(Span, file=self.filename),
+            probability_span=self.span(prob) if prob is not None else Span(file=self.filename),
         )
 
     def _flow(self, tree: Tree[Token]) -> ir.Flow:
         initial: str | None = None
-        initial_span = construct(Span, file=self.filename)
+        initial_span = Span(file=self.filename)
         steps: list[ir.FlowStep] = []
         transitions: list[ir.FlowTransition] = []
         for child in tree.children:
@@ -644,8 +618,7 @@ class _Lowerer:
                         )
                     )
                 initial, initial_span = item
-        return construct(
-            ir.Flow,
+        return ir.Flow(
             span=self.span(tree),
             initial=initial,
             initial_span=initial_span,
@@ -659,13 +632,12 @@ class _Lowerer:
 
     def _flow_step(self, tree: Tree[Token]) -> ir.FlowStep:
         name, body = tree.children
-        return construct(ir.FlowStep, span=self.span(name), name=str(name), body=self.lower(body))
+        return ir.FlowStep(span=self.span(name), name=str(name), body=self.lower(body))
 
     def _flow_transition(self, tree: Tree[Token]) -> ir.FlowTransition:
         source, target, event, when = tree.children
         to_outcome, target_name, target_span = self.lower(target)
-        return construct(
-            ir.FlowTransition,
+        return ir.FlowTransition(
             span=self.span(tree),
             source=str(source),
             target=target_name,
@@ -699,8 +671,7 @@ class _Lowerer:
         for child in items:
             kind, value = self.lower(child)
             groups[kind].extend(value)
-        return construct(
-            ir.Machine,
+        return ir.Machine(
             span=self.span(name),
             name=str(name),
             description=self.opt_string(desc),
@@ -712,7 +683,7 @@ class _Lowerer:
 
     def _state_refs(self, tree: Tree[Token]) -> list[ir.MachineState]:
         return [
-            construct(ir.MachineState, span=self.span(tok), name=str(tok))
+            ir.MachineState(span=self.span(tok), name=str(tok))
             for tok in tree.children
             if tok is not None
         ]
@@ -728,8 +699,7 @@ class _Lowerer:
 
     def _machine_transition(self, tree: Tree[Token]) -> tuple[str, list[ir.MachineTransition]]:
         source, target, tool, outcome, when = tree.children
-        trans = construct(
-            ir.MachineTransition,
+        trans = ir.MachineTransition(
             span=self.span(tree),
             source=str(source),
             source_span=self.span(source),
@@ -738,9 +708,7 @@ class _Lowerer:
             tool=str(tool),
             tool_span=self.span(tool),
             outcome=None if outcome is None else str(outcome),
-            outcome_span=self.span(outcome)
-            if outcome is not None
-            else construct(Span, file=self.filename),
+            outcome_span=self.span(outcome) if outcome is not None else Span(file=self.filename),
             when=None if when is None else self.lower(when),
         )
         return "transition", [trans]
@@ -756,12 +724,11 @@ class _Lowerer:
     def _assign(self, tree: Tree[Token]) -> ir.Assign:
         target, value = tree.children
         lowered = _as_unknown_in(self.lower(value))
-        return construct(ir.Assign, span=self.span(tree), target=self.lower(target), value=lowered)
+        return ir.Assign(span=self.span(tree), target=self.lower(target), value=lowered)
 
     def _aug_assign(self, tree: Tree[Token]) -> ir.Assign:
         target, op, value = tree.children
-        return construct(
-            ir.Assign,
+        return ir.Assign(
             span=self.span(tree),
             target=self.lower(target),
             op=cast(Any, str(op)),
@@ -771,8 +738,7 @@ class _Lowerer:
     def _method_stmt(self, tree: Tree[Token]) -> ir.MethodCall:
         target, method, args = tree.children
         positional, _ = self._split_args(args)
-        return construct(
-            ir.MethodCall,
+        return ir.MethodCall(
             span=self.span(tree),
             target=self.lower(target),
             method=str(method),
@@ -786,8 +752,7 @@ class _Lowerer:
         if orelse is not None:
             lowered = self.lower(orelse)
             lowered_else = lowered if isinstance(lowered, tuple) else (lowered,)
-        return construct(
-            ir.If,
+        return ir.If(
             span=self.span(tree),
             cond=self.lower(cond),
             then=self.lower(then),
@@ -796,18 +761,17 @@ class _Lowerer:
 
     def _for_stmt(self, tree: Tree[Token]) -> ir.For:
         var, coll, body = tree.children
-        return construct(
-            ir.For, span=self.span(tree), var=str(var), coll=self.lower(coll), body=self.lower(body)
+        return ir.For(
+            span=self.span(tree), var=str(var), coll=self.lower(coll), body=self.lower(body)
         )
 
     def _let_stmt(self, tree: Tree[Token]) -> ir.Let:
         name, value = tree.children
-        return construct(ir.Let, span=self.span(tree), name=str(name), value=self.lower(value))
+        return ir.Let(span=self.span(tree), name=str(name), value=self.lower(value))
 
     def _warn_stmt(self, tree: Tree[Token]) -> ir.Warn:
         code, message = tree.children
-        return construct(
-            ir.Warn,
+        return ir.Warn(
             span=self.span(tree),
             code=str(code),
             code_span=self.span(code),
@@ -817,24 +781,22 @@ class _Lowerer:
     def _report_stmt(self, tree: Tree[Token]) -> ir.Report:
         children = tree.children
         fields = [
-            construct(
-                ir.ReportField,
+            ir.ReportField(
                 span=self.span(children[i]),
                 name=str(children[i]),
                 value=self.lower(children[i + 1]),
             )
             for i in range(0, len(children), 2)
         ]
-        return construct(ir.Report, span=self.span(tree), fields=tuple(fields))
+        return ir.Report(span=self.span(tree), fields=tuple(fields))
 
     def _var_stmt(self, tree: Tree[Token]) -> ir.Var:
         name, value = tree.children
-        return construct(ir.Var, span=self.span(tree), name=str(name), value=self.lower(value))
+        return ir.Var(span=self.span(tree), name=str(name), value=self.lower(value))
 
     def _fail_stmt(self, tree: Tree[Token]) -> ir.Fail:
         code, message = tree.children
-        return construct(
-            ir.Fail,
+        return ir.Fail(
             span=self.span(tree),
             code=str(code),
             code_span=self.span(code),
@@ -842,20 +804,19 @@ class _Lowerer:
         )
 
     def _break_stmt(self, tree: Tree[Token]) -> ir.Break:
-        return construct(ir.Break, span=self.span(tree))
+        return ir.Break(span=self.span(tree))
 
     def _continue_stmt(self, tree: Tree[Token]) -> ir.Continue:
-        return construct(ir.Continue, span=self.span(tree))
+        return ir.Continue(span=self.span(tree))
 
     def _lv_name(self, tree: Tree[Token]) -> ir.Name:
-        return construct(ir.Name, span=self.span(tree), name=str(tree.children[0]))
+        return ir.Name(span=self.span(tree), name=str(tree.children[0]))
 
     def _lv_attr(self, tree: Tree[Token]) -> ir.Attr | ir.Name:
         obj, name = tree.children
         if self._is_state_prefix(obj):
             return self._state_name(tree, name)
-        return construct(
-            ir.Attr,
+        return ir.Attr(
             span=self.span(tree),
             obj=self.lower(obj),
             name=str(name),
@@ -864,13 +825,12 @@ class _Lowerer:
 
     def _lv_index(self, tree: Tree[Token]) -> ir.Index:
         obj, key = tree.children
-        return construct(ir.Index, span=self.span(tree), obj=self.lower(obj), key=self.lower(key))
+        return ir.Index(span=self.span(tree), obj=self.lower(obj), key=self.lower(key))
 
     # ------------------------------------------------------------------ expressions
     def _binary(self, tree: Tree[Token], op: str) -> ir.Binary:
         left, right = tree.children[0], tree.children[-1]
-        return construct(
-            ir.Binary,
+        return ir.Binary(
             span=self.span(tree),
             op=cast(ir.BinOp, op),
             left=self.lower(left),
@@ -884,9 +844,7 @@ class _Lowerer:
         return self._binary(tree, "and")
 
     def _not_op(self, tree: Tree[Token]) -> ir.Unary:
-        return construct(
-            ir.Unary, span=self.span(tree), op="not", operand=self.lower(tree.children[0])
-        )
+        return ir.Unary(span=self.span(tree), op="not", operand=self.lower(tree.children[0]))
 
     def _neg(self, tree: Tree[Token]) -> ir.Expr:
         operand = self.lower(tree.children[0])
@@ -895,8 +853,8 @@ class _Lowerer:
             and isinstance(operand.value, (int, float))
             and not isinstance(operand.value, bool)
         ):
-            return construct(ir.ScalarLit, span=self.span(tree), value=-operand.value)
-        return construct(ir.Unary, span=self.span(tree), op="-", operand=operand)
+            return ir.ScalarLit(span=self.span(tree), value=-operand.value)
+        return ir.Unary(span=self.span(tree), op="-", operand=operand)
 
     def _compare(self, tree: Tree[Token]) -> ir.Binary:
         return self._binary(tree, str(tree.children[1]))
@@ -910,14 +868,13 @@ class _Lowerer:
     # ---- lang-types: type tests and tool-level `let`
     def _is_type(self, tree: Tree[Token]) -> ir.TypeTest:
         operand, texpr = tree.children
-        return construct(
-            ir.TypeTest, span=self.span(tree), operand=self.lower(operand), type=self.lower(texpr)
+        return ir.TypeTest(
+            span=self.span(tree), operand=self.lower(operand), type=self.lower(texpr)
         )
 
     def _is_not_type(self, tree: Tree[Token]) -> ir.TypeTest:
         operand, texpr = tree.children
-        return construct(
-            ir.TypeTest,
+        return ir.TypeTest(
             span=self.span(tree),
             operand=self.lower(operand),
             type=self.lower(texpr),
@@ -934,8 +891,7 @@ class _Lowerer:
         obj, name = tree.children
         if self._is_state_prefix(obj):
             return self._state_name(tree, name)
-        return construct(
-            ir.Attr,
+        return ir.Attr(
             span=self.span(tree),
             obj=self.lower(obj),
             name=str(name),
@@ -944,7 +900,7 @@ class _Lowerer:
 
     def _index(self, tree: Tree[Token]) -> ir.Index:
         obj, key = tree.children
-        return construct(ir.Index, span=self.span(tree), obj=self.lower(obj), key=self.lower(key))
+        return ir.Index(span=self.span(tree), obj=self.lower(obj), key=self.lower(key))
 
     # ------------------------------------------------------------------ `state.NAME`
     @staticmethod
@@ -959,7 +915,7 @@ class _Lowerer:
 
     def _state_name(self, tree: Tree[Token], name: Token | Tree[Token]) -> ir.Name:
         """``state.NAME``: the state variable NAME, even where a parameter hides it."""
-        return construct(ir.Name, span=self.span(tree), name=str(name), state=True)
+        return ir.Name(span=self.span(tree), name=str(name), state=True)
 
     def _split_args(
         self, args: Tree[Token] | Token | None
@@ -974,8 +930,7 @@ class _Lowerer:
     def _call(self, tree: Tree[Token]) -> ir.Call:
         func, args = tree.children
         positional, keywords = self._split_args(args)
-        return construct(
-            ir.Call,
+        return ir.Call(
             span=self.span(tree),
             func=str(func),
             func_span=self.span(func),
@@ -988,9 +943,7 @@ class _Lowerer:
 
     def _kwarg(self, tree: Tree[Token]) -> ir.KeywordArg:
         name, value = tree.children
-        return construct(
-            ir.KeywordArg, span=self.span(tree), name=str(name), value=self.lower(value)
-        )
+        return ir.KeywordArg(span=self.span(tree), name=str(name), value=self.lower(value))
 
     def _quantifier(self, tree: Tree[Token]) -> ir.Expr:
         func, body, comp = tree.children
@@ -1006,8 +959,8 @@ class _Lowerer:
             )
             op = "any"
         binding = self.lower(cast(Tree[Token], comp))
-        return construct(
-            ir.Quantifier, span=self.span(tree), op=cast(Any, op), body=self.lower(body), **binding
+        return ir.Quantifier(
+            span=self.span(tree), op=cast(Any, op), body=self.lower(body), **binding
         )
 
     # ------------------------------------------------------------------ comprehensions
@@ -1032,11 +985,10 @@ class _Lowerer:
         if kind == "map":
             entry = cast(Tree[Token], item)
             key, value = (self.lower(c) for c in entry.children)
-            return construct(
-                ir.Comprehension, span=self.span(tree), type="map", key=key, body=value, **binding
+            return ir.Comprehension(
+                span=self.span(tree), type="map", key=key, body=value, **binding
             )
-        return construct(
-            ir.Comprehension,
+        return ir.Comprehension(
             span=self.span(tree),
             type=cast(Any, kind),
             body=self.lower(item),
@@ -1054,10 +1006,10 @@ class _Lowerer:
 
     def _cond_expr(self, tree: Tree[Token]) -> ir.Conditional:
         then, cond, orelse = (self.lower(c) for c in tree.children)
-        return construct(ir.Conditional, span=self.span(tree), cond=cond, then=then, orelse=orelse)
+        return ir.Conditional(span=self.span(tree), cond=cond, then=then, orelse=orelse)
 
     def _literal(self, tree: Tree[Token], value: Any) -> ir.ScalarLit:
-        return construct(ir.ScalarLit, span=self.span(tree), value=value)
+        return ir.ScalarLit(span=self.span(tree), value=value)
 
     def _true(self, tree: Tree[Token]) -> ir.ScalarLit:
         return self._literal(tree, True)
@@ -1069,36 +1021,70 @@ class _Lowerer:
         return self._literal(tree, None)
 
     def _name(self, tree: Tree[Token]) -> ir.Name:
-        return construct(ir.Name, span=self.span(tree), name=str(tree.children[0]))
+        return ir.Name(span=self.span(tree), name=str(tree.children[0]))
 
     def _items(self, tree: Tree[Token]) -> tuple[ir.Expr, ...]:
-        return tuple(self.lower(c) for c in tree.children if c is not None)
+        if self.line_shift or self.col_shift:
+            return tuple(self.lower(c) for c in tree.children if c is not None)
+        # the elements of a literal (100,000 of them in bulk data) are mostly plain strings and
+        # integers: those are built here, as `_string` and `_number` build them, without three
+        # calls each
+        items: list[ir.Expr] = []
+        lower = self.lower
+        file = self.filename
+        for c in tree.children:
+            if c is None:
+                continue
+            data = c.data if isinstance(c, Tree) else None
+            if isinstance(c, Tree) and (data == "string" or data == "number"):
+                tok = cast(Token, c.children[0])
+                meta = c.meta
+                if data == "string":
+                    simple = (
+                        tok[0] == '"' and tok[1:2] != '"' and _PLAIN.fullmatch(tok, 1, len(tok) - 1)
+                    )
+                    value: str | int | None = tok[1:-1] if simple else None
+                else:
+                    value = int(tok) if tok.type == "INT" and len(tok) < 19 else None
+                if value is not None and not meta.empty:
+                    span = Span(
+                        file=file,
+                        line=meta.line,
+                        col=meta.column,
+                        end_line=meta.end_line,
+                        end_col=meta.end_column,
+                    )
+                    items.append(ir.ScalarLit(span=span, value=value))
+                    continue
+            items.append(lower(c))
+        return tuple(items)
 
     def _tuple_lit(self, tree: Tree[Token]) -> ir.Collection:
-        return construct(ir.Collection, span=self.span(tree), type="tuple", items=self._items(tree))
+        return ir.Collection(span=self.span(tree), type="tuple", items=self._items(tree))
 
     def _list_lit(self, tree: Tree[Token]) -> ir.Collection:
-        return construct(ir.Collection, span=self.span(tree), type="list", items=self._items(tree))
+        return ir.Collection(span=self.span(tree), type="list", items=self._items(tree))
 
     def _set_lit(self, tree: Tree[Token]) -> ir.Collection:
         items = self._items(tree)
-        return construct(
-            ir.Collection, span=self.span(tree), type="set" if items else "empty", items=items
-        )
+        return ir.Collection(span=self.span(tree), type="set" if items else "empty", items=items)
 
     def _map_lit(self, tree: Tree[Token]) -> ir.MapLit:
-        return construct(
-            ir.MapLit,
+        return ir.MapLit(
             span=self.span(tree),
             entries=tuple(self.lower(c) for c in tree.children if c is not None),
         )
 
     def _entry(self, tree: Tree[Token]) -> ir.MapEntry:
         key, value = tree.children
-        return construct(
-            ir.MapEntry, span=self.span(tree), key=self.lower(key), value=self.lower(value)
-        )
+        return ir.MapEntry(span=self.span(tree), key=self.lower(key), value=self.lower(value))
 
+
+_RULES: dict[str, Callable[[_Lowerer, Tree[Token]], Any]] = {}
+"""Grammar rule → its ``_Lowerer`` method, filled as rules are met."""
+
+_PLAIN = re.compile(r'[^"\\\ue000\ue001\n]*')
+"""The text of a string literal that is its value as it is: no escape, no private-use brace."""
 
 QUANTIFIERS = ("all", "any", "count", "sum", "first", "last")
 """The functions written ``f(body for x in coll)``."""
@@ -1119,7 +1105,7 @@ def _as_unknown_in(value: ir.Expr) -> ir.Expr:
         and len(value.right.items) == 2
     ):
         lo, hi = value.right.items
-        return construct(ir.UnknownIn, span=value.span, lo=lo, hi=hi)
+        return ir.UnknownIn(span=value.span, lo=lo, hi=hi)
     return value
 
 
@@ -1183,4 +1169,6 @@ def lower(tree: Tree[Token], filename: str = "<string>") -> tuple[ir.Contract, l
     """Lower a parse tree to IR; also returns the diagnostics found while lowering."""
     lowerer = _Lowerer(filename)
     contract = cast(ir.Contract, lowerer.lower(tree))
+    if ir.VALIDATE:  # CONTRACTSIM_VALIDATE_IR=1: every node has its declared types
+        ir.validate_node(contract)
     return contract, lowerer.diagnostics

@@ -10,10 +10,10 @@ from __future__ import annotations
 import functools
 import re
 import warnings
-from typing import Annotated
 
-from pydantic import StringConstraints, TypeAdapter, ValidationError
-from pydantic_core import SchemaError
+# pydantic-core only (its Rust engine, loaded with ``import pydantic`` anyway): not pydantic's
+# model machinery, which the front end never needs
+from pydantic_core import SchemaError, SchemaValidator, core_schema
 
 _NOT_LINEAR = ("look-around", "backreference")
 """What the linear-time engine refuses on principle (rather than as a syntax error)."""
@@ -29,7 +29,7 @@ def pattern_problem(pattern: str) -> tuple[str, str] | None:
     else it refuses is a syntax problem, E0402 (with Python's message when Python's parser
     agrees that the syntax is wrong, as it names the position)."""
     try:
-        _pattern_adapter(pattern)
+        _pattern_validator(pattern)
         return None
     except SchemaError as exc:
         reason = str(exc).strip().splitlines()[-1].removeprefix("error: ").strip()
@@ -50,17 +50,14 @@ def pattern_problem(pattern: str) -> tuple[str, str] | None:
 
 
 @functools.lru_cache(maxsize=512)
-def _pattern_adapter(pattern: str) -> TypeAdapter[str]:
-    return TypeAdapter(Annotated[str, StringConstraints(pattern=pattern)])
+def _pattern_validator(pattern: str) -> SchemaValidator:
+    """The validator pydantic builds for ``Annotated[str, StringConstraints(pattern=…)]``."""
+    return SchemaValidator(core_schema.str_schema(pattern=pattern))
 
 
 @functools.lru_cache(maxsize=4096)
 def _match_cached(pattern: str, text: str) -> bool:
-    try:
-        _pattern_adapter(pattern).validate_python(text)
-    except ValidationError:
-        return False
-    return True
+    return _pattern_validator(pattern).isinstance_python(text)
 
 
 def regex_search(pattern: str, text: str) -> bool:

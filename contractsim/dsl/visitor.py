@@ -9,6 +9,7 @@ not nodes. ``tests/test_visitor.py`` checks, per pass, that every expression and
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -17,7 +18,7 @@ from . import ir
 
 def _node_field_names(cls: type[ir.Node]) -> tuple[str, ...]:
     # every field but the two every node has and that never hold a child
-    return tuple(name for name in cls.model_fields if name not in ("span", "kind"))
+    return tuple(f.name for f in dataclasses.fields(cls) if f.name not in ("span", "kind"))
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}

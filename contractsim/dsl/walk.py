@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator
-from typing import TypeVar, cast
-
-from pydantic import BaseModel
+from typing import Any, TypeVar, cast
 
 from ..diagnostics import Span
 from . import ir
@@ -129,20 +128,28 @@ def replace_nodes(node: _N, table: dict[int, ir.Node]) -> _N:
 _N = TypeVar("_N")
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+"""Per node class, the names of its fields (``dataclasses.fields`` builds a tuple per call)."""
+
+
 def _replace(node: object, table: dict[int, ir.Node]) -> object:
     found = table.get(id(node))
     if found is not None:
         return found
     if isinstance(node, Span):
         return node
-    if isinstance(node, BaseModel):
-        changes: dict[str, object] = {}
-        for name in type(node).model_fields:
+    if isinstance(node, ir.Node):
+        changes: dict[str, Any] = {}
+        cls = type(node)
+        names = _FIELD_NAMES.get(cls)
+        if names is None:
+            names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+        for name in names:
             value = getattr(node, name)
             new = _replace(value, table)
             if new is not value:
                 changes[name] = new
-        return node.model_copy(update=changes) if changes else node
+        return dataclasses.replace(node, **changes) if changes else node
     if isinstance(node, tuple):
         items = tuple(_replace(item, table) for item in node)
         return items if any(a is not b for a, b in zip(items, node)) else node

@@ -15,6 +15,7 @@ the file, the line of the run, a code (E0901–E0912) and a hint.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import importlib
 import importlib.util
@@ -400,7 +401,7 @@ def trace_records(text: str, name: str) -> Iterator[tuple[int, Any]]:
         data = parse_data(text, name, "trace")
     except ContractError as exc:
         raise ContractError(
-            [d.model_copy(update={"code": "E0902"}) for d in exc.diagnostics], exc.sources
+            [dataclasses.replace(d, code="E0902") for d in exc.diagnostics], exc.sources
         ) from None
     if data is None:
         return
@@ -513,7 +514,7 @@ def _run(
             now = parse_now(str(data["now"]), name, line)
         except ContractError as exc:
             problems.extend(
-                d.model_copy(update={"code": "E0907", "message": f"{where}: {d.message}"})
+                dataclasses.replace(d, code="E0907", message=f"{where}: {d.message}")
                 for d in exc.diagnostics
             )
     if len(problems) > before:

@@ -101,7 +101,7 @@ def simulate_item(worker: BatchWorker, payload: str) -> str:
                 ]
             )
     except ContractError as exc:
-        head["problems"] = [d.model_dump(mode="json") for d in exc.diagnostics]
+        head["problems"] = [d.dump() for d in exc.diagnostics]
         return json.dumps(head, ensure_ascii=False)
     sim = worker.simulators.get(run.now)
     if sim is None:
@@ -179,7 +179,7 @@ def plan_line(item: dict[str, Any], sources: Callable[[list[Diagnostic]], dict[s
     if "failed" in item:
         return f"failed    {item['plan']}: {item['failed']}\n"
     if "problems" in item:
-        diags = [Diagnostic.model_validate(d) for d in item["problems"]]
+        diags = [Diagnostic.load(d) for d in item["problems"]]
         return f"bad input {item['plan']}\n" + render_all(diags, sources(diags)) + "\n"
     verdict = item["verdict"]
     goal = "  (misses the goal)" if item["goal_missed"] else ""

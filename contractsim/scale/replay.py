@@ -208,7 +208,7 @@ def replay_item(worker: ReplayWorker, payload: tuple[int, int, int, Any, bool]) 
     if not problems:
         run = _record_run(record, index, line, name, worker.maps, worker.adapter, problems)
     if run is None:
-        head["problems"] = [d.model_dump(mode="json") for d in problems]
+        head["problems"] = [d.dump() for d in problems]
         return json.dumps(head, ensure_ascii=False)
     fresh = ReplayResult(clock=ClockUse(worker.reads_clock, worker.now))
     result = replay_runs(worker.contract, [run], worker.now, worker.simulators, fresh)
@@ -432,7 +432,7 @@ def replay_at_scale(
                 continue
             data = json.loads(outcome.line)
             if "problems" in data:
-                problems += [Diagnostic.model_validate(d) for d in data["problems"]]
+                problems += [Diagnostic.load(d) for d in data["problems"]]
                 bad_runs += 1
                 continue
             if problems:

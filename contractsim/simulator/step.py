@@ -876,19 +876,16 @@ class Stepper:
             contract = self.compiled.ir
             shared = self._result_readers.get("")  # ("" is no tool's name)
             if shared is None:
-                shared = self._result_readers[""] = names_result(
-                    contract.model_copy(update={"tools": ()})
-                )
+                shared = self._result_readers[""] = names_result(replace(contract, tools=()))
             known = self._result_readers[ctool.name] = shared or names_result(
-                contract.model_copy(
-                    update={
-                        "consts": (),
-                        "predicates": (),
-                        "functions": (),
-                        "goals": (),
-                        "machines": (),
-                        "tools": (ctool.ir,),
-                    }
+                replace(
+                    contract,
+                    consts=(),
+                    predicates=(),
+                    functions=(),
+                    goals=(),
+                    machines=(),
+                    tools=(ctool.ir,),
                 )
             )
         return known
