@@ -289,7 +289,7 @@ def test_diagnostics_are_the_same_with_either_parser(
         try:
             return _shape(parse_module.parse(text, "t.contract"))
         except ContractError as exc:
-            return [d.model_dump() for d in exc.diagnostics]
+            return [d.dump() for d in exc.diagnostics]
 
     rng = random.Random(7)
     texts = [text for _, text in CORPUS]
