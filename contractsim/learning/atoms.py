@@ -67,12 +67,19 @@ class Term:
     params: tuple[str, ...] = ()
     let: str = ""
     """The ``let NAME = EXPR`` the term's text needs in the tool (a conversion), or empty."""
+    guard: str = ""
+    """A condition the text needs to type check (``p != null`` for an optional parameter
+    ``p``), written before every atom and effect that reads the term; empty: none."""
 
     def __call__(self, args: Mapping[str, Any], state: Mapping[str, Any]) -> Any:
         try:
             return self.fn(args, state)
         except (TypeError, KeyError, ValueError):
             return MISSING
+
+    def guarded(self, text: str) -> str:
+        """``text`` (a condition reading the term) behind the term's guard."""
+        return f"{self.guard} and {text}" if self.guard else text
 
 
 @dataclass(frozen=True)
@@ -99,14 +106,42 @@ def _param(name: str) -> Term:
     return Term(name, get, (name,))
 
 
-def _below(var: str, name: str) -> Term:
+def _below(var: str, name: str, optional: bool = False) -> Term:
     def get(args: Mapping[str, Any], state: Mapping[str, Any]) -> Any:
         p, v = args.get(name, MISSING), state.get(var, MISSING)
         if not isinstance(p, str) or not isinstance(v, str):
             return MISSING
         return v + "/" + p
 
-    return Term(f'{var} + "/" + {name}', get, (name,))
+    return Term(f'{var} + "/" + {name}', get, (name,), guard=f"{name} != null" if optional else "")
+
+
+def _below_two(var: str, outer: str, inner: str) -> Term:
+    """``v + "/" + outer + "/" + inner``: the entry ``inner`` inside the directory ``outer`` of
+    the directory ``v`` (where ``cp`` and ``mv`` put a file into a folder)."""
+
+    def get(args: Mapping[str, Any], state: Mapping[str, Any]) -> Any:
+        p, q, v = args.get(outer, MISSING), args.get(inner, MISSING), state.get(var, MISSING)
+        if not (isinstance(p, str) and isinstance(q, str) and isinstance(v, str)):
+            return MISSING
+        return v + "/" + p + "/" + q
+
+    return Term(f'{var} + "/" + {outer} + "/" + {inner}', get, (outer, inner))
+
+
+def path_terms(
+    params: Sequence[str], optional: Sequence[str], string_vars: Sequence[str]
+) -> list[Term]:
+    """Paths in a directory held by a string state variable ``v``: ``v + "/" + p`` for every
+    text parameter ``p`` (behind ``p != null`` when ``p`` is optional) and
+    ``v + "/" + p + "/" + q`` for two required text parameters (an entry inside an entry)."""
+    out: list[Term] = []
+    for var in string_vars:
+        out += [_below(var, p) for p in params]
+        out += [_below(var, p, optional=True) for p in optional]
+    for var in string_vars:
+        out += [_below_two(var, p, q) for p, q in itertools.permutations(params, 2)]
+    return out
 
 
 def _tuple(names: Sequence[str]) -> Term:
@@ -543,7 +578,8 @@ def _nothing_below(term: Term, var: str, is_map: bool) -> Atom:
         return isinstance(value, str) and not _below_any(s.get(var), value)
 
     items = f"keys({var})" if is_map else var
-    return Atom(f'all(not startswith(x, {term.text} + "/") for x in {items})', holds, term.params)
+    text = f'all(not startswith(x, {term.text} + "/") for x in {items})'
+    return Atom(term.guarded(text), holds, term.params)
 
 
 def _membership(
@@ -571,6 +607,33 @@ def _membership(
         value = term(a, s)
         return value is not MISSING and not _contains(s.get(var), value)
 
-    pos = f"{term.text} in {var}"
-    neg = f"{term.text} not in {var}"
+    pos = term.guarded(f"{term.text} in {var}")
+    neg = term.guarded(f"{term.text} not in {var}")
     return [Atom(pos, inside, term.params, neg), Atom(neg, outside, term.params, pos)]
+
+
+def equality_atoms(
+    params: Sequence[str],
+    calls: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    min_support: int,
+) -> list[Atom]:
+    """``p == q`` and ``p != q`` for two text parameters that were passed the same value in at
+    least ``min_support`` calls (``cp d d``): conditions of effects."""
+    out: list[Atom] = []
+    for p, q in itertools.combinations(params, 2):
+        same = sum(
+            1 for a, _ in calls if isinstance(a.get(p), str) and a.get(p) == a.get(q)
+        )
+        if same < min_support:
+            continue
+        out.append(Atom(f"{p} == {q}", _params_equal(p, q, True), (p, q), f"{p} != {q}"))
+        out.append(Atom(f"{p} != {q}", _params_equal(p, q, False), (p, q), f"{p} == {q}"))
+    return out
+
+
+def _params_equal(p: str, q: str, equal: bool) -> Check:
+    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        x, y = a.get(p, MISSING), a.get(q, MISSING)
+        return isinstance(x, str) and isinstance(y, str) and (x == y) is equal
+
+    return check

@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Any
 from ..compiler.values import thaw
 from ..dsl.ir import ScalarLit
 from ..replay.traces import Run
-from .atoms import Atom, atoms_for, conversion_terms, literal, terms_for
+from .atoms import (
+    Atom,
+    atoms_for,
+    conversion_terms,
+    equality_atoms,
+    literal,
+    path_terms,
+    terms_for,
+)
 from .effects import Observation, VariableEffect, learn_variable
 from .messages import Cluster, cluster
 
@@ -214,19 +222,18 @@ def learn_runs(
         string_params = [
             p.name for p in tool.params if not p.optional and _is_str(contract, p.type)
         ]
+        optional_strings = [
+            p.name for p in tool.params if p.optional and _is_str(contract, p.type)
+        ]
         pairs = [(c.args, c.before) for c in tool_calls]
         terms = terms_for(params, pairs, {}, tuple_sizes, 64)
         terms += conversion_terms(params, pairs)
-        terms += [
-            t
-            for t in terms_for(
-                string_params, pairs, {v: k for v, k in kinds.items() if k == "str"}, (), 64
-            )
-            if "+" in t.text
-        ]
+        terms += path_terms(
+            string_params, optional_strings, [v for v, k in kinds.items() if k == "str"]
+        )
         maps = frozenset(v for v, k in kinds.items() if k == "map")
         atoms = atoms_for(params, terms, pairs, atom_kinds, max_atoms, min_support, maps)
-        atoms = [a for a in atoms if _typed_ok(a, string_params)]
+        atoms = [a for a in atoms if _typed_ok(a, string_params + optional_strings)]
         model.atoms = len(atoms)
         ok = [c for c in tool_calls if c.outcome == "ok"]
         bad = []
@@ -259,6 +266,8 @@ def learn_runs(
         )
         # effects (a tool whose skeleton already has effects or outcomes keeps them)
         effect_terms = terms
+        effect_atoms = atoms + equality_atoms(string_params, pairs, min_support)
+        taken = set(params) | set(initial) | {t.text for t in terms if t.let}
         for var in initial if not (tool.effects or tool.outcomes or tool.flow) else ():
             obs = [
                 Observation(c.args, c.before, c.after[var], c.result if results_typed else None)
@@ -271,7 +280,9 @@ def learn_runs(
             if kind not in ("set", "map", "str", "number", "bool"):
                 continue
             model.effects.append(
-                learn_variable(var, kind, obs, effect_terms, kinds, atoms, min_support)
+                learn_variable(
+                    var, kind, obs, effect_terms, kinds, effect_atoms, min_support, taken
+                )
             )
         for effect in model.effects:
             if effect.var in params:
