@@ -26,11 +26,13 @@ from .atoms import MISSING, Atom, Term, literal, value_kinds
 
 MAX_BRANCHES = 3
 MAX_TEMPLATES = 400
-EXCEPTIONS = 100
+EXCEPTIONS = 50
 """An effect is kept when it explains every observation of the tool, except that one in every
-``EXCEPTIONS`` observations (rounded down: none below 100) may be one that *no* template
+``EXCEPTIONS`` observations (rounded down: none below 50) may be one that *no* template
 explains — a value the language writes differently from the tool (``str(null)`` is ``"null"``,
-Python writes ``None``). The exceptions are counted in the clause's comment and the report."""
+Python writes ``None``), or objects the tool shares where the state's model copies (the
+shallow ``cp`` of GorillaFileSystem). The exceptions are counted in the effect's comment and
+listed in the report."""
 
 
 @dataclass(frozen=True)
@@ -558,7 +560,7 @@ def learn_variable(
             if n < min_support or (best is not None and n <= best[0]):
                 continue
             for t in templates:
-                if t is not nothing and t.explains & part == part:
+                if t.explains & part == part and (t is not nothing or atom.negation):
                     best = (n, atom, t)
                     break
         if best is None:
@@ -616,11 +618,17 @@ def m_of(atom: Atom, atom_masks: Sequence[tuple[Atom, int]]) -> int:
 def _emit(branches: Sequence[tuple[Atom, Template]], final: Template) -> list[str]:
     if not branches:
         return list(final.lines)
+    if not branches[0][1].lines:
+        # `if A { no change } else { REST }` is written `if not A { REST }`
+        rest = _emit(branches[1:], final)
+        if not rest:
+            return []
+        return [f"if {branches[0][0].negation} {{", *("  " + line for line in rest), "}"]
     out: list[str] = []
     for n, (atom, tpl) in enumerate(branches):
         head = "if" if n == 0 else "} else if"
         out.append(f"{head} {atom.text} {{")
-        out += ["  " + line for line in tpl.lines]
+        out += ["  " + line for line in tpl.lines or ["# no change"]]
     if final.lines:
         out.append("} else {")
         out += ["  " + line for line in final.lines]
