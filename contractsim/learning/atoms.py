@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +33,10 @@ MISSING = object()
 
 PUNCTUATION = '/\\|?%*:"<>'
 """One-character constants tried inside string parameters."""
+
+FREQUENT_SHARE = 0.05
+"""A text parameter with more than 12 values gets constants for the values (at most 6) seen in
+at least this share of its tool's calls: the special names a tool treats apart (``..``, ``/``)."""
 
 
 def _literal(value: Any) -> str:
@@ -91,6 +95,8 @@ class Atom:
     params: tuple[str, ...] = ()
     negation: str = ""
     """The text of the atom's negation (for explanations)."""
+    constant: bool = False
+    """``p == c``: a parameter equal to a constant (a clause may add up to two to an atom)."""
 
     def __call__(self, args: Mapping[str, Any], state: Mapping[str, Any]) -> bool:
         try:
@@ -205,6 +211,39 @@ def _state_is(var: str, value: bool) -> Check:
         return s.get(var) is value
 
     return check
+
+
+def _states_equal(var: str, other: str, equal: bool) -> Check:
+    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        x, y = s.get(var, MISSING), s.get(other, MISSING)
+        return isinstance(x, str) and isinstance(y, str) and (x == y) is equal
+
+    return check
+
+
+def _guarded(term: Term, atoms: list[Atom]) -> list[Atom]:
+    """The atoms of a term behind a guard (an optional parameter ``p``) in two forms:
+    ``p != null and A`` and ``p == null or A``; other atoms as they are."""
+    if not term.guard:
+        return atoms
+    out = []
+    for atom in atoms:
+        out += [_strict(atom, term.guard), _vacuous(atom, term.params[0])]
+    return out
+
+
+def _vacuous(atom: Atom, param: str) -> Atom:
+    """``p == null or A``: an atom over an optional parameter that holds when it is absent."""
+
+    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        return a.get(param) is None or atom(a, s)
+
+    return Atom(f"{param} == null or {atom.text}", check, atom.params)
+
+
+def _strict(atom: Atom, guard: str) -> Atom:
+    """``p != null and A`` (``guard`` first, for the checker's narrowing)."""
+    return Atom(f"{guard} and {atom.text}", atom.fn, atom.params, atom.negation)
 
 
 def _state_size(var: str, *, empty: bool) -> Check:
@@ -350,6 +389,7 @@ def atoms_for(
     max_atoms: int,
     min_support: int,
     maps: frozenset[str] = frozenset(),
+    optional: Collection[str] = (),
 ) -> list[Atom]:
     """Every atom of the language for one tool's recorded calls, cut at ``max_atoms`` (membership
     first, then booleans, constants, characters, comparisons and emptiness)."""
@@ -357,16 +397,21 @@ def atoms_for(
     collections = [v for v, k in state_kinds.items() if k == "collection"]
     for term in terms:
         for var in collections:
-            atoms += _membership(term, var, calls)
+            atoms += _guarded(term, _membership(term, var, calls))
     for term in terms:
         if "+" not in term.text:
             continue
         for var in collections:
-            atoms.append(_nothing_below(term, var, var in maps))
+            atoms += _guarded(term, [_nothing_below(term, var, var in maps)])
     for var, kind in state_kinds.items():
         if kind == "bool":
             atoms.append(Atom(var, _state_is(var, True), (), f"not {var}"))
             atoms.append(Atom(f"not {var}", _state_is(var, False), (), var))
+    texts = [v for v, k in state_kinds.items() if k == "str"]
+    for var, other in itertools.combinations(texts, 2):
+        # two text state values equal or not (`cwd != root`: not at the top)
+        atoms.append(Atom(f"{var} == {other}", _states_equal(var, other, True), (), f"{var} != {other}"))
+        atoms.append(Atom(f"{var} != {other}", _states_equal(var, other, False), (), f"{var} == {other}"))
     for p in params:
         # keyed by type too: `true` and `1` (equal and of one hash in Python) are two constants
         counts: Counter[tuple[str, Any]] = Counter()
@@ -377,13 +422,19 @@ def atoms_for(
                 counts[(type(value).__name__, value)] += 1
             if isinstance(value, str):
                 chars.update(c for c in set(value) if c in PUNCTUATION)
-        if 1 < len(counts) <= 12:  # a small closed set of values: constants
-            ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0], str(kv[0][1])))
+        ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0], str(kv[0][1])))
+        if len(counts) > 12:
+            # an open set of values: only text values frequent enough to be special (`..`)
+            often = max(min_support, FREQUENT_SHARE * len(calls))
+            ordered = [kv for kv in ordered if kv[0][0] == "str" and kv[1] >= often][:6]
+        if 1 < len(counts):  # a small closed set of values, or the frequent ones: constants
             for (_, value), n in ordered:
                 if n < min_support:
                     continue
                 lit = _literal(value)
-                atoms.append(Atom(f"{p} == {lit}", _param_equals(p, value, True)))
+                atoms.append(
+                    Atom(f"{p} == {lit}", _param_equals(p, value, True), (p,), constant=True)
+                )
                 atoms.append(
                     Atom(
                         f"{p} != {lit}",
@@ -394,13 +445,8 @@ def atoms_for(
             if n < min_support:
                 continue
             lit = _literal(c)
-            atoms.append(
-                Atom(
-                    f"not ({lit} in {p})",
-                    _char_absent(p, c),
-                    (p,),
-                )
-            )
+            char_atom = Atom(f"not ({lit} in {p})", _char_absent(p, c), (p,))
+            atoms.append(_vacuous(char_atom, p) if p in optional else char_atom)
         numeric = [v for v, k in state_kinds.items() if k == "number"]
         if any(
             isinstance(a.get(p), int | float) and not isinstance(a.get(p), bool) for a, _ in calls
@@ -579,7 +625,7 @@ def _nothing_below(term: Term, var: str, is_map: bool) -> Atom:
 
     items = f"keys({var})" if is_map else var
     text = f'all(not startswith(x, {term.text} + "/") for x in {items})'
-    return Atom(term.guarded(text), holds, term.params)
+    return Atom(text, holds, term.params)
 
 
 def _membership(
@@ -607,8 +653,8 @@ def _membership(
         value = term(a, s)
         return value is not MISSING and not _contains(s.get(var), value)
 
-    pos = term.guarded(f"{term.text} in {var}")
-    neg = term.guarded(f"{term.text} not in {var}")
+    pos = f"{term.text} in {var}"
+    neg = f"{term.text} not in {var}"
     return [Atom(pos, inside, term.params, neg), Atom(neg, outside, term.params, pos)]
 
 

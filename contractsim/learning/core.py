@@ -53,6 +53,8 @@ class Clause:
     failures: int
     violated: int
     new: int = 0
+    atoms: tuple[Atom, ...] = ()
+    """The atoms the clause is the disjunction of (empty: ``false``)."""
 
     def comment(self) -> str:
         return (
@@ -232,7 +234,9 @@ def learn_runs(
             string_params, optional_strings, [v for v, k in kinds.items() if k == "str"]
         )
         maps = frozenset(v for v, k in kinds.items() if k == "map")
-        atoms = atoms_for(params, terms, pairs, atom_kinds, max_atoms, min_support, maps)
+        atoms = atoms_for(
+            params, terms, pairs, atom_kinds, max_atoms, min_support, maps, optional_strings
+        )
         atoms = [a for a in atoms if _typed_ok(a, string_params + optional_strings)]
         model.atoms = len(atoms)
         ok = [c for c in tool_calls if c.outcome == "ok"]
@@ -374,32 +378,41 @@ def _preconditions(
             ]
         for atom, _, f in holding:
             violated = all_bad & ~f
-            out.append(_clause(atom.text, violated, violated, ok, bad, clusters, which))
+            out.append(_clause((atom,), violated, violated, ok, bad, clusters, which))
         return out
     # default: greedy set cover of the failures by clauses that hold before every success
-    candidates: list[tuple[str, int]] = [(a.text, all_bad & ~f) for a, _, f in holding]
+    candidates: list[tuple[tuple[Atom, ...], int]] = [((a,), all_bad & ~f) for a, _, f in holding]
     partial = [(a, s, f) for a, s, f, h in scored if not h and s][:MAX_PAIR_ATOMS]
     for i, (a, sa, fa) in enumerate(partial):
         for b, sb, fb in partial[i + 1 :]:
             if sa | sb == all_ok:
-                candidates.append((f"{a.text} or {b.text}", all_bad & ~(fa | fb)))
+                candidates.append(((a, b), all_bad & ~(fa | fb)))
+    # an atom with up to two exceptional constants: `T in S or p == ".." or p == "/"`
+    constants = [(a, s, f) for a, s, f in partial if a.constant]
+    for a, sa, fa in partial:
+        if a.constant:
+            continue
+        for j, (b, sb, fb) in enumerate(constants):
+            for c, sc, fc in constants[j + 1 :]:
+                if sa | sb != all_ok and sa | sc != all_ok and sa | sb | sc == all_ok:
+                    candidates.append(((a, b, c), all_bad & ~(fa | fb | fc)))
     uncovered = all_bad
     while uncovered:
-        best: tuple[int, int, str, int] | None = None
-        for n, (text, violated) in enumerate(candidates):
+        best: tuple[int, int, tuple[Atom, ...], int] | None = None
+        for n, (parts, violated) in enumerate(candidates):
             gain = (violated & uncovered).bit_count()
             if gain >= min_support and (best is None or gain > best[0]):
-                best = (gain, n, text, violated)
+                best = (gain, n, parts, violated)
         if best is None:
             break
-        _, _, text, violated = best
-        out.append(_clause(text, violated, violated & uncovered, ok, bad, clusters, which))
+        _, _, parts, violated = best
+        out.append(_clause(parts, violated, violated & uncovered, ok, bad, clusters, which))
         uncovered &= ~violated
     return out
 
 
 def _clause(
-    text: str,
+    parts: tuple[Atom, ...],
     violated: int,
     new: int,
     ok: Sequence[Call],
@@ -408,6 +421,7 @@ def _clause(
     which: Sequence[int],
 ) -> Clause:
     votes: Counter[int] = Counter(which[i] for i in range(len(bad)) if (new or violated) >> i & 1)
+    text = " or ".join(a.text for a in parts)
     if votes:
         chosen = clusters[votes.most_common(1)[0][0]]
         code, template = chosen.code, chosen.template
@@ -422,12 +436,13 @@ def _clause(
         len(bad),
         violated.bit_count(),
         new.bit_count(),
+        parts,
     )
 
 
 def _explained(atoms: Sequence[Atom], clauses: Sequence[Clause], bad: Sequence[Call]) -> list[bool]:
-    """Which failures some clause is violated before (re-evaluated from the texts)."""
-    by_text = {a.text: a for a in atoms}
+    """Which failures some clause is violated before."""
+    del atoms
     out = []
     for c in bad:
         hit = False
@@ -435,10 +450,7 @@ def _explained(atoms: Sequence[Atom], clauses: Sequence[Clause], bad: Sequence[C
             if clause.text == "false":
                 hit = True
                 break
-            parts = clause.text.split(" or ")
-            if all(p in by_text for p in parts) and not any(
-                by_text[p](c.args, c.before) for p in parts
-            ):
+            if clause.atoms and not any(a(c.args, c.before) for a in clause.atoms):
                 hit = True
                 break
         out.append(hit)
