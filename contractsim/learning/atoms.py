@@ -96,7 +96,8 @@ class Atom:
     negation: str = ""
     """The text of the atom's negation (for explanations)."""
     constant: bool = False
-    """``p == c``: a parameter equal to a constant (a clause may add up to two to an atom)."""
+    """``p == c`` or ``p != c``: a parameter against a constant (a clause may add up to two
+    ``p == c`` to an atom that is no such comparison)."""
 
     def __call__(self, args: Mapping[str, Any], state: Mapping[str, Any]) -> bool:
         try:
@@ -436,10 +437,7 @@ def atoms_for(
                     Atom(f"{p} == {lit}", _param_equals(p, value, True), (p,), constant=True)
                 )
                 atoms.append(
-                    Atom(
-                        f"{p} != {lit}",
-                        _param_equals(p, value, False),
-                    )
+                    Atom(f"{p} != {lit}", _param_equals(p, value, False), (p,), constant=True)
                 )
         for c, n in sorted(chars.items()):
             if n < min_support:

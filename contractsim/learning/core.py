@@ -388,7 +388,7 @@ def _preconditions(
             if sa | sb == all_ok:
                 candidates.append(((a, b), all_bad & ~(fa | fb)))
     # an atom with up to two exceptional constants: `T in S or p == ".." or p == "/"`
-    constants = [(a, s, f) for a, s, f in partial if a.constant]
+    constants = [(a, s, f) for a, s, f in partial if a.constant and " == " in a.text]
     for a, sa, fa in partial:
         if a.constant:
             continue
