@@ -211,6 +211,7 @@ def learn_runs(
                 tuple_sizes.add(len(getattr(item, "args", ()) or ()))
     atom_kinds = {v: ("collection" if k in ("set", "map", "list") else k) for v, k in kinds.items()}
     sim = contract.simulator()
+    records = _map_records(contract)
     tools: dict[str, ToolModel] = {}
     steps = 0
     for tool in contract.ir.tools:
@@ -285,14 +286,22 @@ def learn_runs(
                 continue
             model.effects.append(
                 learn_variable(
-                    var, kind, obs, effect_terms, kinds, effect_atoms, min_support, taken
+                    var,
+                    kind,
+                    obs,
+                    effect_terms,
+                    kinds,
+                    effect_atoms,
+                    min_support,
+                    taken,
+                    records.get(var, ""),
                 )
             )
         for effect in model.effects:
             if effect.var in params:
                 effect.lines = [_state_target(line, effect.var) for line in effect.lines]
         used = " ".join(
-            [c.text for c in model.clauses] + [x for e in model.effects for x in e.lines]
+            [c.text for c in model.clauses] + [x for e in model.effects if e.kept for x in e.lines]
         )
         model.lets = [t.let for t in terms if t.let and re.search(rf"\b{t.text}\b", used)]
     return Learned(tools, "safe" if safe else "default", steps, time.process_time() - start)
@@ -302,6 +311,20 @@ def _state_target(line: str, var: str) -> str:
     """An effect line assigning ``var`` written ``state.var`` (a parameter of the same name
     hides the state variable inside the tool)."""
     return re.sub(rf"^(\s*){var}\b(?=\s*(?:[-+]?=|\.|\[))", rf"\1state.{var}", line)
+
+
+def _map_records(contract: Contract) -> dict[str, str]:
+    """State maps whose values are a named record type: variable → the type's name."""
+    records = {d.name for d in contract.ir.types if getattr(d.type, "kind", None) == "record"}
+    out = {}
+    for decl in contract.ir.state:
+        t = decl.type
+        args = getattr(t, "args", ()) or ()
+        if getattr(t, "name", None) == "map" and len(args) == 2:
+            name = getattr(args[1], "name", None)
+            if name in records:
+                out[decl.name] = str(name)
+    return out
 
 
 def _is_str(contract: Contract, t: Any, depth: int = 0) -> bool:

@@ -280,6 +280,7 @@ def _map_templates(
     obs: Sequence[Observation],
     terms: Sequence[Term],
     kinds: Mapping[str, str],
+    record: str = "",
 ) -> list[Template]:
     out: list[Template] = []
     changed_values = [
@@ -302,6 +303,8 @@ def _map_templates(
                 Template([f"{var}[{t.text}] = {text}"], partial(_map_set, var=var, t=t, fn=fn))
             )
         out.append(Template([f"{var}.remove({t.text})"], partial(_map_del, var=var, t=t)))
+    if record:
+        out += _record_templates(var, record, obs, terms, values)
     return out[:MAX_TEMPLATES]
 
 
@@ -377,6 +380,135 @@ def _shifted(value: Any, by: Any, sign: int) -> Any:
     if len(numbers) < 2:
         return MISSING
     return value + sign * by
+
+
+# ------------------------------------------------------------------- records inside a map
+# A map whose values are records changes a field of the record at a key (`M[T].f += V`,
+# `M[T].f -= V`, `M[T].f = V`) or gets a new record (`M[T] = R(f=V, …)`, R the record type the
+# skeleton declares for the map's values; a field that is no identifier is set after it:
+# `M[T]["f"] = V`).
+
+
+def _field_ref(var: str, key: str, name: str) -> str:
+    return f"{var}[{key}].{name}" if name.isidentifier() else f"{var}[{key}][{literal(name)}]"
+
+
+def _field_set(
+    o: Observation,
+    var: str,
+    t: Term,
+    name: str,
+    fn: Callable[[Observation], Any],
+    sign: int,
+) -> Any:
+    """The map with the field ``name`` of the record at ``t`` set to (``sign`` 0) or moved by
+    the value of ``fn``."""
+    m, key, value = o.before.get(var), t(o.args, o.before), fn(o)
+    if not isinstance(m, Mapping) or key is MISSING or value is MISSING:
+        return MISSING
+    record = _lookup(m, key)
+    if not isinstance(record, Mapping) or name not in record:
+        return MISSING
+    new = value if sign == 0 else _shifted(record[name], value, sign)
+    if new is MISSING:
+        return MISSING
+    out = dict(m)
+    out[key] = {**record, name: new}
+    return out
+
+
+def _record_new(
+    o: Observation,
+    var: str,
+    t: Term,
+    fields: Sequence[tuple[str, Callable[[Observation], Any] | None]],
+) -> Any:
+    """The map with a new record at ``t``: the chosen fields' values, null elsewhere."""
+    m, key = o.before.get(var), t(o.args, o.before)
+    if not isinstance(m, Mapping) or key is MISSING:
+        return MISSING
+    record = {}
+    for name, fn in fields:
+        value = None if fn is None else fn(o)
+        if value is MISSING:
+            return MISSING
+        record[name] = value
+    out = dict(m)
+    try:
+        out[key] = record
+    except TypeError:
+        return MISSING
+    return out
+
+
+def _record_templates(
+    var: str,
+    record: str,
+    obs: Sequence[Observation],
+    terms: Sequence[Term],
+    values: Sequence[tuple[str, Callable[[Observation], Any]]],
+) -> list[Template]:
+    """Field updates of the record at a key term, and a new record at a key term whose fields
+    each take one value candidate on every observation that added the key."""
+    out: list[Template] = []
+    for t in terms:
+        updated = [
+            o
+            for o in obs
+            if isinstance(_lookup(o.before.get(var), t(o.args, o.before)), Mapping)
+            and isinstance(_lookup(o.after, t(o.args, o.before)), Mapping)
+        ]
+        names: set[str] = set()
+        for o in updated[:SUBTREE_SAMPLE]:
+            key = t(o.args, o.before)
+            names |= {
+                str(f)
+                for f, v in o.after[key].items()
+                if o.before[var][key].get(f, MISSING) != v
+            }
+        for name in sorted(names):
+            for text, fn in values:
+                for op, sign in (("=", 0), ("+=", 1), ("-=", -1)):
+                    apply = partial(_field_set, var=var, t=t, name=name, fn=fn, sign=sign)
+                    if not any(_same(apply(o), o.after) for o in updated[:SUBTREE_SAMPLE]):
+                        continue
+                    line = f"{_field_ref(var, t.text, name)} {op} {text}"
+                    out.append(Template([line], apply))
+        added = [
+            o
+            for o in obs
+            if _lookup(o.before.get(var), t(o.args, o.before)) is MISSING
+            and isinstance(_lookup(o.after, t(o.args, o.before)), Mapping)
+        ]
+        if not added:
+            continue
+        sample = added[:SUBTREE_SAMPLE]
+        first = _lookup(sample[0].after, t(sample[0].args, sample[0].before))
+        chosen: list[tuple[str, Callable[[Observation], Any] | None]] = []
+        parts: list[str] = []
+        later: list[str] = []
+        for name in first:
+            seen = [_lookup(o.after, t(o.args, o.before)) for o in sample]
+            wanted = [r.get(name, MISSING) if isinstance(r, Mapping) else MISSING for r in seen]
+            if all(w is None for w in wanted):
+                chosen.append((str(name), None))
+                continue
+            constants = [(literal(c), partial(_constant, value=c)) for c in _constants(wanted)]
+            for text, fn in [*values, *constants]:
+                if all(_same(fn(o), w) for o, w in zip(sample, wanted, strict=True)):
+                    chosen.append((str(name), fn))
+                    if str(name).isidentifier():
+                        parts.append(f"{name}={text}")
+                    else:
+                        later.append(f"{_field_ref(var, t.text, str(name))} = {text}")
+                    break
+            else:
+                chosen = []
+                break
+        if chosen and parts:
+            lines = [f"{var}[{t.text}] = {record}({', '.join(parts)})", *later]
+            out.append(Template(lines, partial(_record_new, var=var, t=t, fields=tuple(chosen))))
+    return out
 
 
 # ------------------------------------------------------------------------ subtrees of paths
@@ -500,8 +632,10 @@ def learn_variable(
     atoms: Sequence[Atom],
     min_support: int,
     taken: Collection[str] = (),
+    record: str = "",
 ) -> VariableEffect:
-    """The effect on one variable that explains the most observations (a decision list)."""
+    """The effect on one variable that explains the most observations (a decision list);
+    ``record``: the record type of a map's values, when the skeleton names one."""
     result = VariableEffect(var, observations=len(obs))
     changed = [i for i, o in enumerate(obs) if not _same(o.before.get(var, MISSING), o.after)]
     result.changed = len(changed)
@@ -510,7 +644,7 @@ def learn_variable(
     if kind == "set":
         templates = _set_templates(var, obs, terms)
     elif kind == "map":
-        templates = _map_templates(var, obs, terms, kinds)
+        templates = _map_templates(var, obs, terms, kinds, record)
     else:
         templates = _scalar_templates(var, obs, terms, kinds)
     everything = (1 << len(obs)) - 1
