@@ -300,3 +300,63 @@ def test_gorilla_effects_of_the_learned_contract_agree_with_the_real_state() -> 
     # measured 0.9925 carried / 0.9994 from the real state (was 0.797 / 0.956)
     assert replayed.effects.carried is not None and replayed.effects.carried >= 0.99
     assert replayed.effects.from_real is not None and replayed.effects.from_real >= 0.999
+
+
+STOCK = """contract stock version "1.0.0"
+type Item = record { qty: number, unit: str, note?: str }
+state {
+  items: map[str, Item] = {}
+}
+tool add(name: str, qty: number, unit: str) {
+}
+tool take(name: str, qty: number) {
+}
+"""
+
+
+def test_record_fields_in_a_map_are_updated_and_new_records_built(tmp_path: Path) -> None:
+    """`add` puts a new record or adds to the quantity of the one there; `take` subtracts."""
+    rng = random.Random(3)
+    lines = []
+    for n in range(12):
+        items: dict[str, dict[str, Any]] = {}
+        steps = []
+        for _ in range(10):
+            name = rng.choice(["tea", "rice", "oats"])
+            qty = rng.choice([1, 2, 3])
+            if rng.random() < 0.6:
+                tool, args = "add", {"name": name, "qty": qty, "unit": "g"}
+                if name in items:
+                    items[name] = {**items[name], "qty": items[name]["qty"] + qty}
+                else:
+                    items[name] = {"qty": qty, "unit": "g", "note": None}
+                error = None
+            else:
+                tool, args = "take", {"name": name, "qty": qty}
+                error = None if name in items else f"take: no {name}"
+                if error is None:
+                    items[name] = {**items[name], "qty": items[name]["qty"] - qty}
+            steps.append(
+                {
+                    "tool": tool,
+                    "args": args,
+                    "outcome": "error" if error else "ok",
+                    "error": error,
+                    "result": None,
+                    "state_after": {"items": {k: dict(v) for k, v in items.items()}},
+                }
+            )
+        lines.append(json.dumps({"name": f"r{n}", "steps": steps}))
+    path = tmp_path / "stock.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    skeleton = loads(STOCK, "stock.contract")
+    result = learn_from_runs(skeleton, read_runs(str(path), skeleton.compiled))
+    text = result.text
+    assert (
+        "  effect {\n    if name in items {\n"
+        "      items[name].qty += qty\n"
+        "    } else {\n      items[name] = Item(qty=qty, unit=unit)\n    }\n  }\n"
+    ) in text
+    assert "  effect items[name].qty -= qty\n" in text
+    replayed = replay_runs(result.contract, read_runs(str(path), result.contract.compiled))
+    assert replayed.effects.carried == 1.0
