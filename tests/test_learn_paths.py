@@ -206,16 +206,15 @@ def test_whole_converted_values_optional_parameters_and_special_names(
     write = text[text.index("tool write") : text.index("tool cp")]
     # str(text): the tool writes the text form of any value (7 → "7"); the optional name is
     # guarded (absent: display only) — in the precondition and in the effect
-    assert "  require name == null or cwd + \"/\" + name in files\n" in write
+    assert '  require name == null or cwd + "/" + name in files\n' in write
     assert (
-        "  effect {\n    if name != null {\n"
-        '      files[cwd + "/" + name] = str(text)\n    }\n  }\n'
+        '  effect {\n    if name != null {\n      files[cwd + "/" + name] = str(text)\n    }\n  }\n'
     ) in write
     cd = text[text.index("tool cd") : text.index("tool mkdir")]
     # `..` and `/` are frequent special names: an atom with two exceptional constants
     assert '  require cwd + "/" + folder in dirs or folder == ".." or folder == "/"\n' in cd
     # two text state values compared: not at the root
-    assert "  require root != cwd or folder != \"..\"\n" in cd
+    assert '  require root != cwd or folder != ".."\n' in cd
 
 
 def test_an_effect_may_leave_one_in_fifty_observations_no_template_explains() -> None:
@@ -252,7 +251,12 @@ def test_path_terms_guard_optional_parameters_in_both_forms() -> None:
     assert terms[3]({"a": "x", "b": "y"}, {"cwd": "/r"}) == "/r/x/y"
     assert terms[2]({}, {"cwd": "/r"}) is MISSING
     calls = [({"o": "f"}, {"cwd": "/r", "files": {"/r/f": ""}}), ({}, {"cwd": "/r", "files": {}})]
-    atoms = {a.text: a for a in atoms_for(["o"], [terms[2]], calls, {"files": "collection"}, 400, 2, optional=["o"])}
+    atoms = {
+        a.text: a
+        for a in atoms_for(
+            ["o"], [terms[2]], calls, {"files": "collection"}, 400, 2, optional=["o"]
+        )
+    }
     strict = atoms['o != null and cwd + "/" + o in files']
     vacuous = atoms['o == null or cwd + "/" + o in files']
     assert [strict(*c) for c in calls] == [True, False]
@@ -294,7 +298,7 @@ def test_gorilla_effects_of_the_learned_contract_agree_with_the_real_state() -> 
         ("echo", "files"): 2,
     }
     assert {key: effects[key]["unexplained"] for key in exceptions} == exceptions
-    assert "files[cwd + \"/\" + file_name] = str(content)" in result.text
+    assert 'files[cwd + "/" + file_name] = str(content)' in result.text
     held_out = read_runs(SNAPSHOTS, result.contract.compiled)[200:]
     replayed = replay_runs(result.contract, held_out)
     # measured 0.9925 carried / 0.9994 from the real state (was 0.797 / 0.956)

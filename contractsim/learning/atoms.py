@@ -411,8 +411,12 @@ def atoms_for(
     texts = [v for v, k in state_kinds.items() if k == "str"]
     for var, other in itertools.combinations(texts, 2):
         # two text state values equal or not (`cwd != root`: not at the top)
-        atoms.append(Atom(f"{var} == {other}", _states_equal(var, other, True), (), f"{var} != {other}"))
-        atoms.append(Atom(f"{var} != {other}", _states_equal(var, other, False), (), f"{var} == {other}"))
+        atoms.append(
+            Atom(f"{var} == {other}", _states_equal(var, other, True), (), f"{var} != {other}")
+        )
+        atoms.append(
+            Atom(f"{var} != {other}", _states_equal(var, other, False), (), f"{var} == {other}")
+        )
     for p in params:
         # keyed by type too: `true` and `1` (equal and of one hash in Python) are two constants
         counts: Counter[tuple[str, Any]] = Counter()
@@ -665,9 +669,7 @@ def equality_atoms(
     least ``min_support`` calls (``cp d d``): conditions of effects."""
     out: list[Atom] = []
     for p, q in itertools.combinations(params, 2):
-        same = sum(
-            1 for a, _ in calls if isinstance(a.get(p), str) and a.get(p) == a.get(q)
-        )
+        same = sum(1 for a, _ in calls if isinstance(a.get(p), str) and a.get(p) == a.get(q))
         if same < min_support:
             continue
         out.append(Atom(f"{p} == {q}", _params_equal(p, q, True), (p, q), f"{p} != {q}"))

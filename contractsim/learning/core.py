@@ -225,9 +225,7 @@ def learn_runs(
         string_params = [
             p.name for p in tool.params if not p.optional and _is_str(contract, p.type)
         ]
-        optional_strings = [
-            p.name for p in tool.params if p.optional and _is_str(contract, p.type)
-        ]
+        optional_strings = [p.name for p in tool.params if p.optional and _is_str(contract, p.type)]
         pairs = [(c.args, c.before) for c in tool_calls]
         terms = terms_for(params, pairs, {}, tuple_sizes, 64)
         terms += conversion_terms(params, pairs)
@@ -319,7 +317,7 @@ def _map_records(contract: Contract) -> dict[str, str]:
     out = {}
     for decl in contract.ir.state:
         t = decl.type
-        args = getattr(t, "args", ()) or ()
+        args: tuple[Any, ...] = tuple(getattr(t, "args", ()) or ())
         if getattr(t, "name", None) == "map" and len(args) == 2:
             name = getattr(args[1], "name", None)
             if name in records:

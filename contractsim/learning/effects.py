@@ -462,9 +462,7 @@ def _record_templates(
         for o in updated[:SUBTREE_SAMPLE]:
             key = t(o.args, o.before)
             names |= {
-                str(f)
-                for f, v in o.after[key].items()
-                if o.before[var][key].get(f, MISSING) != v
+                str(f) for f, v in o.after[key].items() if o.before[var][key].get(f, MISSING) != v
             }
         for name in sorted(names):
             for text, fn in values:
@@ -493,7 +491,9 @@ def _record_templates(
             if all(w is None for w in wanted):
                 chosen.append((str(name), None))
                 continue
-            constants = [(literal(c), partial(_constant, value=c)) for c in _constants(wanted)]
+            constants: list[tuple[str, Callable[[Observation], Any]]] = [
+                (literal(c), partial(_constant, value=c)) for c in _constants(wanted)
+            ]
             for text, fn in [*values, *constants]:
                 if all(_same(fn(o), w) for o, w in zip(sample, wanted, strict=True)):
                     chosen.append((str(name), fn))
@@ -525,9 +525,7 @@ def _below_path(item: Any, path: str) -> bool:
     return isinstance(item, str) and (item == path or item.startswith(path + "/"))
 
 
-def _subtree(
-    o: Observation, var: str, p: Term, q: Term | None, keep_source: bool
-) -> Any:
+def _subtree(o: Observation, var: str, p: Term, q: Term | None, keep_source: bool) -> Any:
     """The collection after copying (``keep_source``), moving (``q`` and not ``keep_source``)
     or removing (``q`` None) everything at or below the path ``p`` (re-keyed below ``q``)."""
     coll = o.before.get(var)
