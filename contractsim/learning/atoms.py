@@ -96,8 +96,10 @@ class Atom:
     negation: str = ""
     """The text of the atom's negation (for explanations)."""
     constant: bool = False
-    """``p == c`` or ``p != c``: a parameter against a constant (a clause may add up to two
-    ``p == c`` to an atom that is no such comparison)."""
+    """``p == c`` or ``p != c``: a parameter against a constant."""
+    special: bool = False
+    """``p == c`` for a frequent value of a parameter with an open set of values (``cd ..``):
+    a clause may add up to two of them to an atom that is no constant comparison."""
 
     def __call__(self, args: Mapping[str, Any], state: Mapping[str, Any]) -> bool:
         try:
@@ -428,7 +430,8 @@ def atoms_for(
             if isinstance(value, str):
                 chars.update(c for c in set(value) if c in PUNCTUATION)
         ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0], str(kv[0][1])))
-        if len(counts) > 12:
+        special = len(counts) > 12
+        if special:
             # an open set of values: only text values frequent enough to be special (`..`)
             often = max(min_support, FREQUENT_SHARE * len(calls))
             ordered = [kv for kv in ordered if kv[0][0] == "str" and kv[1] >= often][:6]
@@ -438,7 +441,13 @@ def atoms_for(
                     continue
                 lit = _literal(value)
                 atoms.append(
-                    Atom(f"{p} == {lit}", _param_equals(p, value, True), (p,), constant=True)
+                    Atom(
+                        f"{p} == {lit}",
+                        _param_equals(p, value, True),
+                        (p,),
+                        constant=True,
+                        special=special,
+                    )
                 )
                 atoms.append(
                     Atom(f"{p} != {lit}", _param_equals(p, value, False), (p,), constant=True)

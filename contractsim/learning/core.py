@@ -408,8 +408,9 @@ def _preconditions(
         for b, sb, fb in partial[i + 1 :]:
             if sa | sb == all_ok:
                 candidates.append(((a, b), all_bad & ~(fa | fb)))
-    # an atom with up to two exceptional constants: `T in S or p == ".." or p == "/"`
-    constants = [(a, s, f) for a, s, f in partial if a.constant and " == " in a.text]
+    # an atom with up to two exceptional constants: `T in S or p == ".." or p == "/"` (frequent
+    # values of a parameter with an open set of values; a closed set's constants pair as above)
+    constants = [(a, s, f) for a, s, f in partial if a.special]
     for a, sa, fa in partial:
         if a.constant:
             continue
