@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -249,7 +249,9 @@ def learn_runs(
                 bad.append(c)
         model.successes, model.failures = len(ok), len(bad)
         clusters, which = cluster(tool.name, [(c.error, c.args) for c in bad], params, set())
-        model.clauses = _preconditions(atoms, ok, bad, clusters, which, safe, min_support)
+        model.clauses = _preconditions(
+            atoms, ok, bad, clusters, which, safe, min_support, set(initial)
+        )
         covered = 0
         for clause in model.clauses:
             covered += clause.new
@@ -369,6 +371,7 @@ def _preconditions(
     which: Sequence[int],
     safe: bool,
     min_support: int,
+    state_vars: Collection[str] = (),
 ) -> list[Clause]:
     all_ok = (1 << len(ok)) - 1
     all_bad = (1 << len(bad)) - 1
@@ -419,18 +422,34 @@ def _preconditions(
                 if sa | sb != all_ok and sa | sc != all_ok and sa | sb | sc == all_ok:
                     candidates.append(((a, b, c), all_bad & ~(fa | fb | fc)))
     uncovered = all_bad
+    read: set[str] = set()
     while uncovered:
+        # the most new failures; among equals, the clause that reads the fewest state
+        # variables the clauses chosen so far do not (`cwd + "/" + p` after `cwd + "/" + q`,
+        # not `root + "/" + p` when the data cannot tell them apart)
         best: tuple[int, int, tuple[Atom, ...], int] | None = None
-        for n, (parts, violated) in enumerate(candidates):
+        for parts, violated in candidates:
             gain = (violated & uncovered).bit_count()
-            if gain >= min_support and (best is None or gain > best[0]):
-                best = (gain, n, parts, violated)
+            if gain < min_support or (best is not None and gain < best[0]):
+                continue
+            fresh = len(_reads(parts, state_vars) - read)
+            if best is None or gain > best[0] or fresh < best[1]:
+                best = (gain, fresh, parts, violated)
         if best is None:
             break
         _, _, parts, violated = best
         out.append(_clause(parts, violated, violated & uncovered, ok, bad, clusters, which))
+        read |= _reads(parts, state_vars)
         uncovered &= ~violated
     return out
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
+def _reads(parts: Sequence[Atom], state_vars: Collection[str]) -> set[str]:
+    """The state variables the atoms' texts name."""
+    return {w for a in parts for w in _WORD.findall(a.text) if w in state_vars}
 
 
 def _clause(
