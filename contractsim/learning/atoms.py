@@ -5,13 +5,18 @@ Python over the recorded values; no code from a trace is ever run.
 Terms (:class:`Term`):
 
 * ``p`` — a parameter;
-* ``v + "/" + p`` — a string parameter below a string state variable (a path in a directory);
+* ``v + "/" + p`` — a string parameter below a string state variable (a path in a directory;
+  behind ``p != null`` for an optional ``p``), and ``v + "/" + p + "/" + q`` (an entry inside an
+  entry);
 * ``(p, q, …)`` — a tuple of parameters, when some state collection holds tuples of that length;
 * ``parent(v)`` — the part of a string state variable before its last ``/``.
 
 Atoms (:class:`Atom`): ``T in S`` and ``T not in S`` (S a state set, list or map's keys),
 ``v`` / ``not v`` (a state boolean), ``p == c`` / ``p != c`` (an observed constant),
 ``c in p`` / ``not (c in p)`` (a one-character constant in a string parameter),
+``v == w`` / ``v != w`` (two text state variables), frequent text constants of a parameter with
+an open set of values, atoms over an optional parameter in a strict (``p != null and A``) and a
+vacuous (``p == null or A``) form,
 ``p <= v`` … (numeric parameter against a numeric state value), ``len(S) == 0`` / ``> 0``,
 and for a parameter whose values vary in kind (a dynamically typed tool) ``p is T`` /
 ``p is not T`` (T one of the observed kinds: ``str``, ``int``, ``float``, ``number``, ``bool``,

@@ -4,14 +4,17 @@ Per state variable, candidate templates are tried on every observed success:
 
 * sets: ``S.remove(T)…; S.add(T)…`` (a greedy cover of the removed and added items by terms),
   or one ``S.add(T)`` / ``S.remove(T)``;
-* maps: ``M[T] = V`` and ``M.remove(T)``, V a term, a constant, ``result.f`` or ``M2[T]``;
+* maps: ``M[T] = V`` and ``M.remove(T)``, V a term, a constant, ``result.f``, ``M2[T]`` or
+  ``str(p)``; in a map of records ``M[T].f = V`` / ``+=`` / ``-=`` and ``M[T] = R(f=V, …)``;
+* path-keyed sets and maps: removing, copying or moving the subtree at or below a path term;
 * scalars: ``x = V``, V a term, a constant, ``result.f``, another state variable or
   ``parent(v)``;
 * no change.
 
 When no template explains every observation, a *decision list* of up to three
 ``if ATOM { template }`` branches (atoms of the precondition language, on the state before) and
-a final template is searched. Observations nothing explains are reported, never guessed at.
+a final template is searched. Observations nothing explains are reported, never guessed at; an
+effect is kept when they are at most one in :data:`EXCEPTIONS`.
 """
 
 from __future__ import annotations
