@@ -16,7 +16,13 @@ import pytest
 import contractsim
 from contractsim.api import check_text, learn_from_runs, loads
 from contractsim.learning import skeleton_of
-from contractsim.learning.atoms import MISSING, atoms_for, equality_atoms, path_terms
+from contractsim.learning.atoms import (
+    MISSING,
+    atoms_for,
+    equality_atoms,
+    path_terms,
+    terms_for,
+)
 from contractsim.learning.effects import EXCEPTIONS, Observation, learn_variable
 from contractsim.replay import read_runs, replay_runs
 
@@ -221,10 +227,7 @@ def test_an_effect_may_leave_one_in_fifty_observations_no_template_explains() ->
     def obs(before: str, after: str, p: str) -> Observation:
         return Observation({"p": p}, {"x": before}, after, None)
 
-    terms = path_terms([], [], [])
-    from contractsim.learning.atoms import _param  # the parameter term
-
-    terms = [_param("p")]
+    terms = terms_for(["p"], [], {}, (), 64)  # the parameter term `p`
     good = [obs("a", f"v{i}", f"v{i}") for i in range(EXCEPTIONS - 1)]
     odd = obs("a", "None", "null-ish")  # a value no template writes
     kept = learn_variable("x", "str", [*good, odd], terms, {"x": "str"}, [], 2)
