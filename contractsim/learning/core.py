@@ -424,20 +424,20 @@ def _preconditions(
     uncovered = all_bad
     read: set[str] = set()
     while uncovered:
-        # the most new failures; among equals, the clause that reads the fewest state
-        # variables the clauses chosen so far do not (`cwd + "/" + p` after `cwd + "/" + q`,
-        # not `root + "/" + p` when the data cannot tell them apart)
-        best: tuple[int, int, tuple[Atom, ...], int] | None = None
+        # the most new failures; among equals the fewest atoms, then the clause that reads the
+        # fewest state variables the clauses chosen so far do not (`cwd + "/" + p` after
+        # `cwd + "/" + q`, not `root + "/" + p` when the data cannot tell them apart)
+        best: tuple[tuple[int, int, int], tuple[Atom, ...], int] | None = None
         for parts, violated in candidates:
             gain = (violated & uncovered).bit_count()
-            if gain < min_support or (best is not None and gain < best[0]):
+            if gain < min_support or (best is not None and gain < best[0][0]):
                 continue
-            fresh = len(_reads(parts, state_vars) - read)
-            if best is None or gain > best[0] or fresh < best[1]:
-                best = (gain, fresh, parts, violated)
+            key = (gain, -len(parts), -len(_reads(parts, state_vars) - read))
+            if best is None or key > best[0]:
+                best = (key, parts, violated)
         if best is None:
             break
-        _, _, parts, violated = best
+        _, parts, violated = best
         out.append(_clause(parts, violated, violated & uncovered, ok, bad, clusters, which))
         read |= _reads(parts, state_vars)
         uncovered &= ~violated
