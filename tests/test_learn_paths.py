@@ -369,3 +369,24 @@ def test_record_fields_in_a_map_are_updated_and_new_records_built(tmp_path: Path
     assert "  effect items[name].qty -= qty\n" in text
     replayed = replay_runs(result.contract, read_runs(str(path), result.contract.compiled))
     assert replayed.effects.carried == 1.0
+
+
+def test_safe_refuses_a_tool_the_runs_never_called(tmp_path: Path) -> None:
+    """SAM's safety at any number of traces: a walk that never called `unstack` (blocks, one
+    walk, seed 227: the property test's falsifying example) gives it `require false`."""
+    from contractsim.learning.walks import random_runs
+
+    true = contractsim.from_pddl(
+        "tests/data/pddl/blocks/domain.pddl", "tests/data/pddl/blocks/probBLOCKS-4-0.pddl"
+    )
+    skeleton = loads(skeleton_of(true), "skeleton.contract")
+    path = tmp_path / "walk.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in random_runs(true, 1, 15, 227)))
+    runs = read_runs(str(path), skeleton.compiled)
+    assert all(step.tool != "unstack" for run in runs for step in run.steps)
+    safe = learn_from_runs(skeleton, runs, safe=True)
+    assert [c["require"] for c in safe.report()["tools"]["unstack"]["clauses"]] == ["false"]
+    unstack = safe.text[safe.text.index("tool unstack") :]
+    assert "  require false\n    else NEVER_SUCCEEDED" in unstack
+    # the default mode learns only from what it saw
+    assert learn_from_runs(skeleton, runs).report()["tools"]["unstack"]["clauses"] == []

@@ -220,6 +220,8 @@ def learn_runs(
         model = ToolModel(tool.name, calls=len(tool_calls))
         tools[tool.name] = model
         if not tool_calls:
+            if safe:  # never seen: the conservative model refuses it (SAM's safety)
+                model.clauses = [_never_succeeded(0)]
             continue
         params = [p.name for p in tool.params]
         string_params = [
@@ -388,18 +390,7 @@ def _preconditions(
     out: list[Clause] = []
     if safe:
         if not ok:
-            return [
-                Clause(
-                    "false",
-                    "NEVER_SUCCEEDED",
-                    "no recorded call of this tool succeeded",
-                    0,
-                    0,
-                    len(bad),
-                    len(bad),
-                    len(bad),
-                )
-            ]
+            return [_never_succeeded(len(bad))]
         for atom, _, f in holding:
             violated = all_bad & ~f
             out.append(_clause((atom,), violated, violated, ok, bad, clusters, which))
@@ -450,6 +441,20 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 def _reads(parts: Sequence[Atom], state_vars: Collection[str]) -> set[str]:
     """The state variables the atoms' texts name."""
     return {w for a in parts for w in _WORD.findall(a.text) if w in state_vars}
+
+
+def _never_succeeded(failures: int) -> Clause:
+    """``require false``: the --safe clause of a tool no recorded call of which succeeded."""
+    return Clause(
+        "false",
+        "NEVER_SUCCEEDED",
+        "no recorded call of this tool succeeded",
+        0,
+        0,
+        failures,
+        failures,
+        failures,
+    )
 
 
 def _clause(
