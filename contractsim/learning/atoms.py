@@ -5,13 +5,18 @@ Python over the recorded values; no code from a trace is ever run.
 Terms (:class:`Term`):
 
 * ``p`` — a parameter;
-* ``v + "/" + p`` — a string parameter below a string state variable (a path in a directory);
+* ``v + "/" + p`` — a string parameter below a string state variable (a path in a directory;
+  behind ``p != null`` for an optional ``p``), and ``v + "/" + p + "/" + q`` (an entry inside an
+  entry);
 * ``(p, q, …)`` — a tuple of parameters, when some state collection holds tuples of that length;
 * ``parent(v)`` — the part of a string state variable before its last ``/``.
 
 Atoms (:class:`Atom`): ``T in S`` and ``T not in S`` (S a state set, list or map's keys),
 ``v`` / ``not v`` (a state boolean), ``p == c`` / ``p != c`` (an observed constant),
 ``c in p`` / ``not (c in p)`` (a one-character constant in a string parameter),
+``v == w`` / ``v != w`` (two text state variables), frequent text constants of a parameter with
+an open set of values, atoms over an optional parameter in a strict (``p != null and A``) and a
+vacuous (``p == null or A``) form,
 ``p <= v`` … (numeric parameter against a numeric state value), ``len(S) == 0`` / ``> 0``,
 and for a parameter whose values vary in kind (a dynamically typed tool) ``p is T`` /
 ``p is not T`` (T one of the observed kinds: ``str``, ``int``, ``float``, ``number``, ``bool``,
@@ -22,7 +27,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +38,10 @@ MISSING = object()
 
 PUNCTUATION = '/\\|?%*:"<>'
 """One-character constants tried inside string parameters."""
+
+FREQUENT_SHARE = 0.05
+"""A text parameter with more than 12 values gets constants for the values (at most 6) seen in
+at least this share of its tool's calls: the special names a tool treats apart (``..``, ``/``)."""
 
 
 def _literal(value: Any) -> str:
@@ -67,12 +76,19 @@ class Term:
     params: tuple[str, ...] = ()
     let: str = ""
     """The ``let NAME = EXPR`` the term's text needs in the tool (a conversion), or empty."""
+    guard: str = ""
+    """A condition the text needs to type check (``p != null`` for an optional parameter
+    ``p``), written before every atom and effect that reads the term; empty: none."""
 
     def __call__(self, args: Mapping[str, Any], state: Mapping[str, Any]) -> Any:
         try:
             return self.fn(args, state)
         except (TypeError, KeyError, ValueError):
             return MISSING
+
+    def guarded(self, text: str) -> str:
+        """``text`` (a condition reading the term) behind the term's guard."""
+        return f"{self.guard} and {text}" if self.guard else text
 
 
 @dataclass(frozen=True)
@@ -84,6 +100,11 @@ class Atom:
     params: tuple[str, ...] = ()
     negation: str = ""
     """The text of the atom's negation (for explanations)."""
+    constant: bool = False
+    """``p == c`` or ``p != c``: a parameter against a constant."""
+    special: bool = False
+    """``p == c`` for a frequent value of a parameter with an open set of values (``cd ..``):
+    a clause may add up to two of them to an atom that is no constant comparison."""
 
     def __call__(self, args: Mapping[str, Any], state: Mapping[str, Any]) -> bool:
         try:
@@ -99,14 +120,42 @@ def _param(name: str) -> Term:
     return Term(name, get, (name,))
 
 
-def _below(var: str, name: str) -> Term:
+def _below(var: str, name: str, optional: bool = False) -> Term:
     def get(args: Mapping[str, Any], state: Mapping[str, Any]) -> Any:
         p, v = args.get(name, MISSING), state.get(var, MISSING)
         if not isinstance(p, str) or not isinstance(v, str):
             return MISSING
         return v + "/" + p
 
-    return Term(f'{var} + "/" + {name}', get, (name,))
+    return Term(f'{var} + "/" + {name}', get, (name,), guard=f"{name} != null" if optional else "")
+
+
+def _below_two(var: str, outer: str, inner: str) -> Term:
+    """``v + "/" + outer + "/" + inner``: the entry ``inner`` inside the directory ``outer`` of
+    the directory ``v`` (where ``cp`` and ``mv`` put a file into a folder)."""
+
+    def get(args: Mapping[str, Any], state: Mapping[str, Any]) -> Any:
+        p, q, v = args.get(outer, MISSING), args.get(inner, MISSING), state.get(var, MISSING)
+        if not (isinstance(p, str) and isinstance(q, str) and isinstance(v, str)):
+            return MISSING
+        return v + "/" + p + "/" + q
+
+    return Term(f'{var} + "/" + {outer} + "/" + {inner}', get, (outer, inner))
+
+
+def path_terms(
+    params: Sequence[str], optional: Sequence[str], string_vars: Sequence[str]
+) -> list[Term]:
+    """Paths in a directory held by a string state variable ``v``: ``v + "/" + p`` for every
+    text parameter ``p`` (behind ``p != null`` when ``p`` is optional) and
+    ``v + "/" + p + "/" + q`` for two required text parameters (an entry inside an entry)."""
+    out: list[Term] = []
+    for var in string_vars:
+        out += [_below(var, p) for p in params]
+        out += [_below(var, p, optional=True) for p in optional]
+    for var in string_vars:
+        out += [_below_two(var, p, q) for p, q in itertools.permutations(params, 2)]
+    return out
 
 
 def _tuple(names: Sequence[str]) -> Term:
@@ -170,6 +219,39 @@ def _state_is(var: str, value: bool) -> Check:
         return s.get(var) is value
 
     return check
+
+
+def _states_equal(var: str, other: str, equal: bool) -> Check:
+    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        x, y = s.get(var, MISSING), s.get(other, MISSING)
+        return isinstance(x, str) and isinstance(y, str) and (x == y) is equal
+
+    return check
+
+
+def _guarded(term: Term, atoms: list[Atom]) -> list[Atom]:
+    """The atoms of a term behind a guard (an optional parameter ``p``) in two forms:
+    ``p != null and A`` and ``p == null or A``; other atoms as they are."""
+    if not term.guard:
+        return atoms
+    out = []
+    for atom in atoms:
+        out += [_strict(atom, term.guard), _vacuous(atom, term.params[0])]
+    return out
+
+
+def _vacuous(atom: Atom, param: str) -> Atom:
+    """``p == null or A``: an atom over an optional parameter that holds when it is absent."""
+
+    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        return a.get(param) is None or atom(a, s)
+
+    return Atom(f"{param} == null or {atom.text}", check, atom.params)
+
+
+def _strict(atom: Atom, guard: str) -> Atom:
+    """``p != null and A`` (``guard`` first, for the checker's narrowing)."""
+    return Atom(f"{guard} and {atom.text}", atom.fn, atom.params, atom.negation)
 
 
 def _state_size(var: str, *, empty: bool) -> Check:
@@ -315,6 +397,7 @@ def atoms_for(
     max_atoms: int,
     min_support: int,
     maps: frozenset[str] = frozenset(),
+    optional: Collection[str] = (),
 ) -> list[Atom]:
     """Every atom of the language for one tool's recorded calls, cut at ``max_atoms`` (membership
     first, then booleans, constants, characters, comparisons and emptiness)."""
@@ -322,16 +405,25 @@ def atoms_for(
     collections = [v for v, k in state_kinds.items() if k == "collection"]
     for term in terms:
         for var in collections:
-            atoms += _membership(term, var, calls)
+            atoms += _guarded(term, _membership(term, var, calls))
     for term in terms:
         if "+" not in term.text:
             continue
         for var in collections:
-            atoms.append(_nothing_below(term, var, var in maps))
+            atoms += _guarded(term, [_nothing_below(term, var, var in maps)])
     for var, kind in state_kinds.items():
         if kind == "bool":
             atoms.append(Atom(var, _state_is(var, True), (), f"not {var}"))
             atoms.append(Atom(f"not {var}", _state_is(var, False), (), var))
+    texts = [v for v, k in state_kinds.items() if k == "str"]
+    for var, other in itertools.combinations(texts, 2):
+        # two text state values equal or not (`cwd != root`: not at the top)
+        atoms.append(
+            Atom(f"{var} == {other}", _states_equal(var, other, True), (), f"{var} != {other}")
+        )
+        atoms.append(
+            Atom(f"{var} != {other}", _states_equal(var, other, False), (), f"{var} == {other}")
+        )
     for p in params:
         # keyed by type too: `true` and `1` (equal and of one hash in Python) are two constants
         counts: Counter[tuple[str, Any]] = Counter()
@@ -342,30 +434,35 @@ def atoms_for(
                 counts[(type(value).__name__, value)] += 1
             if isinstance(value, str):
                 chars.update(c for c in set(value) if c in PUNCTUATION)
-        if 1 < len(counts) <= 12:  # a small closed set of values: constants
-            ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0], str(kv[0][1])))
+        ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0], str(kv[0][1])))
+        special = len(counts) > 12
+        if special:
+            # an open set of values: only text values frequent enough to be special (`..`)
+            often = max(min_support, FREQUENT_SHARE * len(calls))
+            ordered = [kv for kv in ordered if kv[0][0] == "str" and kv[1] >= often][:6]
+        if 1 < len(counts):  # a small closed set of values, or the frequent ones: constants
             for (_, value), n in ordered:
                 if n < min_support:
                     continue
                 lit = _literal(value)
-                atoms.append(Atom(f"{p} == {lit}", _param_equals(p, value, True)))
                 atoms.append(
                     Atom(
-                        f"{p} != {lit}",
-                        _param_equals(p, value, False),
+                        f"{p} == {lit}",
+                        _param_equals(p, value, True),
+                        (p,),
+                        constant=True,
+                        special=special,
                     )
+                )
+                atoms.append(
+                    Atom(f"{p} != {lit}", _param_equals(p, value, False), (p,), constant=True)
                 )
         for c, n in sorted(chars.items()):
             if n < min_support:
                 continue
             lit = _literal(c)
-            atoms.append(
-                Atom(
-                    f"not ({lit} in {p})",
-                    _char_absent(p, c),
-                    (p,),
-                )
-            )
+            char_atom = Atom(f"not ({lit} in {p})", _char_absent(p, c), (p,))
+            atoms.append(_vacuous(char_atom, p) if p in optional else char_atom)
         numeric = [v for v, k in state_kinds.items() if k == "number"]
         if any(
             isinstance(a.get(p), int | float) and not isinstance(a.get(p), bool) for a, _ in calls
@@ -543,7 +640,8 @@ def _nothing_below(term: Term, var: str, is_map: bool) -> Atom:
         return isinstance(value, str) and not _below_any(s.get(var), value)
 
     items = f"keys({var})" if is_map else var
-    return Atom(f'all(not startswith(x, {term.text} + "/") for x in {items})', holds, term.params)
+    text = f'all(not startswith(x, {term.text} + "/") for x in {items})'
+    return Atom(text, holds, term.params)
 
 
 def _membership(
@@ -574,3 +672,28 @@ def _membership(
     pos = f"{term.text} in {var}"
     neg = f"{term.text} not in {var}"
     return [Atom(pos, inside, term.params, neg), Atom(neg, outside, term.params, pos)]
+
+
+def equality_atoms(
+    params: Sequence[str],
+    calls: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    min_support: int,
+) -> list[Atom]:
+    """``p == q`` and ``p != q`` for two text parameters that were passed the same value in at
+    least ``min_support`` calls (``cp d d``): conditions of effects."""
+    out: list[Atom] = []
+    for p, q in itertools.combinations(params, 2):
+        same = sum(1 for a, _ in calls if isinstance(a.get(p), str) and a.get(p) == a.get(q))
+        if same < min_support:
+            continue
+        out.append(Atom(f"{p} == {q}", _params_equal(p, q, True), (p, q), f"{p} != {q}"))
+        out.append(Atom(f"{p} != {q}", _params_equal(p, q, False), (p, q), f"{p} == {q}"))
+    return out
+
+
+def _params_equal(p: str, q: str, equal: bool) -> Check:
+    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
+        x, y = a.get(p, MISSING), a.get(q, MISSING)
+        return isinstance(x, str) and isinstance(y, str) and (x == y) is equal
+
+    return check

@@ -5,14 +5,22 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..compiler.values import thaw
 from ..dsl.ir import ScalarLit
 from ..replay.traces import Run
-from .atoms import Atom, atoms_for, conversion_terms, literal, terms_for
+from .atoms import (
+    Atom,
+    atoms_for,
+    conversion_terms,
+    equality_atoms,
+    literal,
+    path_terms,
+    terms_for,
+)
 from .effects import Observation, VariableEffect, learn_variable
 from .messages import Cluster, cluster
 
@@ -45,6 +53,8 @@ class Clause:
     failures: int
     violated: int
     new: int = 0
+    atoms: tuple[Atom, ...] = ()
+    """The atoms the clause is the disjunction of (empty: ``false``)."""
 
     def comment(self) -> str:
         return (
@@ -201,6 +211,7 @@ def learn_runs(
                 tuple_sizes.add(len(getattr(item, "args", ()) or ()))
     atom_kinds = {v: ("collection" if k in ("set", "map", "list") else k) for v, k in kinds.items()}
     sim = contract.simulator()
+    records = _map_records(contract)
     tools: dict[str, ToolModel] = {}
     steps = 0
     for tool in contract.ir.tools:
@@ -209,24 +220,25 @@ def learn_runs(
         model = ToolModel(tool.name, calls=len(tool_calls))
         tools[tool.name] = model
         if not tool_calls:
+            if safe:  # never seen: the conservative model refuses it (SAM's safety)
+                model.clauses = [_never_succeeded(0)]
             continue
         params = [p.name for p in tool.params]
         string_params = [
             p.name for p in tool.params if not p.optional and _is_str(contract, p.type)
         ]
+        optional_strings = [p.name for p in tool.params if p.optional and _is_str(contract, p.type)]
         pairs = [(c.args, c.before) for c in tool_calls]
         terms = terms_for(params, pairs, {}, tuple_sizes, 64)
         terms += conversion_terms(params, pairs)
-        terms += [
-            t
-            for t in terms_for(
-                string_params, pairs, {v: k for v, k in kinds.items() if k == "str"}, (), 64
-            )
-            if "+" in t.text
-        ]
+        terms += path_terms(
+            string_params, optional_strings, [v for v, k in kinds.items() if k == "str"]
+        )
         maps = frozenset(v for v, k in kinds.items() if k == "map")
-        atoms = atoms_for(params, terms, pairs, atom_kinds, max_atoms, min_support, maps)
-        atoms = [a for a in atoms if _typed_ok(a, string_params)]
+        atoms = atoms_for(
+            params, terms, pairs, atom_kinds, max_atoms, min_support, maps, optional_strings
+        )
+        atoms = [a for a in atoms if _typed_ok(a, string_params + optional_strings)]
         model.atoms = len(atoms)
         ok = [c for c in tool_calls if c.outcome == "ok"]
         bad = []
@@ -239,7 +251,9 @@ def learn_runs(
                 bad.append(c)
         model.successes, model.failures = len(ok), len(bad)
         clusters, which = cluster(tool.name, [(c.error, c.args) for c in bad], params, set())
-        model.clauses = _preconditions(atoms, ok, bad, clusters, which, safe, min_support)
+        model.clauses = _preconditions(
+            atoms, ok, bad, clusters, which, safe, min_support, set(initial)
+        )
         covered = 0
         for clause in model.clauses:
             covered += clause.new
@@ -259,6 +273,8 @@ def learn_runs(
         )
         # effects (a tool whose skeleton already has effects or outcomes keeps them)
         effect_terms = terms
+        effect_atoms = atoms + equality_atoms(string_params, pairs, min_support)
+        taken = set(params) | set(initial) | {t.text for t in terms if t.let}
         for var in initial if not (tool.effects or tool.outcomes or tool.flow) else ():
             obs = [
                 Observation(c.args, c.before, c.after[var], c.result if results_typed else None)
@@ -271,13 +287,23 @@ def learn_runs(
             if kind not in ("set", "map", "str", "number", "bool"):
                 continue
             model.effects.append(
-                learn_variable(var, kind, obs, effect_terms, kinds, atoms, min_support)
+                learn_variable(
+                    var,
+                    kind,
+                    obs,
+                    effect_terms,
+                    kinds,
+                    effect_atoms,
+                    min_support,
+                    taken,
+                    records.get(var, ""),
+                )
             )
         for effect in model.effects:
             if effect.var in params:
                 effect.lines = [_state_target(line, effect.var) for line in effect.lines]
         used = " ".join(
-            [c.text for c in model.clauses] + [x for e in model.effects for x in e.lines]
+            [c.text for c in model.clauses] + [x for e in model.effects if e.kept for x in e.lines]
         )
         model.lets = [t.let for t in terms if t.let and re.search(rf"\b{t.text}\b", used)]
     return Learned(tools, "safe" if safe else "default", steps, time.process_time() - start)
@@ -287,6 +313,20 @@ def _state_target(line: str, var: str) -> str:
     """An effect line assigning ``var`` written ``state.var`` (a parameter of the same name
     hides the state variable inside the tool)."""
     return re.sub(rf"^(\s*){var}\b(?=\s*(?:[-+]?=|\.|\[))", rf"\1state.{var}", line)
+
+
+def _map_records(contract: Contract) -> dict[str, str]:
+    """State maps whose values are a named record type: variable → the type's name."""
+    records = {d.name for d in contract.ir.types if getattr(d.type, "kind", None) == "record"}
+    out = {}
+    for decl in contract.ir.state:
+        t = decl.type
+        args: tuple[Any, ...] = tuple(getattr(t, "args", ()) or ())
+        if getattr(t, "name", None) == "map" and len(args) == 2:
+            name = getattr(args[1], "name", None)
+            if name in records:
+                out[decl.name] = str(name)
+    return out
 
 
 def _is_str(contract: Contract, t: Any, depth: int = 0) -> bool:
@@ -333,6 +373,7 @@ def _preconditions(
     which: Sequence[int],
     safe: bool,
     min_support: int,
+    state_vars: Collection[str] = (),
 ) -> list[Clause]:
     all_ok = (1 << len(ok)) - 1
     all_bad = (1 << len(bad)) - 1
@@ -349,46 +390,75 @@ def _preconditions(
     out: list[Clause] = []
     if safe:
         if not ok:
-            return [
-                Clause(
-                    "false",
-                    "NEVER_SUCCEEDED",
-                    "no recorded call of this tool succeeded",
-                    0,
-                    0,
-                    len(bad),
-                    len(bad),
-                    len(bad),
-                )
-            ]
+            return [_never_succeeded(len(bad))]
         for atom, _, f in holding:
             violated = all_bad & ~f
-            out.append(_clause(atom.text, violated, violated, ok, bad, clusters, which))
+            out.append(_clause((atom,), violated, violated, ok, bad, clusters, which))
         return out
     # default: greedy set cover of the failures by clauses that hold before every success
-    candidates: list[tuple[str, int]] = [(a.text, all_bad & ~f) for a, _, f in holding]
+    candidates: list[tuple[tuple[Atom, ...], int]] = [((a,), all_bad & ~f) for a, _, f in holding]
     partial = [(a, s, f) for a, s, f, h in scored if not h and s][:MAX_PAIR_ATOMS]
     for i, (a, sa, fa) in enumerate(partial):
         for b, sb, fb in partial[i + 1 :]:
             if sa | sb == all_ok:
-                candidates.append((f"{a.text} or {b.text}", all_bad & ~(fa | fb)))
+                candidates.append(((a, b), all_bad & ~(fa | fb)))
+    # an atom with up to two exceptional constants: `T in S or p == ".." or p == "/"` (frequent
+    # values of a parameter with an open set of values; a closed set's constants pair as above)
+    constants = [(a, s, f) for a, s, f in partial if a.special]
+    for a, sa, fa in partial:
+        if a.constant:
+            continue
+        for j, (b, sb, fb) in enumerate(constants):
+            for c, sc, fc in constants[j + 1 :]:
+                if sa | sb != all_ok and sa | sc != all_ok and sa | sb | sc == all_ok:
+                    candidates.append(((a, b, c), all_bad & ~(fa | fb | fc)))
     uncovered = all_bad
+    read: set[str] = set()
     while uncovered:
-        best: tuple[int, int, str, int] | None = None
-        for n, (text, violated) in enumerate(candidates):
+        # the most new failures; among equals the fewest atoms, then the clause that reads the
+        # fewest state variables the clauses chosen so far do not (`cwd + "/" + p` after
+        # `cwd + "/" + q`, not `root + "/" + p` when the data cannot tell them apart)
+        best: tuple[tuple[int, int, int], tuple[Atom, ...], int] | None = None
+        for parts, violated in candidates:
             gain = (violated & uncovered).bit_count()
-            if gain >= min_support and (best is None or gain > best[0]):
-                best = (gain, n, text, violated)
+            if gain < min_support or (best is not None and gain < best[0][0]):
+                continue
+            key = (gain, -len(parts), -len(_reads(parts, state_vars) - read))
+            if best is None or key > best[0]:
+                best = (key, parts, violated)
         if best is None:
             break
-        _, _, text, violated = best
-        out.append(_clause(text, violated, violated & uncovered, ok, bad, clusters, which))
+        _, parts, violated = best
+        out.append(_clause(parts, violated, violated & uncovered, ok, bad, clusters, which))
+        read |= _reads(parts, state_vars)
         uncovered &= ~violated
     return out
 
 
+_WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
+def _reads(parts: Sequence[Atom], state_vars: Collection[str]) -> set[str]:
+    """The state variables the atoms' texts name."""
+    return {w for a in parts for w in _WORD.findall(a.text) if w in state_vars}
+
+
+def _never_succeeded(failures: int) -> Clause:
+    """``require false``: the --safe clause of a tool no recorded call of which succeeded."""
+    return Clause(
+        "false",
+        "NEVER_SUCCEEDED",
+        "no recorded call of this tool succeeded",
+        0,
+        0,
+        failures,
+        failures,
+        failures,
+    )
+
+
 def _clause(
-    text: str,
+    parts: tuple[Atom, ...],
     violated: int,
     new: int,
     ok: Sequence[Call],
@@ -397,6 +467,7 @@ def _clause(
     which: Sequence[int],
 ) -> Clause:
     votes: Counter[int] = Counter(which[i] for i in range(len(bad)) if (new or violated) >> i & 1)
+    text = " or ".join(a.text for a in parts)
     if votes:
         chosen = clusters[votes.most_common(1)[0][0]]
         code, template = chosen.code, chosen.template
@@ -411,12 +482,13 @@ def _clause(
         len(bad),
         violated.bit_count(),
         new.bit_count(),
+        parts,
     )
 
 
 def _explained(atoms: Sequence[Atom], clauses: Sequence[Clause], bad: Sequence[Call]) -> list[bool]:
-    """Which failures some clause is violated before (re-evaluated from the texts)."""
-    by_text = {a.text: a for a in atoms}
+    """Which failures some clause is violated before."""
+    del atoms
     out = []
     for c in bad:
         hit = False
@@ -424,10 +496,7 @@ def _explained(atoms: Sequence[Atom], clauses: Sequence[Clause], bad: Sequence[C
             if clause.text == "false":
                 hit = True
                 break
-            parts = clause.text.split(" or ")
-            if all(p in by_text for p in parts) and not any(
-                by_text[p](c.args, c.before) for p in parts
-            ):
+            if clause.atoms and not any(a(c.args, c.before) for a in clause.atoms):
                 hit = True
                 break
         out.append(hit)

@@ -71,8 +71,8 @@ def tool_lines(model: ToolModel, existing: set[str] = frozenset()) -> list[str]:
         out.append(f"  require {clause.text}")
         out.append(f"    else {clause.code} {literal(clause.template)}")
     for eff in model.effects:
-        if not eff.lines or eff.unexplained:
-            continue  # an effect is kept only when it explains every observation
+        if not eff.kept:
+            continue  # an effect is kept only when it explains every observation (EXCEPTIONS)
         explained = eff.observations - eff.unexplained
         out.append(
             f"  # learned: explains {explained}/{eff.observations} observed successes "
