@@ -403,6 +403,7 @@ def learn(
     max_atoms: int | None = None,
     min_support: int | None = None,
     infer_enums: bool = False,
+    effect_exceptions: int | None = None,
 ) -> LearnResult:
     """Learn a contract from trace files (docs/learn.md).
 
@@ -410,7 +411,9 @@ def learn(
     are kept (its ``require``, ``should`` and effects are dropped, unless ``refine``: then they
     are kept and only what the data demands is added); without one they are inferred from the
     recorded values (``infer_enums``: a text parameter with a small closed set of values becomes
-    an enum). Raises :class:`~contractsim.ContractError` for unreadable traces or skeletons."""
+    an enum; ``effect_exceptions``: an effect is kept when at most one in that many of a tool's
+    observations is one no template explains, default 50; 0 keeps only effects that explain every
+    observation). Raises :class:`~contractsim.ContractError` for unreadable traces or skeletons."""
     from .learning import skeleton_of
     from .learning.infer import infer_skeleton
     from .replay.traces import read_runs
@@ -427,7 +430,14 @@ def learn(
     runs: list[Run] = []
     for path in paths:
         runs += read_runs(path, contract.compiled, adapter)
-    return learn_from_runs(contract, runs, safe=safe, max_atoms=max_atoms, min_support=min_support)
+    return learn_from_runs(
+        contract,
+        runs,
+        safe=safe,
+        max_atoms=max_atoms,
+        min_support=min_support,
+        effect_exceptions=effect_exceptions,
+    )
 
 
 def learn_from_runs(
@@ -437,11 +447,13 @@ def learn_from_runs(
     safe: bool = False,
     max_atoms: int | None = None,
     min_support: int | None = None,
+    effect_exceptions: int | None = None,
 ) -> LearnResult:
     """Learn from runs already read against ``skeleton`` (``replay.read_runs``); the learned
     contract is checked (:func:`contractsim.learning.learn_from_runs`)."""
     from .learning import DEFAULT_MAX_ATOMS, DEFAULT_MIN_SUPPORT
     from .learning import learn_from_runs as learn_checked
+    from .learning.effects import EXCEPTIONS
 
     return learn_checked(
         skeleton,
@@ -449,5 +461,6 @@ def learn_from_runs(
         safe=safe,
         max_atoms=DEFAULT_MAX_ATOMS if max_atoms is None else max_atoms,
         min_support=DEFAULT_MIN_SUPPORT if min_support is None else min_support,
+        effect_exceptions=EXCEPTIONS if effect_exceptions is None else effect_exceptions,
         load_text=loads,
     )

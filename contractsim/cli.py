@@ -652,6 +652,16 @@ def import_pddl(domain: str, problem: str, output: str | None, fmt: str) -> None
     "values, each at least 3 times over at least 30 calls, gets an enum type (which refuses "
     "any other value).",
 )
+@click.option(
+    "--effect-exceptions",
+    type=click.IntRange(0),
+    default=50,
+    show_default=True,
+    metavar="N",
+    help="Keep an effect when at most one in N of the tool's observations is one no template "
+    "explains (counted in its comment and the report); 0 keeps only effects that explain every "
+    "observation.",
+)
 def learn_cmd(
     traces: tuple[str, ...],
     skeleton: str | None,
@@ -663,6 +673,7 @@ def learn_cmd(
     min_support: int,
     max_atoms: int,
     infer_enums: bool,
+    effect_exceptions: int,
 ) -> None:
     """Learn a contract from recorded runs in TRACES (the trace format of `replay`, steps with
     `state_after` for effects): preconditions, error codes and effects of every tool, each with
@@ -690,6 +701,7 @@ def learn_cmd(
             max_atoms=max_atoms,
             min_support=min_support,
             infer_enums=infer_enums,
+            effect_exceptions=effect_exceptions,
         )
     except ContractError as exc:
         _fail_input(exc)
@@ -704,9 +716,7 @@ def learn_cmd(
             encoding="utf-8",
         )
     learned = result.learned
-    effects = sum(
-        1 for t in learned.tools.values() for e in t.effects if e.lines and not e.unexplained
-    )
+    effects = sum(1 for t in learned.tools.values() for e in t.effects if e.kept)
     click.echo(
         f"learned from {learned.steps} step(s) in {learned.seconds:.2f} s CPU ({learned.mode} "
         f"mode): {sum(len(t.clauses) for t in learned.tools.values())} clause(s), "

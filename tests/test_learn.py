@@ -146,6 +146,16 @@ def test_cli_learn_writes_contract_and_report(tmp_path: Path) -> None:
     assert json.loads(rep.read_text())["tools"]["drop"]["clauses"][0]["require"] == "key in keys"
     check = CliRunner().invoke(main, ["check", str(out)])
     assert check.exit_code == 0, check.output
+    strict = CliRunner().invoke(
+        main,
+        ["learn", _toy_runs(tmp_path), "--skeleton", TOY, "--effect-exceptions", "0"],
+    )
+    assert strict.exit_code == 0, strict.output
+    assert "require key not in keys" in strict.output
+    negative = CliRunner().invoke(
+        main, ["learn", _toy_runs(tmp_path), "--skeleton", TOY, "--effect-exceptions", "-1"]
+    )
+    assert negative.exit_code == 2 and "--effect-exceptions" in negative.output
 
 
 def test_cli_learn_bad_trace_is_exit_2(tmp_path: Path) -> None:

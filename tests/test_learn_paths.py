@@ -241,6 +241,12 @@ def test_an_effect_may_leave_one_in_fifty_observations_no_template_explains() ->
     # fewer than fifty observations: every one must be explained
     small = learn_variable("x", "str", [*good[:10], odd], terms, {"x": "str"}, [], 2)
     assert small.exceptions_allowed == 0 and not small.kept
+    # --effect-exceptions 0: the strict rule, every observation explained
+    strict = learn_variable("x", "str", [*good, odd], terms, {"x": "str"}, [], 2, exceptions=0)
+    assert strict.lines == ["x = p"] and strict.exceptions_allowed == 0 and not strict.kept
+    # one in ten: five exceptions allowed in the fifty observations
+    loose = learn_variable("x", "str", [*good, odd], terms, {"x": "str"}, [], 2, exceptions=10)
+    assert loose.exceptions_allowed == 5 and loose.kept
 
 
 def test_path_terms_guard_optional_parameters_in_both_forms() -> None:

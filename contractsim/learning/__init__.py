@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import ContractError
 from .core import DEFAULT_MAX_ATOMS, DEFAULT_MIN_SUPPORT, Learned, learn_runs
+from .effects import EXCEPTIONS
 from .emit import drop_items, emit, skeleton_of, widen_accepts
 
 MAX_CHECK_ROUNDS = 5
@@ -67,6 +68,7 @@ def learn_from_runs(
     safe: bool = False,
     max_atoms: int = DEFAULT_MAX_ATOMS,
     min_support: int = DEFAULT_MIN_SUPPORT,
+    effect_exceptions: int = EXCEPTIONS,
     filename: str = "learned.contract",
     load_text: Callable[[str, str], Contract],
 ) -> LearnResult:
@@ -76,7 +78,14 @@ def learn_from_runs(
     widened_text, widened = widen_accepts(skeleton, runs)
     if widened:  # successes with values of other kinds: the tool accepts more than it declares
         skeleton = loads(widened_text, skeleton.filename)
-    learned = learn_runs(skeleton, runs, safe=safe, max_atoms=max_atoms, min_support=min_support)
+    learned = learn_runs(
+        skeleton,
+        runs,
+        safe=safe,
+        max_atoms=max_atoms,
+        min_support=min_support,
+        effect_exceptions=effect_exceptions,
+    )
     learned.widened = widened
     text = emit(skeleton, learned)
     for _ in range(MAX_CHECK_ROUNDS):

@@ -21,7 +21,7 @@ from .atoms import (
     path_terms,
     terms_for,
 )
-from .effects import Observation, VariableEffect, learn_variable
+from .effects import EXCEPTIONS, Observation, VariableEffect, learn_variable
 from .messages import Cluster, cluster
 
 if TYPE_CHECKING:
@@ -191,6 +191,7 @@ def learn_runs(
     max_atoms: int = DEFAULT_MAX_ATOMS,
     min_support: int = DEFAULT_MIN_SUPPORT,
     results_typed: bool = True,
+    effect_exceptions: int = EXCEPTIONS,
 ) -> Learned:
     """Learn every tool of ``contract`` (the skeleton) from ``runs``."""
     start = time.process_time()
@@ -297,6 +298,7 @@ def learn_runs(
                     min_support,
                     taken,
                     records.get(var, ""),
+                    effect_exceptions,
                 )
             )
         for effect in model.effects:

@@ -634,9 +634,11 @@ def learn_variable(
     min_support: int,
     taken: Collection[str] = (),
     record: str = "",
+    exceptions: int = EXCEPTIONS,
 ) -> VariableEffect:
     """The effect on one variable that explains the most observations (a decision list);
-    ``record``: the record type of a map's values, when the skeleton names one."""
+    ``record``: the record type of a map's values, when the skeleton names one; ``exceptions``:
+    one in that many observations may be one no template explains (0: none may)."""
     result = VariableEffect(var, observations=len(obs))
     changed = [i for i, o in enumerate(obs) if not _same(o.before.get(var, MISSING), o.after)]
     result.changed = len(changed)
@@ -665,7 +667,7 @@ def learn_variable(
     # observations no template explains at all are set aside (reported, and allowed up to one
     # in EXCEPTIONS); the decision list explains the rest
     aside = everything & ~explainable
-    result.exceptions_allowed = len(obs) // EXCEPTIONS
+    result.exceptions_allowed = len(obs) // exceptions if exceptions > 0 else 0
     everything = explainable
     atom_masks = []
     for atom in atoms:
