@@ -76,3 +76,19 @@ def test_replay_observes_the_same_without_the_direct_outcome(
     assert len(short) == len(long)
     for i, (a, b) in enumerate(zip(short, long, strict=True)):
         assert a == b, f"step {i}"
+
+
+def test_replay_of_runs_built_by_hand_keeps_the_checks_of_observe() -> None:
+    """Replay skips the type checks of ``sim.observe`` for the runs it read; a run built by hand
+    with arguments that are no dict (or keys that are no text) still gets observe's errors."""
+    from contractsim.replay import Run, Step, replay_runs
+
+    contract = load(ROOT / "examples/gorilla_fs/gorilla_fs.contract")
+    good = replay_runs(contract, [Run("r", [Step("pwd", {}, "ok")])])
+    assert (good.steps, good.disagreements) == (1, [])
+    with pytest.raises(TypeError, match="args must be a dict of parameter names to values"):
+        replay_runs(contract, [Run("r", [Step("pwd", [], "ok")])])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"args must have str keys \(parameter names\)"):
+        replay_runs(contract, [Run("r", [Step("pwd", {1: "a"}, "ok")])])  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match="seen.status must be 'ok', 'error', 'crash' or None"):
+        replay_runs(contract, [Run("r", [Step("pwd", {}, "fine")])])
