@@ -450,9 +450,12 @@ def _replay_one(sim: Simulator, run: Run, out: ReplayResult) -> None:
     real = state  # the real state before the step, as far as the trace shows it
     for i, step in enumerate(run.steps, 1):
         seen = Observation(cast(Status, step.outcome), step.result, step.error)
-        obs = sim.observe(state, step.tool, step.args, seen)
+        # (the checked form of sim.observe: the runs were read and checked by read_runs)
+        obs = sim._observe_checked(state, step.tool, step.args, seen)
         if step.state_after is not None:
-            from_real = obs if real is state else sim.observe(real, step.tool, step.args, seen)
+            from_real = (
+                obs if real is state else sim._observe_checked(real, step.tool, step.args, seen)
+            )
             _compare_effects(out.effects, run, i, step.tool, step.state_after, obs, from_real)
             real = sim.state_with(step.state_after, base=from_real.state)
         else:

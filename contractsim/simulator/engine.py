@@ -407,6 +407,27 @@ class Simulator:
 
         return observe(self, state, tool, args, seen, prediction)
 
+    def _observe_checked(
+        self, state: State, tool: str, args: dict[str, Any], seen: Observation
+    ) -> Observed:
+        """:meth:`observe` without its checks of the caller's types, for replay, which builds
+        the state and the observation itself from runs that :func:`read_runs` checked; anything
+        else (runs built by hand) takes :meth:`observe` and its errors. The arguments are read
+        as contract values either way."""
+        from .observe import observe
+
+        if (
+            type(state) is not State
+            or state.layout is not self.layout
+            or type(tool) is not str
+            or type(args) is not dict
+            or any(type(key) is not str for key in args)
+            or seen.status not in ("ok", "error", "crash")
+            or not (seen.error is None or type(seen.error) is str)
+        ):
+            return self.observe(state, tool, args, seen)
+        return observe(self, state, tool, _read_args(tool, args)[0], seen)
+
     def run(
         self,
         plan: Sequence[Mapping[str, Any]] | Iterable[tuple[str, Mapping[str, Any]]],

@@ -334,10 +334,12 @@ def _observed_matches(
 ) -> dict[str, bool | None]:
     """For each outcome with ``observed when``: True, False, or None (undecided)."""
     out: dict[str, bool | None] = {}
-    scope = {**values, OBSERVED_ERROR: error}
+    scope: dict[str, Any] | None = None  # (made for the first `observed when`: most have none)
     for name, cout in ctool.outcomes.items():
         if cout.observed is None:
             continue
+        if scope is None:
+            scope = {**values, OBSERVED_ERROR: error}
         verdict = sim._eval(cout.observed, state, scope, True, ctool, real)
         if isinstance(verdict, Violation):
             if real is not None:  # on a crash, conditions that read the result are false

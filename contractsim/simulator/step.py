@@ -12,7 +12,7 @@ import re
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, cast
 
 from pydantic import ValidationError
 
@@ -29,6 +29,7 @@ from .state import State
 from .values import primitive_of
 
 MAX_FLOW_STEPS = 256
+_UNSET = object()  # (a cache entry not worked out yet)
 _ORDER = ("==", "!=", "<", "<=", ">", ">=")
 _NEGATED = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 _FLIPPED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
@@ -75,6 +76,7 @@ class Stepper:
         self._result_readers: dict[str, bool] = {}
         self.result_adapters: dict[str, Any] = {}  # tool → the validator of its `-> TYPE`
         self.valid_args: dict[tuple[Any, ...], dict[str, Any] | None] = {}  # see observe
+        self._direct_outcomes: dict[str, object] = {}  # tool → see direct_outcome
 
     def step(self, state: State, tool: str, args: Mapping[str, Any] | None) -> StepResult:
         args = dict(args or {})
@@ -506,6 +508,11 @@ class Stepper:
         """Walk the tool's flow: every environment event forks, unknown guards fork."""
         ctool, values, state, safe, _ = call
         flow = ctool.flow
+        direct = self.direct_outcome(ctool)
+        if direct is not None:
+            # the walk below, taken by a flow that is one unguarded transition to an outcome
+            start = FlowPath(direct, state.data, 1.0, (), (flow.initial,), ())
+            return self.finish(ctool.outcomes[direct], start, call)
         finished: list[Branch] = []
         todo: deque[FlowPath] = deque([FlowPath(flow.initial, state.data, 1.0, (), (), (), False)])
         budget = MAX_FLOW_STEPS
@@ -641,6 +648,23 @@ class Stepper:
                 stuck.probability, stuck.assumptions, stuck.event = rest, assumed, event
                 finished.append(stuck)
         return finished
+
+    def direct_outcome(self, ctool: CTool) -> str | None:
+        """The outcome a tool's flow goes to straight away, when its flow is a single
+        unguarded transition from a step without a body to an outcome (the flow of every tool
+        that declares no `flow` block); None for any other flow. Remembered per tool: replay
+        walks the flow of every recorded call."""
+        known = self._direct_outcomes.get(ctool.name, _UNSET)
+        if known is _UNSET:
+            flow = ctool.flow
+            out = flow.outgoing.get(flow.initial, [])
+            known = None
+            if flow.initial not in flow.steps and len(out) == 1 and MAX_FLOW_STEPS >= 1:
+                t = out[0]
+                if t.ir.event is None and t.when is None and t.ir.to_outcome:
+                    known = t.ir.target
+            self._direct_outcomes[ctool.name] = known
+        return cast("str | None", known)
 
     def finish(self, out: COutcome, at: FlowPath, call: Call) -> list[Branch]:
         """Apply an outcome's effects atomically to the values a flow path reached, and build
