@@ -17,13 +17,27 @@ import operator
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, Union
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    ClassVar,
+    Literal,
+    TypeVar,
+    Union,
+)
 
 from ..diagnostics import NO_SPAN, Span
 
 if TYPE_CHECKING:
     from pydantic import GetCoreSchemaHandler, TypeAdapter
     from pydantic_core import CoreSchema
+    from typing_extensions import dataclass_transform
+else:
+
+    def dataclass_transform(**_: Any) -> Callable[[Any], Any]:
+        """Only type checkers read it (``typing`` has it from Python 3.11 on)."""
+        return lambda decorated: decorated
 
 
 class _ByKind:
@@ -44,7 +58,103 @@ class _ByKind:
 BY_KIND = _ByKind()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+# ------------------------------------------------------------------------ making the node classes
+#
+# ``@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)`` compiles three
+# functions per class with one ``exec`` each: ``__init__``, ``__setattr__`` and ``__delattr__``
+# (the last two only to refuse assignment). For ~85 classes that was most of the cost of
+# importing this module. ``node_class`` makes the same classes with less: ``__setattr__``,
+# ``__delattr__``, ``__getstate__`` and ``__setstate__`` are shared, on ``Node``, and the
+# ``__init__`` of every class made so far is compiled in one ``exec`` the first time any is
+# needed (or by ``_make_inits()`` at the end of this module). The ``__init__`` is the one the
+# dataclass decorator would write: keyword-only, in field order, with the same defaults,
+# setting each field with ``object.__setattr__``. The one visible difference:
+# ``__dataclass_params__.frozen`` is False (nothing reads it; instances are frozen all the same).
+
+_T = TypeVar("_T")
+
+_PENDING_INITS: list[type] = []
+
+
+def _pending_init(self: Any, *args: Any, **kwargs: Any) -> None:
+    """Stands in for the ``__init__`` of a node class until the pending ones are compiled."""
+    _make_inits()
+    type(self).__init__(self, *args, **kwargs)
+
+
+def _make_inits() -> None:
+    """Compile the ``__init__`` of every node class made since the last call, in one ``exec``."""
+    if not _PENDING_INITS:
+        return
+    classes = list(_PENDING_INITS)
+    _PENDING_INITS.clear()
+    namespace: dict[str, Any] = {
+        "_set": object.__setattr__,
+        "_HAS_DEFAULT_FACTORY": dataclasses._HAS_DEFAULT_FACTORY,  # type: ignore[attr-defined]
+    }
+    lines: list[str] = []
+    for number, cls in enumerate(classes):
+        params: list[str] = []
+        body: list[str] = []
+        for f in dataclasses.fields(cls):
+            if f.default is not dataclasses.MISSING:
+                namespace[f"_d{number}_{f.name}"] = f.default
+                params.append(f"{f.name}=_d{number}_{f.name}")
+            elif f.default_factory is not dataclasses.MISSING:
+                namespace[f"_f{number}_{f.name}"] = f.default_factory
+                params.append(f"{f.name}=_HAS_DEFAULT_FACTORY")
+                body.append(
+                    f" if {f.name} is _HAS_DEFAULT_FACTORY: {f.name} = _f{number}_{f.name}()"
+                )
+            else:
+                params.append(f.name)
+            body.append(f" _set(self, {f.name!r}, {f.name})")
+        if hasattr(cls, "__post_init__"):
+            body.append(" self.__post_init__()")
+        signature = ", ".join(["self", "*", *params]) if params else "self"
+        lines.append(f"def _init{number}({signature}):")
+        lines.extend(body or [" pass"])
+    exec("\n".join(lines), namespace)
+    for number, cls in enumerate(classes):
+        init = namespace[f"_init{number}"]
+        init.__qualname__ = f"{cls.__qualname__}.__init__"
+        init.__module__ = cls.__module__
+        init.__annotations__ = {f.name: f.type for f in dataclasses.fields(cls)} | {"return": None}
+        cls.__init__ = init  # type: ignore[misc]
+
+
+@dataclass_transform(
+    kw_only_default=True, eq_default=False, frozen_default=True, field_specifiers=(field,)
+)
+def node_class(cls: type[_T]) -> type[_T]:
+    """Make ``cls`` a node class: what ``@dataclass(frozen=True, slots=True, kw_only=True,
+    eq=False, repr=False)`` makes, for less (see above). Every class that derives from ``Node``
+    must be made with this decorator (the dataclass one refuses a frozen class whose base
+    is not frozen)."""
+    made = dataclass(slots=True, kw_only=True, eq=False, repr=False, init=False)(cls)
+    made.__init__ = _pending_init  # type: ignore[method-assign]
+    _PENDING_INITS.append(made)
+    return made
+
+
+def _refuse_assignment(self: Any, name: str, value: Any) -> None:
+    raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _refuse_deletion(self: Any, name: str) -> None:
+    raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+def _node_state(self: Any) -> list[Any]:
+    return [getattr(self, f.name) for f in dataclasses.fields(self)]
+
+
+def _set_node_state(self: Any, state: list[Any]) -> None:
+    for f, value in zip(dataclasses.fields(self), state):
+        object.__setattr__(self, f.name, value)
+
+
+@node_class
 class Node:
     """The base of every node: a ``span`` that equality and hashing ignore.
 
@@ -56,6 +166,8 @@ class Node:
 
     #: read by pydantic when it validates a node: unknown keys are errors
     __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
+    if TYPE_CHECKING:  # what mypy's dataclass protocol looks for (node_class sets it)
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
 
     span: Span = field(default=NO_SPAN, compare=False)
 
@@ -73,6 +185,12 @@ class Node:
             f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self) if f.repr
         )
         return f"{self.__class__.__qualname__}({shown})"
+
+
+Node.__setattr__ = _refuse_assignment  # type: ignore[method-assign]
+Node.__delattr__ = _refuse_deletion  # type: ignore[method-assign]
+Node.__getstate__ = _node_state  # type: ignore[attr-defined]
+Node.__setstate__ = _set_node_state  # type: ignore[attr-defined]
 
 
 #: per node class: the values that equality and hashing compare (every field but ``span``)
@@ -95,7 +213,7 @@ ConstraintKey = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Constraint(Node):
     """A constraint on a type: ``pattern``, ``format``, ``min``, ``max`` or a length bound."""
 
@@ -104,7 +222,7 @@ class Constraint(Node):
     value: int | float | str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class NamedType(Node):
     """A primitive (``int``, ``str`` …) or a declared type, by name."""
 
@@ -113,7 +231,7 @@ class NamedType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class GenericType(Node):
     """``list[T]``, ``set[T]``, ``map[K, V]`` or ``tuple[A, B, …]``."""
 
@@ -123,7 +241,7 @@ class GenericType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class EnumMember(Node):
     """One member of an ``enum { … }``."""
 
@@ -131,7 +249,7 @@ class EnumMember(Node):
     value: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class EnumType(Node):
     """``enum { a, b, … }``: one of the listed names."""
 
@@ -140,7 +258,7 @@ class EnumType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class NullType(Node):
     """``null``: the type whose only value is ``null``."""
 
@@ -148,7 +266,7 @@ class NullType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class RecordField(Node):
     """A field of a record type (also a tool's ``reports`` entry)."""
 
@@ -160,7 +278,7 @@ class RecordField(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class RecordType(Node):
     """``record { name: T, … }``: a JSON object with the declared fields."""
 
@@ -171,7 +289,7 @@ class RecordType(Node):
     open: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Variant(Node):
     """One variant of a tagged union: its tag and its type."""
 
@@ -180,7 +298,7 @@ class Variant(Node):
     type: TypeExpr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class TaggedUnionType(Node):
     """``union by op { and: AndQuery, … }``: exactly one variant, chosen by the ``op`` field."""
 
@@ -190,7 +308,7 @@ class TaggedUnionType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class UnionType(Node):
     """``A | B``: a value matching one of the options (JSON Schema ``anyOf``)."""
 
@@ -208,7 +326,7 @@ TypeExpr = Annotated[
 # ------------------------------------------------------------------------------------- expressions
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class ScalarLit(Node):
     """A literal: a boolean, number, string (``raw`` for ``r"…"``) or ``null``."""
 
@@ -217,7 +335,7 @@ class ScalarLit(Node):
     raw: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Name(Node):
     """A name: a parameter, local, state variable, constant or `result`. ``state.NAME`` is a
     name with ``state`` set: always the state variable, even where a parameter hides it."""
@@ -227,7 +345,7 @@ class Name(Node):
     state: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Attr(Node):
     """``obj.name``: a field of a record, or ``Enum.member``."""
 
@@ -237,7 +355,7 @@ class Attr(Node):
     name_span: Span = NO_SPAN
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Index(Node):
     """``obj[key]``: an item of a list, tuple or map."""
 
@@ -246,7 +364,7 @@ class Index(Node):
     key: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class KeywordArg(Node):
     """``name=value`` in a call."""
 
@@ -255,7 +373,7 @@ class KeywordArg(Node):
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Call(Node):
     """``func(args, name=value)``: a built-in, predicate or function call."""
 
@@ -266,7 +384,7 @@ class Call(Node):
     kwargs: tuple[KeywordArg, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Quantifier(Node):
     """``all(body for var in coll)``, likewise ``any``, ``count``, ``sum``, ``first`` and ``last``;
     optionally ``… if cond`` and ``for i, x in …`` (see :class:`Comprehension` for both)."""
@@ -280,7 +398,7 @@ class Quantifier(Node):
     cond: Expr | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Unary(Node):
     """``not x`` or ``-x``."""
 
@@ -294,7 +412,7 @@ BinOp = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Binary(Node):
     """``left op right``: arithmetic, comparison, membership or ``and``/``or``."""
 
@@ -304,7 +422,7 @@ class Binary(Node):
     right: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Collection(Node):
     """``[a, b]`` (list), ``{a, b}`` (set), ``(a, b)`` (tuple) or ``{}`` (empty set or map)."""
 
@@ -313,7 +431,7 @@ class Collection(Node):
     items: tuple[Expr, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class MapEntry(Node):
     """``key: value`` in a map literal."""
 
@@ -322,7 +440,7 @@ class MapEntry(Node):
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class MapLit(Node):
     """``{key: value, …}``: a map literal."""
 
@@ -333,7 +451,7 @@ class MapLit(Node):
 # ---------------------------------------------------- comprehensions and conditional expressions
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Comprehension(Node):
     """``[body for var in coll if cond]`` (list), ``{body for …}`` (set) or
     ``{key: body for …}`` (map). With ``unpack`` (``for i, x in …``) every item is a tuple whose
@@ -349,7 +467,7 @@ class Comprehension(Node):
     cond: Expr | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Conditional(Node):
     """``then if cond else orelse``."""
 
@@ -362,7 +480,7 @@ class Conditional(Node):
 # ----------------------------------------------- dynamically typed values (lang-types)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class TypeTest(Node):
     """``x is T`` (or ``x is not T`` when ``negated``): whether a value has a type."""
 
@@ -373,7 +491,7 @@ class TypeTest(Node):
 
 
 # ------------------------------------------------------------------ bounded unknowns (issue 16)
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class UnknownIn(Node):
     """``unknown in [lo, hi]``: a number nobody has observed, known to lie in the interval.
     Only a state variable's initial value or the value of an assignment (``x = unknown in
@@ -405,7 +523,7 @@ Expr = Annotated[
 ]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class TemplatePart(Node):
     """A piece of a message template: literal text, or an interpolated ``{expr}``."""
 
@@ -414,7 +532,7 @@ class TemplatePart(Node):
     expr: Expr | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Template(Node):
     """A message with ``{expr}`` holes that are filled with actual values when reported."""
 
@@ -426,7 +544,7 @@ class Template(Node):
 # -------------------------------------------------------------------------------------- statements
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Assign(Node):
     """``target = value`` (or ``+=``, ``-=``) in an effect."""
 
@@ -436,7 +554,7 @@ class Assign(Node):
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class MethodCall(Node):
     """A collection update: ``s.add(x)``, ``s.remove(x)``, ``m.remove(k)``, ``l.append(x)``,
     ``c.clear()``."""
@@ -448,7 +566,7 @@ class MethodCall(Node):
     args: tuple[Expr, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class If(Node):
     """``if cond { … } else { … }``."""
 
@@ -458,7 +576,7 @@ class If(Node):
     orelse: tuple[Stmt, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class For(Node):
     """``for var in coll { … }``."""
 
@@ -468,7 +586,7 @@ class For(Node):
     body: tuple[Stmt, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Let(Node):
     """``let name = value``: a name for a value in the statements after it."""
 
@@ -477,7 +595,7 @@ class Let(Node):
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Warn(Node):
     """``warn CODE "message"``: a warning reported with the call's result."""
 
@@ -487,7 +605,7 @@ class Warn(Node):
     message: Template | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class ReportField(Node):
     """``name = value`` in a ``report { … }``."""
 
@@ -496,7 +614,7 @@ class ReportField(Node):
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Report(Node):
     """``report { name = value, … }``: values the call reports."""
 
@@ -507,7 +625,7 @@ class Report(Node):
 # ------------------------------------------------ statements that compute and fail part-way
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Var(Node):
     """``var x = …``: a local that the statements after it in its block may reassign."""
 
@@ -516,7 +634,7 @@ class Var(Node):
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Fail(Node):
     """``fail CODE "message"``: the call ends as a failure here, keeping the effects applied so
     far."""
@@ -527,14 +645,14 @@ class Fail(Node):
     message: Template | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Break(Node):
     """``break``: leave the innermost ``for`` loop."""
 
     kind: Literal["break"] = "break"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Continue(Node):
     """``continue``: go on with the next item of the innermost ``for`` loop."""
 
@@ -550,7 +668,7 @@ Stmt = Annotated[
 # ------------------------------------------------------------------------------------ declarations
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Header(Node):
     """``contract NAME version "V" "description"``."""
 
@@ -561,7 +679,7 @@ class Header(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class TypeDecl(Node):
     """``type NAME = T``."""
 
@@ -571,7 +689,7 @@ class TypeDecl(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class StateVar(Node):
     """A state variable: its name, type and initial value."""
 
@@ -582,7 +700,7 @@ class StateVar(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class ConstDecl(Node):
     """``const NAME [: TYPE] = EXPR``: a constant."""
 
@@ -592,7 +710,7 @@ class ConstDecl(Node):
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Param(Node):
     """A parameter of a tool, predicate or function."""
 
@@ -611,7 +729,7 @@ class Param(Node):
         return self.type if self.accepts is None else self.accepts
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class PredicateDecl(Node):
     """``predicate NAME(PARAMS) = EXPR``: a named condition."""
 
@@ -622,7 +740,7 @@ class PredicateDecl(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class FunctionDecl(Node):
     """``function NAME(PARAMS) -> TYPE = EXPR``: a pure function, callable in any expression."""
 
@@ -634,7 +752,7 @@ class FunctionDecl(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class EventDecl(Node):
     """``event NAME``: something outside the contract that may happen."""
 
@@ -643,7 +761,7 @@ class EventDecl(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class GoalDecl(Node):
     """``goal NAME = EXPR``: a condition on the state that plans aim for."""
 
@@ -653,7 +771,7 @@ class GoalDecl(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Condition(Node):
     """A ``require`` (hard), ``should`` (soft) or ``ensure`` (postcondition) clause."""
 
@@ -666,7 +784,7 @@ class Condition(Node):
     hint: Template | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class EventRef(Node):
     """``on EVENT`` (with an optional probability) on an outcome or a flow transition."""
 
@@ -679,7 +797,7 @@ class EventRef(Node):
 OutcomeKind = Literal["success", "partial", "fails"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Outcome(Node):
     """An outcome of a tool: success, partial or failure, when it happens and its effects."""
 
@@ -697,7 +815,7 @@ class Outcome(Node):
     body: tuple[Stmt, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class FlowStep(Node):
     """A named step of a tool's flow and its statements."""
 
@@ -706,7 +824,7 @@ class FlowStep(Node):
     body: tuple[Stmt, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class FlowTransition(Node):
     """``source -> target`` in a tool's flow, with an optional event and condition."""
 
@@ -719,7 +837,7 @@ class FlowTransition(Node):
     when: Expr | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Flow(Node):
     """A tool's flow: its steps and the transitions between them."""
 
@@ -740,7 +858,7 @@ RISKS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Tag(Node):
     """A tag of a tool (``tags [fs.write, fs]``)."""
 
@@ -748,7 +866,7 @@ class Tag(Node):
     name: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Risk(Node):
     """A risk of a tool (``read_only``, ``destructive`` …)."""
 
@@ -756,7 +874,7 @@ class Risk(Node):
     name: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Tool(Node):
     """A tool: its parameters, conditions, effects, outcomes and flow."""
 
@@ -780,7 +898,7 @@ class Tool(Node):
         return any(r.name == name for r in self.risks)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class MachineState(Node):
     """A state of a protocol machine."""
 
@@ -788,7 +906,7 @@ class MachineState(Node):
     name: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class MachineTransition(Node):
     """``source -> target on tool`` in a machine (optionally an outcome and a condition)."""
 
@@ -804,7 +922,7 @@ class MachineTransition(Node):
     when: Expr | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Machine(Node):
     """A protocol machine: which tool calls may follow which."""
 
@@ -817,7 +935,7 @@ class Machine(Node):
     transitions: tuple[MachineTransition, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@node_class
 class Contract(Node):
     """A whole contract: its header and its declarations, in source order per kind."""
 
@@ -917,3 +1035,6 @@ def _first_difference(a: object, b: object, path: str) -> str | None:
                 return found
         return None
     return None if a == b else f"{path}: {a!r} vs {b!r}"
+
+
+_make_inits()
