@@ -1,10 +1,10 @@
-"""The node classes made by ``ir.node_class`` behave as the dataclass decorator's would.
+"""The IR node classes, made by ``contractsim.records.record``, behave as the dataclass
+decorator's would.
 
-``node_class`` (see ``contractsim/dsl/ir.py``) shares ``__setattr__``/``__delattr__`` and the
-pickling methods on ``Node`` and compiles every ``__init__`` in one ``exec`` to make importing
-the IR cheaper. These tests compare each class with the class
-``@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)`` makes from the same
-fields.
+``record`` writes ``__setattr__``/``__delattr__`` and the pickling methods without compiling
+them and compiles every ``__init__`` in one ``exec``, to make importing the IR cheaper. These
+tests compare each class with the class ``@dataclass(frozen=True, slots=True, kw_only=True,
+eq=False, repr=False)`` makes from the same fields.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import dataclasses
 import operator
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import (
     TYPE_CHECKING,
     Annotated,
@@ -28,16 +28,11 @@ from typing import (
 )
 
 from ..diagnostics import NO_SPAN, Span
+from ..records import compile_pending, record
 
 if TYPE_CHECKING:
     from pydantic import GetCoreSchemaHandler, TypeAdapter
     from pydantic_core import CoreSchema
-    from typing_extensions import dataclass_transform
-else:
-
-    def dataclass_transform(**_: Any) -> Callable[[Any], Any]:
-        """Only type checkers read it (``typing`` has it from Python 3.11 on)."""
-        return lambda decorated: decorated
 
 
 class _ByKind:
@@ -58,116 +53,19 @@ class _ByKind:
 BY_KIND = _ByKind()
 
 
-# ------------------------------------------------------------------------ making the node classes
-#
-# ``@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)`` compiles three
-# functions per class with one ``exec`` each: ``__init__``, ``__setattr__`` and ``__delattr__``
-# (the last two only to refuse assignment). For ~85 classes that was most of the cost of
-# importing this module. ``node_class`` makes the same classes with less: ``__setattr__``,
-# ``__delattr__``, ``__getstate__`` and ``__setstate__`` are shared, on ``Node``, and the
-# ``__init__`` of every class made so far is compiled in one ``exec`` the first time any is
-# needed (or by ``_make_inits()`` at the end of this module). The ``__init__`` is the one the
-# dataclass decorator would write: keyword-only, in field order, with the same defaults,
-# setting each field with ``object.__setattr__``. The one visible difference:
-# ``__dataclass_params__.frozen`` is False (nothing reads it; instances are frozen all the same).
-
-_T = TypeVar("_T")
-
-_PENDING_INITS: list[type] = []
-
-
-def _pending_init(self: Any, *args: Any, **kwargs: Any) -> None:
-    """Stands in for the ``__init__`` of a node class until the pending ones are compiled."""
-    _make_inits()
-    type(self).__init__(self, *args, **kwargs)
-
-
-def _make_inits() -> None:
-    """Compile the ``__init__`` of every node class made since the last call, in one ``exec``."""
-    if not _PENDING_INITS:
-        return
-    classes = list(_PENDING_INITS)
-    _PENDING_INITS.clear()
-    namespace: dict[str, Any] = {
-        "_set": object.__setattr__,
-        "_HAS_DEFAULT_FACTORY": dataclasses._HAS_DEFAULT_FACTORY,  # type: ignore[attr-defined]
-    }
-    lines: list[str] = []
-    for number, cls in enumerate(classes):
-        params: list[str] = []
-        body: list[str] = []
-        for f in dataclasses.fields(cls):
-            if f.default is not dataclasses.MISSING:
-                namespace[f"_d{number}_{f.name}"] = f.default
-                params.append(f"{f.name}=_d{number}_{f.name}")
-            elif f.default_factory is not dataclasses.MISSING:
-                namespace[f"_f{number}_{f.name}"] = f.default_factory
-                params.append(f"{f.name}=_HAS_DEFAULT_FACTORY")
-                body.append(
-                    f" if {f.name} is _HAS_DEFAULT_FACTORY: {f.name} = _f{number}_{f.name}()"
-                )
-            else:
-                params.append(f.name)
-            body.append(f" _set(self, {f.name!r}, {f.name})")
-        if hasattr(cls, "__post_init__"):
-            body.append(" self.__post_init__()")
-        signature = ", ".join(["self", "*", *params]) if params else "self"
-        lines.append(f"def _init{number}({signature}):")
-        lines.extend(body or [" pass"])
-    exec("\n".join(lines), namespace)
-    for number, cls in enumerate(classes):
-        init = namespace[f"_init{number}"]
-        init.__qualname__ = f"{cls.__qualname__}.__init__"
-        init.__module__ = cls.__module__
-        init.__annotations__ = {f.name: f.type for f in dataclasses.fields(cls)} | {"return": None}
-        cls.__init__ = init  # type: ignore[misc]
-
-
-@dataclass_transform(
-    kw_only_default=True, eq_default=False, frozen_default=True, field_specifiers=(field,)
-)
-def node_class(cls: type[_T]) -> type[_T]:
-    """Make ``cls`` a node class: what ``@dataclass(frozen=True, slots=True, kw_only=True,
-    eq=False, repr=False)`` makes, for less (see above). Every class that derives from ``Node``
-    must be made with this decorator (the dataclass one refuses a frozen class whose base
-    is not frozen)."""
-    made = dataclass(slots=True, kw_only=True, eq=False, repr=False, init=False)(cls)
-    made.__init__ = _pending_init  # type: ignore[method-assign]
-    _PENDING_INITS.append(made)
-    return made
-
-
-def _refuse_assignment(self: Any, name: str, value: Any) -> None:
-    raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
-
-
-def _refuse_deletion(self: Any, name: str) -> None:
-    raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
-
-
-def _node_state(self: Any) -> list[Any]:
-    return [getattr(self, f.name) for f in dataclasses.fields(self)]
-
-
-def _set_node_state(self: Any, state: list[Any]) -> None:
-    for f, value in zip(dataclasses.fields(self), state):
-        object.__setattr__(self, f.name, value)
-
-
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Node:
     """The base of every node: a ``span`` that equality and hashing ignore.
 
     ``eq=False, repr=False``: ``__eq__``, ``__hash__`` and ``__repr__`` are these three, shared
     by every node class, and behave as the dataclass-generated ones would (``span`` has
     ``compare=False``). Generating them for each of ~60 classes made importing this module
-    cost a third more.
+    cost a third more. ``record`` (``contractsim/records.py``) is ``dataclass`` made cheaper:
+    the ``__init__`` of every node class is compiled in one ``exec`` at the end of this module.
     """
 
     #: read by pydantic when it validates a node: unknown keys are errors
     __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
-    if TYPE_CHECKING:  # what mypy's dataclass protocol looks for (node_class sets it)
-        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
 
     span: Span = field(default=NO_SPAN, compare=False)
 
@@ -185,12 +83,6 @@ class Node:
             f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self) if f.repr
         )
         return f"{self.__class__.__qualname__}({shown})"
-
-
-Node.__setattr__ = _refuse_assignment  # type: ignore[method-assign]
-Node.__delattr__ = _refuse_deletion  # type: ignore[method-assign]
-Node.__getstate__ = _node_state  # type: ignore[attr-defined]
-Node.__setstate__ = _set_node_state  # type: ignore[attr-defined]
 
 
 #: per node class: the values that equality and hashing compare (every field but ``span``)
@@ -213,7 +105,7 @@ ConstraintKey = Literal[
 ]
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Constraint(Node):
     """A constraint on a type: ``pattern``, ``format``, ``min``, ``max`` or a length bound."""
 
@@ -222,7 +114,7 @@ class Constraint(Node):
     value: int | float | str
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class NamedType(Node):
     """A primitive (``int``, ``str`` …) or a declared type, by name."""
 
@@ -231,7 +123,7 @@ class NamedType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class GenericType(Node):
     """``list[T]``, ``set[T]``, ``map[K, V]`` or ``tuple[A, B, …]``."""
 
@@ -241,7 +133,7 @@ class GenericType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class EnumMember(Node):
     """One member of an ``enum { … }``."""
 
@@ -249,7 +141,7 @@ class EnumMember(Node):
     value: str
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class EnumType(Node):
     """``enum { a, b, … }``: one of the listed names."""
 
@@ -258,7 +150,7 @@ class EnumType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class NullType(Node):
     """``null``: the type whose only value is ``null``."""
 
@@ -266,7 +158,7 @@ class NullType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class RecordField(Node):
     """A field of a record type (also a tool's ``reports`` entry)."""
 
@@ -278,7 +170,7 @@ class RecordField(Node):
     description: str | None = None
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class RecordType(Node):
     """``record { name: T, … }``: a JSON object with the declared fields."""
 
@@ -289,7 +181,7 @@ class RecordType(Node):
     open: bool = False
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Variant(Node):
     """One variant of a tagged union: its tag and its type."""
 
@@ -298,7 +190,7 @@ class Variant(Node):
     type: TypeExpr
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class TaggedUnionType(Node):
     """``union by op { and: AndQuery, … }``: exactly one variant, chosen by the ``op`` field."""
 
@@ -308,7 +200,7 @@ class TaggedUnionType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class UnionType(Node):
     """``A | B``: a value matching one of the options (JSON Schema ``anyOf``)."""
 
@@ -326,7 +218,7 @@ TypeExpr = Annotated[
 # ------------------------------------------------------------------------------------- expressions
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class ScalarLit(Node):
     """A literal: a boolean, number, string (``raw`` for ``r"…"``) or ``null``."""
 
@@ -335,7 +227,7 @@ class ScalarLit(Node):
     raw: bool = False
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Name(Node):
     """A name: a parameter, local, state variable, constant or `result`. ``state.NAME`` is a
     name with ``state`` set: always the state variable, even where a parameter hides it."""
@@ -345,7 +237,7 @@ class Name(Node):
     state: bool = False
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Attr(Node):
     """``obj.name``: a field of a record, or ``Enum.member``."""
 
@@ -355,7 +247,7 @@ class Attr(Node):
     name_span: Span = NO_SPAN
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Index(Node):
     """``obj[key]``: an item of a list, tuple or map."""
 
@@ -364,7 +256,7 @@ class Index(Node):
     key: Expr
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class KeywordArg(Node):
     """``name=value`` in a call."""
 
@@ -373,7 +265,7 @@ class KeywordArg(Node):
     value: Expr
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Call(Node):
     """``func(args, name=value)``: a built-in, predicate or function call."""
 
@@ -384,7 +276,7 @@ class Call(Node):
     kwargs: tuple[KeywordArg, ...] = ()
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Quantifier(Node):
     """``all(body for var in coll)``, likewise ``any``, ``count``, ``sum``, ``first`` and ``last``;
     optionally ``… if cond`` and ``for i, x in …`` (see :class:`Comprehension` for both)."""
@@ -398,7 +290,7 @@ class Quantifier(Node):
     cond: Expr | None = None
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Unary(Node):
     """``not x`` or ``-x``."""
 
@@ -412,7 +304,7 @@ BinOp = Literal[
 ]
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Binary(Node):
     """``left op right``: arithmetic, comparison, membership or ``and``/``or``."""
 
@@ -422,7 +314,7 @@ class Binary(Node):
     right: Expr
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Collection(Node):
     """``[a, b]`` (list), ``{a, b}`` (set), ``(a, b)`` (tuple) or ``{}`` (empty set or map)."""
 
@@ -431,7 +323,7 @@ class Collection(Node):
     items: tuple[Expr, ...] = ()
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class MapEntry(Node):
     """``key: value`` in a map literal."""
 
@@ -440,7 +332,7 @@ class MapEntry(Node):
     value: Expr
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class MapLit(Node):
     """``{key: value, …}``: a map literal."""
 
@@ -451,7 +343,7 @@ class MapLit(Node):
 # ---------------------------------------------------- comprehensions and conditional expressions
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Comprehension(Node):
     """``[body for var in coll if cond]`` (list), ``{body for …}`` (set) or
     ``{key: body for …}`` (map). With ``unpack`` (``for i, x in …``) every item is a tuple whose
@@ -467,7 +359,7 @@ class Comprehension(Node):
     cond: Expr | None = None
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Conditional(Node):
     """``then if cond else orelse``."""
 
@@ -480,7 +372,7 @@ class Conditional(Node):
 # ----------------------------------------------- dynamically typed values (lang-types)
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class TypeTest(Node):
     """``x is T`` (or ``x is not T`` when ``negated``): whether a value has a type."""
 
@@ -491,7 +383,7 @@ class TypeTest(Node):
 
 
 # ------------------------------------------------------------------ bounded unknowns (issue 16)
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class UnknownIn(Node):
     """``unknown in [lo, hi]``: a number nobody has observed, known to lie in the interval.
     Only a state variable's initial value or the value of an assignment (``x = unknown in
@@ -523,7 +415,7 @@ Expr = Annotated[
 ]
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class TemplatePart(Node):
     """A piece of a message template: literal text, or an interpolated ``{expr}``."""
 
@@ -532,7 +424,7 @@ class TemplatePart(Node):
     expr: Expr | None = None
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Template(Node):
     """A message with ``{expr}`` holes that are filled with actual values when reported."""
 
@@ -544,7 +436,7 @@ class Template(Node):
 # -------------------------------------------------------------------------------------- statements
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Assign(Node):
     """``target = value`` (or ``+=``, ``-=``) in an effect."""
 
@@ -554,7 +446,7 @@ class Assign(Node):
     value: Expr
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class MethodCall(Node):
     """A collection update: ``s.add(x)``, ``s.remove(x)``, ``m.remove(k)``, ``l.append(x)``,
     ``c.clear()``."""
@@ -566,7 +458,7 @@ class MethodCall(Node):
     args: tuple[Expr, ...] = ()
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class If(Node):
     """``if cond { … } else { … }``."""
 
@@ -576,7 +468,7 @@ class If(Node):
     orelse: tuple[Stmt, ...] = ()
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class For(Node):
     """``for var in coll { … }``."""
 
@@ -586,7 +478,7 @@ class For(Node):
     body: tuple[Stmt, ...]
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Let(Node):
     """``let name = value``: a name for a value in the statements after it."""
 
@@ -595,7 +487,7 @@ class Let(Node):
     value: Expr
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Warn(Node):
     """``warn CODE "message"``: a warning reported with the call's result."""
 
@@ -605,7 +497,7 @@ class Warn(Node):
     message: Template | None = None
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class ReportField(Node):
     """``name = value`` in a ``report { … }``."""
 
@@ -614,7 +506,7 @@ class ReportField(Node):
     value: Expr
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Report(Node):
     """``report { name = value, … }``: values the call reports."""
 
@@ -625,7 +517,7 @@ class Report(Node):
 # ------------------------------------------------ statements that compute and fail part-way
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Var(Node):
     """``var x = …``: a local that the statements after it in its block may reassign."""
 
@@ -634,7 +526,7 @@ class Var(Node):
     value: Expr
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Fail(Node):
     """``fail CODE "message"``: the call ends as a failure here, keeping the effects applied so
     far."""
@@ -645,14 +537,14 @@ class Fail(Node):
     message: Template | None = None
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Break(Node):
     """``break``: leave the innermost ``for`` loop."""
 
     kind: Literal["break"] = "break"
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Continue(Node):
     """``continue``: go on with the next item of the innermost ``for`` loop."""
 
@@ -668,7 +560,7 @@ Stmt = Annotated[
 # ------------------------------------------------------------------------------------ declarations
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Header(Node):
     """``contract NAME version "V" "description"``."""
 
@@ -679,7 +571,7 @@ class Header(Node):
     description: str | None = None
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class TypeDecl(Node):
     """``type NAME = T``."""
 
@@ -689,7 +581,7 @@ class TypeDecl(Node):
     description: str | None = None
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class StateVar(Node):
     """A state variable: its name, type and initial value."""
 
@@ -700,7 +592,7 @@ class StateVar(Node):
     description: str | None = None
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class ConstDecl(Node):
     """``const NAME [: TYPE] = EXPR``: a constant."""
 
@@ -710,7 +602,7 @@ class ConstDecl(Node):
     value: Expr
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Param(Node):
     """A parameter of a tool, predicate or function."""
 
@@ -729,7 +621,7 @@ class Param(Node):
         return self.type if self.accepts is None else self.accepts
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class PredicateDecl(Node):
     """``predicate NAME(PARAMS) = EXPR``: a named condition."""
 
@@ -740,7 +632,7 @@ class PredicateDecl(Node):
     description: str | None = None
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class FunctionDecl(Node):
     """``function NAME(PARAMS) -> TYPE = EXPR``: a pure function, callable in any expression."""
 
@@ -752,7 +644,7 @@ class FunctionDecl(Node):
     description: str | None = None
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class EventDecl(Node):
     """``event NAME``: something outside the contract that may happen."""
 
@@ -761,7 +653,7 @@ class EventDecl(Node):
     description: str | None = None
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class GoalDecl(Node):
     """``goal NAME = EXPR``: a condition on the state that plans aim for."""
 
@@ -771,7 +663,7 @@ class GoalDecl(Node):
     description: str | None = None
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Condition(Node):
     """A ``require`` (hard), ``should`` (soft) or ``ensure`` (postcondition) clause."""
 
@@ -784,7 +676,7 @@ class Condition(Node):
     hint: Template | None = None
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class EventRef(Node):
     """``on EVENT`` (with an optional probability) on an outcome or a flow transition."""
 
@@ -797,7 +689,7 @@ class EventRef(Node):
 OutcomeKind = Literal["success", "partial", "fails"]
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Outcome(Node):
     """An outcome of a tool: success, partial or failure, when it happens and its effects."""
 
@@ -815,7 +707,7 @@ class Outcome(Node):
     body: tuple[Stmt, ...] = ()
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class FlowStep(Node):
     """A named step of a tool's flow and its statements."""
 
@@ -824,7 +716,7 @@ class FlowStep(Node):
     body: tuple[Stmt, ...]
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class FlowTransition(Node):
     """``source -> target`` in a tool's flow, with an optional event and condition."""
 
@@ -837,7 +729,7 @@ class FlowTransition(Node):
     when: Expr | None = None
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Flow(Node):
     """A tool's flow: its steps and the transitions between them."""
 
@@ -858,7 +750,7 @@ RISKS: tuple[str, ...] = (
 )
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Tag(Node):
     """A tag of a tool (``tags [fs.write, fs]``)."""
 
@@ -866,7 +758,7 @@ class Tag(Node):
     name: str
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Risk(Node):
     """A risk of a tool (``read_only``, ``destructive`` …)."""
 
@@ -874,7 +766,7 @@ class Risk(Node):
     name: str
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Tool(Node):
     """A tool: its parameters, conditions, effects, outcomes and flow."""
 
@@ -898,7 +790,7 @@ class Tool(Node):
         return any(r.name == name for r in self.risks)
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class MachineState(Node):
     """A state of a protocol machine."""
 
@@ -906,7 +798,7 @@ class MachineState(Node):
     name: str
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class MachineTransition(Node):
     """``source -> target on tool`` in a machine (optionally an outcome and a condition)."""
 
@@ -922,7 +814,7 @@ class MachineTransition(Node):
     when: Expr | None = None
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Machine(Node):
     """A protocol machine: which tool calls may follow which."""
 
@@ -935,7 +827,7 @@ class Machine(Node):
     transitions: tuple[MachineTransition, ...]
 
 
-@node_class
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Contract(Node):
     """A whole contract: its header and its declarations, in source order per kind."""
 
@@ -1037,4 +929,4 @@ def _first_difference(a: object, b: object, path: str) -> str | None:
     return None if a == b else f"{path}: {a!r} vs {b!r}"
 
 
-_make_inits()
+compile_pending()  # every node class's methods, in one exec (see contractsim/records.py)
