@@ -214,8 +214,9 @@ def record(
             cls, init=False, repr=False, eq=False, frozen=False, slots=slots, kw_only=kw_only
         )
         for f in made.__dataclass_fields__.values():
-            kind = f._field_type  # type: ignore[attr-defined]
-            if kind is dataclasses._FIELD_INITVAR or (kind is dataclasses._FIELD and not f.init):  # type: ignore[attr-defined]
+            kind = f._field_type
+            initvar = kind is dataclasses._FIELD_INITVAR  # type: ignore[attr-defined]
+            if initvar or (kind is dataclasses._FIELD and not f.init):  # type: ignore[attr-defined]
                 raise TypeError(f"record does not support the field {f.name!r} of {cls.__name__}")
         fields = dataclasses.fields(made)
         if undocumented:
