@@ -12,10 +12,9 @@ module; until then ``inspect.signature`` shows the stand-in's ``(*args, **kwargs
 ``__setattr__`` and ``__delattr__`` of a frozen class are plain closures (nothing to
 compile).
 
-The one visible difference: ``__dataclass_params__`` records what was asked of the decorator
-(``frozen``, ``eq`` and ``repr`` false); nothing in contractsim reads it. Because of that, a class
-made with ``record(frozen=True)`` can only have bases made with ``record`` (the decorator
-refuses a frozen class whose dataclass base is not frozen). ``order``, ``unsafe_hash``,
+``__dataclass_params__`` records what was asked, as the decorator's does, and the classes mix
+with the decorator's in either direction (a frozen dataclass may derive from a frozen record and
+the other way round). ``order``, ``unsafe_hash``,
 ``init=False`` fields and ``InitVar`` are not supported (a ``TypeError`` says so).
 """
 
@@ -210,9 +209,28 @@ def record(
         undocumented = not cls.__doc__
         if undocumented:  # else the decorator runs inspect.signature (slow) to write one
             cls.__doc__ = "?"
-        made: Any = dataclasses.dataclass(
-            cls, init=False, repr=False, eq=False, frozen=False, slots=slots, kw_only=kw_only
-        )
+        # the decorator, asked for a class that is not frozen, refuses frozen dataclass bases:
+        # theirs say "not frozen" for the time of the call (the real decorator makes the same
+        # check the other way round, which is made here)
+        base_params = [
+            params
+            for base in cls.__mro__[1:]
+            if (params := base.__dict__.get("__dataclass_params__")) is not None
+        ]
+        if frozen and any(not params.frozen for params in base_params):
+            raise TypeError("cannot inherit frozen dataclass from a non-frozen one")
+        thawed = [params for params in base_params if params.frozen] if frozen else []
+        for params in thawed:
+            params.frozen = False
+        try:
+            made: Any = dataclasses.dataclass(
+                cls, init=False, repr=False, eq=False, frozen=False, slots=slots, kw_only=kw_only
+            )
+        finally:
+            for params in thawed:
+                params.frozen = True
+        params = made.__dataclass_params__  # what was asked, as the decorator records it
+        params.init, params.repr, params.eq, params.frozen = init, repr, eq, frozen
         for f in made.__dataclass_fields__.values():
             kind = f._field_type
             initvar = kind is dataclasses._FIELD_INITVAR  # type: ignore[attr-defined]

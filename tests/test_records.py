@@ -180,3 +180,24 @@ def test_checker_types_compare_hash_and_show_as_before() -> None:
     assert pickle.loads(pickle.dumps(record_t)) == record_t
     with pytest.raises(dataclasses.FrozenInstanceError):
         types.INT.name = "str"  # type: ignore[misc]
+
+
+def test_params_are_recorded_and_records_mix_with_dataclasses() -> None:
+    base = record(frozen=True)(type("Base", (), {"__annotations__": {"a": "int"}}))
+    assert base.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    assert repr(base.__dataclass_params__) == repr(  # type: ignore[attr-defined]
+        dataclasses.dataclass(frozen=True)(type("T", (), {})).__dataclass_params__  # type: ignore[attr-defined]
+    )
+    child = dataclasses.dataclass(frozen=True)(
+        type("Child", (base,), {"__annotations__": {"b": "int"}})
+    )
+    assert repr(child(1, 2)) == "Child(a=1, b=2)"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        child(1, 2).a = 3
+    plain = dataclasses.dataclass(frozen=True)(type("Plain", (), {"__annotations__": {"a": "int"}}))
+    grandchild = record(frozen=True)(type("G", (plain,), {"__annotations__": {"b": "int"}}))
+    compile_pending()
+    assert repr(grandchild(1, 2)) == "G(a=1, b=2)"
+    mutable = dataclasses.dataclass(type("Mutable", (), {"__annotations__": {"a": "int"}}))
+    with pytest.raises(TypeError, match="cannot inherit frozen dataclass from a non-frozen one"):
+        record(frozen=True)(type("Bad", (mutable,), {"__annotations__": {"b": "int"}}))
