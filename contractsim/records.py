@@ -6,8 +6,8 @@ The dataclass decorator compiles every method it writes with an ``exec`` of its 
 imported, which is most of what importing the IR, the checker's types or the compiled contract
 cost a cold ``contractsim check``. ``record`` asks the decorator for everything but those methods
 (fields, ``__slots__``, ``__match_args__``, ``__dataclass_fields__``), writes the same methods as
-the decorator would, and compiles the ones of every class made so far in a single ``exec``, the
-first time one of them is called (or when :func:`compile_pending` is called, e.g. at the end of a
+the decorator would, and compiles them in one ``exec`` per method name: the first call of an
+``__init__`` compiles the ``__init__`` of every class made so far, and so on (or when :func:`compile_pending` is called, e.g. at the end of a
 module; until then ``inspect.signature`` shows the stand-in's ``(*args, **kwargs)``).
 ``__setattr__`` and ``__delattr__`` of a frozen class are plain closures (nothing to
 compile).
@@ -45,13 +45,14 @@ _NAMESPACE: dict[str, Any] = {
 _counter = 0
 
 
-def compile_pending() -> None:
-    """Compile the methods of every class made so far, in one ``exec``, and install them."""
+def compile_pending(method: str | None = None) -> None:
+    """Compile the methods waiting to be compiled (only the ``method`` ones, e.g.
+    ``"__init__"``, if given), in one ``exec``, and install them."""
     global _counter
-    if not _PENDING:
+    pending = [entry for entry in _PENDING if method is None or entry[1] == method]
+    if not pending:
         return
-    pending = list(_PENDING)
-    _PENDING.clear()
+    _PENDING[:] = [entry for entry in _PENDING if method is not None and entry[1] != method]
     lines: list[str] = []
     names: list[str] = []
     for _, _, source in pending:
@@ -76,7 +77,7 @@ def compile_pending() -> None:
 
 def _stand_in(method: str) -> Callable[..., Any]:
     def stand_in(self: Any, *args: Any, **kwargs: Any) -> Any:
-        compile_pending()
+        compile_pending(method)  # a repr, say, is seldom needed where an __init__ is
         return getattr(type(self), method)(self, *args, **kwargs)
 
     stand_in.__name__ = method
