@@ -7,10 +7,10 @@ imported, which is most of what importing the IR, the checker's types or the com
 cost a cold ``contractsim check``. ``record`` asks the decorator for everything but those methods
 (fields, ``__slots__``, ``__match_args__``, ``__dataclass_fields__``), writes the same methods as
 the decorator would, and compiles them in one ``exec`` per method name: the first call of an
-``__init__`` compiles the ``__init__`` of every class made so far, and so on (or when :func:`compile_pending` is called, e.g. at the end of a
-module; until then ``inspect.signature`` shows the stand-in's ``(*args, **kwargs)``).
-``__setattr__`` and ``__delattr__`` of a frozen class are plain closures (nothing to
-compile).
+``__init__`` compiles the ``__init__`` of every class made so far, and so on (or
+:func:`compile_pending` does, e.g. at the end of a module; until then ``inspect.signature``
+shows the stand-in's ``(*args, **kwargs)``). ``__setattr__`` and ``__delattr__`` of a frozen
+class are plain closures (nothing to compile).
 
 ``__dataclass_params__`` records what was asked, as the decorator's does, and the classes mix
 with the decorator's in either direction (a frozen dataclass may derive from a frozen record and
