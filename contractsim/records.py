@@ -21,7 +21,9 @@ the other way round). ``order``, ``unsafe_hash``,
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import reprlib
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
@@ -42,13 +44,20 @@ _NAMESPACE: dict[str, Any] = {
     "_HAS_DEFAULT_FACTORY": dataclasses._HAS_DEFAULT_FACTORY,  # type: ignore[attr-defined]
     "_object_setattr": object.__setattr__,
 }
-_counter = 0
+#: numbers for the names in the shared namespace (``next`` on it is atomic)
+_NUMBERS = itertools.count()
+#: one compilation at a time: a thread that finds a stand-in while another compiles waits for it
+_LOCK = threading.RLock()
 
 
 def compile_pending(method: str | None = None) -> None:
     """Compile the methods waiting to be compiled (only the ``method`` ones, e.g.
     ``"__init__"``, if given), in one ``exec``, and install them."""
-    global _counter
+    with _LOCK:
+        _compile_pending(method)
+
+
+def _compile_pending(method: str | None) -> None:
     pending = [entry for entry in _PENDING if method is None or entry[1] == method]
     if not pending:
         return
@@ -56,8 +65,7 @@ def compile_pending(method: str | None = None) -> None:
     lines: list[str] = []
     names: list[str] = []
     for _, _, source in pending:
-        name = f"_fn{_counter}"
-        _counter += 1
+        name = f"_fn{next(_NUMBERS)}"
         names.append(name)
         lines.append(source[0].replace("def ?(", f"def {name}(", 1))
         lines.extend(source[1:])
@@ -95,9 +103,7 @@ def _install(cls: type, name: str, value: Any) -> None:
 
 def _value(prefix: str, value: Any) -> str:
     """A name in the shared namespace that holds ``value``."""
-    global _counter
-    name = f"_{prefix}{_counter}"
-    _counter += 1
+    name = f"_{prefix}{next(_NUMBERS)}"
     _NAMESPACE[name] = value
     return name
 

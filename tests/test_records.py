@@ -201,3 +201,25 @@ def test_params_are_recorded_and_records_mix_with_dataclasses() -> None:
     mutable = dataclasses.dataclass(type("Mutable", (), {"__annotations__": {"a": "int"}}))
     with pytest.raises(TypeError, match="cannot inherit frozen dataclass from a non-frozen one"):
         record(frozen=True)(type("Bad", (mutable,), {"__annotations__": {"b": "int"}}))
+
+
+def test_first_calls_from_many_threads_compile_once_and_agree() -> None:
+    import threading
+
+    classes = [
+        record(frozen=True)(type(f"T{i}", (), {"__annotations__": {"a": "int"}})) for i in range(20)
+    ]
+    compile_pending("__init__")
+    results: list[str] = []
+    start = threading.Barrier(8)
+
+    def show_all() -> None:
+        start.wait()
+        results.extend(repr(cls(1)) for cls in classes)
+
+    threads = [threading.Thread(target=show_all) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results) == sorted([f"T{i}(a=1)" for i in range(20)] * 8)
