@@ -23,6 +23,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent / "contractsim"
 # Bottom to top. A module may import from its own group or a group below; the groups of one layer
 # (one tuple) may not import each other (``SIDEWAYS_ALLOWED`` lists the exceptions).
 LAYERS: tuple[tuple[str, ...], ...] = (
+    ("contractsim.records",),
     ("contractsim.diagnostics",),
     ("contractsim.sources",),
     ("contractsim.grammar",),

@@ -15,7 +15,7 @@ import io
 import re
 import tokenize
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
 from ..diagnostics import Span
@@ -31,6 +31,7 @@ from ..dsl.walk import (
     used_names,
     walk_stmts,
 )
+from ..records import record
 from .empty import empty_of, float_target
 
 CONTEXT_FUNCS = ("today", "now", "fresh", "old")
@@ -39,7 +40,7 @@ Flavour = Literal["fast", "safe"]
 """Which of the two generated functions: plain Python operators, or three-valued helpers."""
 
 
-@dataclass
+@record
 class Ctx:
     """What a name means inside the function being generated."""
 
@@ -47,7 +48,7 @@ class Ctx:
     state: str = "S"  # the variable holding state values (``O`` inside old())
 
 
-@dataclass
+@record
 class Source:
     """Generated source with a map from its lines back to contract spans."""
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Span
 from ..dsl import ir
 from ..dsl.walk import stmt_exprs, walk_expr, walk_stmts
+from ..records import record
 from . import comprehend, lib
 from .codegen import CodeGen, Flavour, Source
 from .consteval import CONSTANT_SECONDS as CONSTANT_SECONDS
@@ -38,7 +39,7 @@ Fn = Callable[..., Any]
 FLAVOURS: tuple[Flavour, ...] = ("fast", "safe")
 
 
-@dataclass
+@record
 class Compiled:
     """One generated function in both flavours, and the contract place it came from."""
 
@@ -49,7 +50,7 @@ class Compiled:
     makes_unknowns: bool = False  # statements that make a fresh value or a bounded unknown
 
 
-@dataclass
+@record
 class TemplateFn:
     template: ir.Template
     values: Compiled | None  # returns the tuple of hole values
@@ -73,7 +74,7 @@ def render_value(value: Any) -> str:
     return show(value)
 
 
-@dataclass
+@record
 class CCondition:
     ir: ir.Condition
     test: Compiled
@@ -81,7 +82,7 @@ class CCondition:
     hint: TemplateFn | None
 
 
-@dataclass
+@record
 class COutcome:
     ir: ir.Outcome
     when: Compiled | None
@@ -100,13 +101,13 @@ class COutcome:
         return self.ir.outcome
 
 
-@dataclass
+@record
 class CTransition:
     ir: ir.FlowTransition
     when: Compiled | None
 
 
-@dataclass
+@record
 class CFlow:
     initial: str
     steps: dict[str, Compiled]  # on-enter bodies
@@ -132,7 +133,7 @@ class _Validators:
         return self._builder
 
 
-@dataclass
+@record
 class CTool:
     ir: ir.Tool
     index: int
@@ -175,13 +176,13 @@ class CTool:
         return self.validators.get().args_model(self.ir, declared=declared)
 
 
-@dataclass
+@record
 class CMachineTransition:
     ir: ir.MachineTransition
     guard: Compiled | None
 
 
-@dataclass
+@record
 class CMachine:
     ir: ir.Machine
     slot: int
@@ -194,7 +195,7 @@ class CMachine:
         return self.ir.name
 
 
-@dataclass
+@record
 class CompiledContract:
     """Everything the simulator and the guard need, built once."""
 

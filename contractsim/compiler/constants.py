@@ -3,13 +3,13 @@ the validators' defaults and the exports read constants this way."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..dsl import ir
+from ..records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Const:
     value: Any
 

@@ -20,12 +20,12 @@ import enum
 import math
 import uuid
 from collections.abc import Mapping, Set
-from dataclasses import dataclass
 from datetime import date, datetime, time
 from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
 
+from ..records import record
 from .lib import MAX_ITEMS, MAX_STRING
 from .values import UNKNOWN, Bounded, FMap, Fresh, Unknown
 
@@ -41,7 +41,7 @@ MAX_TEXT = 1000
 _MAX_PROBLEMS = 3
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Converted:
     """A foreign value read as a contract value: ``value`` holds :data:`UNKNOWN` wherever a
     part could not be read, and ``problems`` says where and why (empty: read in full)."""

@@ -7,13 +7,14 @@ failures (the value of every sub-expression of a violated condition).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ..dsl import ir
 from ..dsl.pretty import expr_text
 from ..dsl.visitor import NodeVisitor
 from ..dsl.walk import assigned_roots, fails_in, jumps_out, lvalue_path
+from ..records import record
 from . import comprehend, lib
 from .empty import empty_of, float_target
 from .lib import sum_values
@@ -22,7 +23,7 @@ from .values import PLAN_TEXTS, UNKNOWN, FMap, Fresh
 U = UNKNOWN
 
 
-@dataclass
+@record
 class Env:
     """Everything an expression can see."""
 

@@ -6,17 +6,17 @@ of :mod:`.validators`."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic_core import SchemaError, ValidationError
 
+from ..records import record
 from .constants import EMPTY
 from .formats import FORMAT_EXAMPLES
 from .values import freeze, show
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ArgProblem:
     """One argument that failed validation: where, which rule, what was given, what to do."""
 

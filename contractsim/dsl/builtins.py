@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from ..records import record
 from . import types as T
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Builtin:
     min_args: int
     max_args: int

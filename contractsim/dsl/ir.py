@@ -16,10 +16,19 @@ import dataclasses
 import operator
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, Union
+from dataclasses import field
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    ClassVar,
+    Literal,
+    TypeVar,
+    Union,
+)
 
 from ..diagnostics import NO_SPAN, Span
+from ..records import compile_pending, record
 
 if TYPE_CHECKING:
     from pydantic import GetCoreSchemaHandler, TypeAdapter
@@ -44,14 +53,15 @@ class _ByKind:
 BY_KIND = _ByKind()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Node:
     """The base of every node: a ``span`` that equality and hashing ignore.
 
     ``eq=False, repr=False``: ``__eq__``, ``__hash__`` and ``__repr__`` are these three, shared
     by every node class, and behave as the dataclass-generated ones would (``span`` has
     ``compare=False``). Generating them for each of ~60 classes made importing this module
-    cost a third more.
+    cost a third more. ``record`` (``contractsim/records.py``) is ``dataclass`` made cheaper:
+    the ``__init__`` of every node class is compiled in one ``exec`` at the end of this module.
     """
 
     #: read by pydantic when it validates a node: unknown keys are errors
@@ -95,7 +105,7 @@ ConstraintKey = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Constraint(Node):
     """A constraint on a type: ``pattern``, ``format``, ``min``, ``max`` or a length bound."""
 
@@ -104,7 +114,7 @@ class Constraint(Node):
     value: int | float | str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class NamedType(Node):
     """A primitive (``int``, ``str`` …) or a declared type, by name."""
 
@@ -113,7 +123,7 @@ class NamedType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class GenericType(Node):
     """``list[T]``, ``set[T]``, ``map[K, V]`` or ``tuple[A, B, …]``."""
 
@@ -123,7 +133,7 @@ class GenericType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class EnumMember(Node):
     """One member of an ``enum { … }``."""
 
@@ -131,7 +141,7 @@ class EnumMember(Node):
     value: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class EnumType(Node):
     """``enum { a, b, … }``: one of the listed names."""
 
@@ -140,7 +150,7 @@ class EnumType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class NullType(Node):
     """``null``: the type whose only value is ``null``."""
 
@@ -148,7 +158,7 @@ class NullType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class RecordField(Node):
     """A field of a record type (also a tool's ``reports`` entry)."""
 
@@ -160,7 +170,7 @@ class RecordField(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class RecordType(Node):
     """``record { name: T, … }``: a JSON object with the declared fields."""
 
@@ -171,7 +181,7 @@ class RecordType(Node):
     open: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Variant(Node):
     """One variant of a tagged union: its tag and its type."""
 
@@ -180,7 +190,7 @@ class Variant(Node):
     type: TypeExpr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class TaggedUnionType(Node):
     """``union by op { and: AndQuery, … }``: exactly one variant, chosen by the ``op`` field."""
 
@@ -190,7 +200,7 @@ class TaggedUnionType(Node):
     constraints: tuple[Constraint, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class UnionType(Node):
     """``A | B``: a value matching one of the options (JSON Schema ``anyOf``)."""
 
@@ -208,7 +218,7 @@ TypeExpr = Annotated[
 # ------------------------------------------------------------------------------------- expressions
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class ScalarLit(Node):
     """A literal: a boolean, number, string (``raw`` for ``r"…"``) or ``null``."""
 
@@ -217,7 +227,7 @@ class ScalarLit(Node):
     raw: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Name(Node):
     """A name: a parameter, local, state variable, constant or `result`. ``state.NAME`` is a
     name with ``state`` set: always the state variable, even where a parameter hides it."""
@@ -227,7 +237,7 @@ class Name(Node):
     state: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Attr(Node):
     """``obj.name``: a field of a record, or ``Enum.member``."""
 
@@ -237,7 +247,7 @@ class Attr(Node):
     name_span: Span = NO_SPAN
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Index(Node):
     """``obj[key]``: an item of a list, tuple or map."""
 
@@ -246,7 +256,7 @@ class Index(Node):
     key: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class KeywordArg(Node):
     """``name=value`` in a call."""
 
@@ -255,7 +265,7 @@ class KeywordArg(Node):
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Call(Node):
     """``func(args, name=value)``: a built-in, predicate or function call."""
 
@@ -266,7 +276,7 @@ class Call(Node):
     kwargs: tuple[KeywordArg, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Quantifier(Node):
     """``all(body for var in coll)``, likewise ``any``, ``count``, ``sum``, ``first`` and ``last``;
     optionally ``… if cond`` and ``for i, x in …`` (see :class:`Comprehension` for both)."""
@@ -280,7 +290,7 @@ class Quantifier(Node):
     cond: Expr | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Unary(Node):
     """``not x`` or ``-x``."""
 
@@ -294,7 +304,7 @@ BinOp = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Binary(Node):
     """``left op right``: arithmetic, comparison, membership or ``and``/``or``."""
 
@@ -304,7 +314,7 @@ class Binary(Node):
     right: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Collection(Node):
     """``[a, b]`` (list), ``{a, b}`` (set), ``(a, b)`` (tuple) or ``{}`` (empty set or map)."""
 
@@ -313,7 +323,7 @@ class Collection(Node):
     items: tuple[Expr, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class MapEntry(Node):
     """``key: value`` in a map literal."""
 
@@ -322,7 +332,7 @@ class MapEntry(Node):
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class MapLit(Node):
     """``{key: value, …}``: a map literal."""
 
@@ -333,7 +343,7 @@ class MapLit(Node):
 # ---------------------------------------------------- comprehensions and conditional expressions
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Comprehension(Node):
     """``[body for var in coll if cond]`` (list), ``{body for …}`` (set) or
     ``{key: body for …}`` (map). With ``unpack`` (``for i, x in …``) every item is a tuple whose
@@ -349,7 +359,7 @@ class Comprehension(Node):
     cond: Expr | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Conditional(Node):
     """``then if cond else orelse``."""
 
@@ -362,7 +372,7 @@ class Conditional(Node):
 # ----------------------------------------------- dynamically typed values (lang-types)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class TypeTest(Node):
     """``x is T`` (or ``x is not T`` when ``negated``): whether a value has a type."""
 
@@ -373,7 +383,7 @@ class TypeTest(Node):
 
 
 # ------------------------------------------------------------------ bounded unknowns (issue 16)
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class UnknownIn(Node):
     """``unknown in [lo, hi]``: a number nobody has observed, known to lie in the interval.
     Only a state variable's initial value or the value of an assignment (``x = unknown in
@@ -405,7 +415,7 @@ Expr = Annotated[
 ]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class TemplatePart(Node):
     """A piece of a message template: literal text, or an interpolated ``{expr}``."""
 
@@ -414,7 +424,7 @@ class TemplatePart(Node):
     expr: Expr | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Template(Node):
     """A message with ``{expr}`` holes that are filled with actual values when reported."""
 
@@ -426,7 +436,7 @@ class Template(Node):
 # -------------------------------------------------------------------------------------- statements
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Assign(Node):
     """``target = value`` (or ``+=``, ``-=``) in an effect."""
 
@@ -436,7 +446,7 @@ class Assign(Node):
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class MethodCall(Node):
     """A collection update: ``s.add(x)``, ``s.remove(x)``, ``m.remove(k)``, ``l.append(x)``,
     ``c.clear()``."""
@@ -448,7 +458,7 @@ class MethodCall(Node):
     args: tuple[Expr, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class If(Node):
     """``if cond { … } else { … }``."""
 
@@ -458,7 +468,7 @@ class If(Node):
     orelse: tuple[Stmt, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class For(Node):
     """``for var in coll { … }``."""
 
@@ -468,7 +478,7 @@ class For(Node):
     body: tuple[Stmt, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Let(Node):
     """``let name = value``: a name for a value in the statements after it."""
 
@@ -477,7 +487,7 @@ class Let(Node):
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Warn(Node):
     """``warn CODE "message"``: a warning reported with the call's result."""
 
@@ -487,7 +497,7 @@ class Warn(Node):
     message: Template | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class ReportField(Node):
     """``name = value`` in a ``report { … }``."""
 
@@ -496,7 +506,7 @@ class ReportField(Node):
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Report(Node):
     """``report { name = value, … }``: values the call reports."""
 
@@ -507,7 +517,7 @@ class Report(Node):
 # ------------------------------------------------ statements that compute and fail part-way
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Var(Node):
     """``var x = …``: a local that the statements after it in its block may reassign."""
 
@@ -516,7 +526,7 @@ class Var(Node):
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Fail(Node):
     """``fail CODE "message"``: the call ends as a failure here, keeping the effects applied so
     far."""
@@ -527,14 +537,14 @@ class Fail(Node):
     message: Template | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Break(Node):
     """``break``: leave the innermost ``for`` loop."""
 
     kind: Literal["break"] = "break"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Continue(Node):
     """``continue``: go on with the next item of the innermost ``for`` loop."""
 
@@ -550,7 +560,7 @@ Stmt = Annotated[
 # ------------------------------------------------------------------------------------ declarations
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Header(Node):
     """``contract NAME version "V" "description"``."""
 
@@ -561,7 +571,7 @@ class Header(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class TypeDecl(Node):
     """``type NAME = T``."""
 
@@ -571,7 +581,7 @@ class TypeDecl(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class StateVar(Node):
     """A state variable: its name, type and initial value."""
 
@@ -582,7 +592,7 @@ class StateVar(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class ConstDecl(Node):
     """``const NAME [: TYPE] = EXPR``: a constant."""
 
@@ -592,7 +602,7 @@ class ConstDecl(Node):
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Param(Node):
     """A parameter of a tool, predicate or function."""
 
@@ -611,7 +621,7 @@ class Param(Node):
         return self.type if self.accepts is None else self.accepts
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class PredicateDecl(Node):
     """``predicate NAME(PARAMS) = EXPR``: a named condition."""
 
@@ -622,7 +632,7 @@ class PredicateDecl(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class FunctionDecl(Node):
     """``function NAME(PARAMS) -> TYPE = EXPR``: a pure function, callable in any expression."""
 
@@ -634,7 +644,7 @@ class FunctionDecl(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class EventDecl(Node):
     """``event NAME``: something outside the contract that may happen."""
 
@@ -643,7 +653,7 @@ class EventDecl(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class GoalDecl(Node):
     """``goal NAME = EXPR``: a condition on the state that plans aim for."""
 
@@ -653,7 +663,7 @@ class GoalDecl(Node):
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Condition(Node):
     """A ``require`` (hard), ``should`` (soft) or ``ensure`` (postcondition) clause."""
 
@@ -666,7 +676,7 @@ class Condition(Node):
     hint: Template | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class EventRef(Node):
     """``on EVENT`` (with an optional probability) on an outcome or a flow transition."""
 
@@ -679,7 +689,7 @@ class EventRef(Node):
 OutcomeKind = Literal["success", "partial", "fails"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Outcome(Node):
     """An outcome of a tool: success, partial or failure, when it happens and its effects."""
 
@@ -697,7 +707,7 @@ class Outcome(Node):
     body: tuple[Stmt, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class FlowStep(Node):
     """A named step of a tool's flow and its statements."""
 
@@ -706,7 +716,7 @@ class FlowStep(Node):
     body: tuple[Stmt, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class FlowTransition(Node):
     """``source -> target`` in a tool's flow, with an optional event and condition."""
 
@@ -719,7 +729,7 @@ class FlowTransition(Node):
     when: Expr | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Flow(Node):
     """A tool's flow: its steps and the transitions between them."""
 
@@ -740,7 +750,7 @@ RISKS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Tag(Node):
     """A tag of a tool (``tags [fs.write, fs]``)."""
 
@@ -748,7 +758,7 @@ class Tag(Node):
     name: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Risk(Node):
     """A risk of a tool (``read_only``, ``destructive`` …)."""
 
@@ -756,7 +766,7 @@ class Risk(Node):
     name: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Tool(Node):
     """A tool: its parameters, conditions, effects, outcomes and flow."""
 
@@ -780,7 +790,7 @@ class Tool(Node):
         return any(r.name == name for r in self.risks)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class MachineState(Node):
     """A state of a protocol machine."""
 
@@ -788,7 +798,7 @@ class MachineState(Node):
     name: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class MachineTransition(Node):
     """``source -> target on tool`` in a machine (optionally an outcome and a condition)."""
 
@@ -804,7 +814,7 @@ class MachineTransition(Node):
     when: Expr | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Machine(Node):
     """A protocol machine: which tool calls may follow which."""
 
@@ -817,7 +827,7 @@ class Machine(Node):
     transitions: tuple[MachineTransition, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
+@record(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Contract(Node):
     """A whole contract: its header and its declarations, in source order per kind."""
 
@@ -917,3 +927,6 @@ def _first_difference(a: object, b: object, path: str) -> str | None:
                 return found
         return None
     return None if a == b else f"{path}: {a!r} vs {b!r}"
+
+
+compile_pending()  # every node class's methods, in one exec (see contractsim/records.py)

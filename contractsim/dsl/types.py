@@ -6,12 +6,13 @@ the structure (they matter to validation, not to type compatibility).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ..records import record
 from . import ir
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Ty:
     """Base of all checker types."""
 
@@ -19,7 +20,7 @@ class Ty:
         return "?"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Prim(Ty):
     name: str  # bool, int, float, str, null, any
 
@@ -35,7 +36,7 @@ NULL = Prim("null")
 ANY = Prim("any")  # an error was already reported, or the type cannot be known: accept anything
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DynT(Ty):
     """The declared type ``any``: every JSON value (null, bool, int, float, str, list, map with
     str keys). Unlike :data:`ANY` (the checker's "accept anything" after an error) it is checked:
@@ -49,7 +50,7 @@ class DynT(Ty):
 DYN = DynT()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ListT(Ty):
     elem: Ty
 
@@ -57,7 +58,7 @@ class ListT(Ty):
         return f"list[{self.elem.show()}]"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SetT(Ty):
     elem: Ty
 
@@ -65,7 +66,7 @@ class SetT(Ty):
         return f"set[{self.elem.show()}]"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MapT(Ty):
     key: Ty
     value: Ty
@@ -74,7 +75,7 @@ class MapT(Ty):
         return f"map[{self.key.show()}, {self.value.show()}]"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TupleT(Ty):
     items: tuple[Ty, ...]
 
@@ -101,7 +102,7 @@ class EmptyLiteral:
                 self.kind = "list"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EmptyT(Ty):
     """The type of ``{}``: an empty set or an empty map, whichever the context needs. ``literal``
     (left out of equality) records what the context made of it."""
@@ -117,7 +118,7 @@ def _note_empty(empty: Ty, target: Ty) -> None:
         empty.literal.decide(target)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EnumT(Ty):
     name: str
     members: tuple[str, ...]
@@ -126,14 +127,14 @@ class EnumT(Ty):
         return self.name
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FieldT:
     type: Ty
     optional: bool
     has_default: bool
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RecordT(Ty):
     name: str
     fields: tuple[tuple[str, FieldT], ...]
@@ -149,7 +150,7 @@ class RecordT(Ty):
         return self.name
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class UnionT(Ty):
     options: tuple[Ty, ...]
     name: str = ""
@@ -158,7 +159,7 @@ class UnionT(Ty):
         return self.name or " | ".join(o.show() for o in self.options)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TaggedT(Ty):
     name: str
     tag: str
@@ -168,7 +169,7 @@ class TaggedT(Ty):
         return self.name
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TypeRefT(Ty):
     """A type used as a value, as in ``Color.red``."""
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from ..compiler import lib
 from ..compiler.values import plan_texts, show, thaw
+from ..records import record
 from .goals import GoalPart, unmet_parts
 from .references import FAILED, ReferenceError_, Template, plan_problem, resolve
 from .results import Branch, StepResult, StepWarning, Verdict, Violation
@@ -23,7 +24,7 @@ DEFAULT_MAX_SECONDS = 300.0
 """Wall-clock time a whole plan may take; each step also has its own budget (lib.step_budget)."""
 
 
-@dataclass
+@record
 class Path:
     """One way through the plan so far: the outcome chosen at each step."""
 
@@ -39,7 +40,7 @@ class Path:
     results: tuple[Any, ...] = ()  # what each step returned on this path (plans with `$N.result`)
 
 
-@dataclass
+@record
 class StepReport:
     index: int
     tool: str
@@ -108,7 +109,7 @@ class StepReport:
         return out
 
 
-@dataclass
+@record
 class PlanReport:
     """The result of simulating a plan: a verdict, each step, each final branch."""
 
@@ -409,7 +410,7 @@ def _change_json(value: Any) -> Any:
 # ------------------------------------------------------- plans that pass results on (issue 16)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BadTemplate:
     """A step whose arguments hold a malformed reference: it fails on every branch."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from typing import Any
 
@@ -21,20 +21,21 @@ import yaml
 from ..compiler.compile import CompiledContract
 from ..diagnostics import ContractError, Diagnostic, Span, error, suggestion_hint
 from ..dsl import ir
+from ..records import record
 from ..sources import read_input
 
 MAX_PLAN_BYTES = 32 * 1024 * 1024
 MAX_PLAN_STEPS = 100_000
 
 
-@dataclass
+@record
 class PlanStep:
     tool: str
     args: dict[str, Any]
     line: int = 0
 
 
-@dataclass
+@record
 class Plan:
     """A parsed plan: its calls, and the options it carries."""
 

@@ -4,7 +4,7 @@ that decided it — as a plan validator names the goal atoms a plan leaves unsat
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..compiler import lib
@@ -13,6 +13,7 @@ from ..compiler.values import UNKNOWN, show
 from ..dsl import ir
 from ..dsl.pretty import expr_text
 from ..dsl.walk import used_names, walk_expr
+from ..records import record
 
 if TYPE_CHECKING:
     from .engine import Simulator
@@ -22,7 +23,7 @@ MAX_INSTANCES = 1000
 """An ``all(…)`` over more items than this is one part, not one part per item."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GoalPart:
     """A part of a goal that does not hold in a state: ``status`` is ``false``, ``unknown`` (it
     depends on unknown values) or ``error`` (the contract cannot evaluate it). ``bindings`` are
@@ -79,7 +80,7 @@ def unmet_parts(sim: Simulator, state: State, name: str) -> list[GoalPart]:
     return parts
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Scope:
     """Where a part is evaluated: the environment, the variables bound on the way (innermost
     last) and the predicate whose body it belongs to."""

@@ -3,12 +3,12 @@ by :mod:`.values`, and its calls resolved against the contract, as the CLI simul
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from ..compiler.compile import CompiledContract
 from ..diagnostics import ContractError, Diagnostic
+from ..records import record
 from .formats import (
     Plan,
     diagnostic_at,
@@ -23,7 +23,7 @@ from .json_maps import JsonMaps, KeyProblem
 from .values import validate_state_overrides
 
 
-@dataclass
+@record
 class PreparedRun:
     """Everything a simulation of a plan file needs, read and validated."""
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ..compiler.values import UNKNOWN, FMap, Fresh
+from ..records import record
 
 _REFERENCE = re.compile(r"\$(\d+)\.([A-Za-z_]\w*)(.*)", re.S)
 _PART = re.compile(r"\.([A-Za-z_]\w*)|\[(\d+)\]")
@@ -23,7 +23,7 @@ FAILED: Any = object()
 """The result of a step that failed on a branch: a reference to it is a failing step there."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Reference:
     """``$N.result…``: step ``step``'s result, then ``path`` (field names and list indexes)."""
 
@@ -67,7 +67,7 @@ def parse(text: str) -> Reference | str:
     return Reference(text, step, tuple(path))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Template:
     """A step's arguments with the references found in them (``None`` when there are none and
     no ``$$`` escape either: the arguments are then used as they are)."""

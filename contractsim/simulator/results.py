@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
 from ..compiler.values import thaw
+from ..records import record
 from .state import State
 
 Verdict = Literal["ok", "fails", "may_fail"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Violation:
     """A rule a step breaks (or may break, when ``certain`` is false)."""
 
@@ -53,7 +54,7 @@ class Violation:
         return out
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StepWarning:
     code: str
     message: str
@@ -72,7 +73,7 @@ class StepWarning:
         return out
 
 
-@dataclass
+@record
 class Branch:
     """One way a call can end, with the state it leaves behind."""
 
@@ -100,7 +101,7 @@ class Branch:
         return self.kind == "fails"
 
 
-@dataclass
+@record
 class StepResult:
     """What one call does from one state: every branch, and the step's verdict."""
 
@@ -134,7 +135,7 @@ class StepResult:
         return list(seen.values())
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Enabled:
     """Whether a tool can be called in a state, before its arguments are known."""
 
