@@ -198,7 +198,16 @@ class Interpreter(NodeVisitor):
         return lib.safe_arith(op, left, right)
 
     def visit_Collection(self, e: ir.Collection, env: Env) -> Any:
-        items = [self.eval(i, env) for i in e.items]
+        # bulk data is literals of literals: their elements are computed here, as `visit_ScalarLit`
+        # and this method compute them, without the visitor's dispatch per element
+        items = [
+            i.value
+            if i.__class__ is ir.ScalarLit
+            else self.visit_Collection(i, env)
+            if i.__class__ is ir.Collection
+            else self.eval(i, env)
+            for i in e.items
+        ]
         if e.type == "set":
             return frozenset(items)
         if e.type == "empty":
