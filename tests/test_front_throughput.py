@@ -4,13 +4,20 @@ them, and which constants are evaluated are those of the visitor's per-node disp
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from contractsim.api import check_text
 from contractsim.compiler.consteval import evaluate_constant
 from contractsim.compiler.interp import Interpreter
 from contractsim.compiler.values import FMap
+from contractsim.diagnostics import ContractError, Span
+from contractsim.dsl import ir
 from contractsim.dsl.lower import lower
+from contractsim.dsl.walk import all_exprs, replace_nodes
 from contractsim.grammar.parse import parse
 
 H = 'contract demo version "1.0.0"\n'
@@ -151,3 +158,59 @@ def test_a_constant_naming_a_failed_one_is_not_evaluated_and_others_are() -> Non
         ("E0414", "constant `K` cannot be computed: division by zero"),
         ("E0414", "constant `M` cannot be computed: division by zero"),
     ]
+
+
+def _replace_reference(node: object, table: dict[int, ir.Node]) -> object:
+    """``replace_nodes`` as it was before the fast path: every field and item looked up."""
+    found = table.get(id(node))
+    if found is not None:
+        return found
+    if isinstance(node, Span):
+        return node
+    if isinstance(node, ir.Node):
+        changes: dict[str, Any] = {}
+        for f in dataclasses.fields(node):
+            value = getattr(node, f.name)
+            new = _replace_reference(value, table)
+            if new is not value:
+                changes[f.name] = new
+        return dataclasses.replace(node, **changes) if changes else node  # type: ignore[type-var]
+    if isinstance(node, tuple):
+        items = tuple(_replace_reference(item, table) for item in node)
+        return items if any(a is not b for a, b in zip(items, node)) else node
+    return node
+
+
+def _sources() -> list[Path]:
+    root = Path(__file__).resolve().parent.parent
+    return sorted(root.glob("examples/*/*.contract")) + sorted(
+        (root / "tests" / "golden").glob("*.contract")
+    )
+
+
+def test_replace_nodes_matches_the_field_by_field_walk() -> None:
+    compared = 0
+    for path in _sources():
+        text = path.read_text("utf-8")
+        try:
+            contract, _ = lower(parse(text, path.name), path.name)
+        except ContractError:
+            continue  # golden files of syntax errors
+        # replace every third name and every empty literal by a marker node
+        table: dict[int, ir.Node] = {}
+        for i, e in enumerate(all_exprs(contract)):
+            if (isinstance(e, ir.Name) and i % 3 == 0) or (
+                isinstance(e, ir.Collection) and e.type == "empty"
+            ):
+                table[id(e)] = ir.Name(span=e.span, name=f"marker_{i}")
+        new = replace_nodes(contract, table)
+        old = _replace_reference(contract, table)
+        assert new == old, path
+        assert (new is contract) == (not table), path
+        # the parts that do not change are shared, as before
+        assert [t is u for t, u in zip(new.tools, contract.tools)] == [
+            t is u
+            for t, u in zip(old.tools, contract.tools)  # type: ignore[attr-defined]
+        ], path
+        compared += 1
+    assert compared > 40
