@@ -17,6 +17,7 @@ from contractsim.compiler.values import FMap
 from contractsim.diagnostics import ContractError, Span
 from contractsim.dsl import ir
 from contractsim.dsl.lower import lower
+from contractsim.dsl.visitor import iter_child_nodes
 from contractsim.dsl.walk import all_exprs, replace_nodes
 from contractsim.grammar.parse import parse
 
@@ -214,3 +215,36 @@ def test_replace_nodes_matches_the_field_by_field_walk() -> None:
         ], path
         compared += 1
     assert compared > 40
+
+
+def _children_reference(node: ir.Node) -> list[ir.Node]:
+    """``iter_child_nodes`` as it was before it skipped fields declared as plain values."""
+    out: list[ir.Node] = []
+    for f in dataclasses.fields(node):
+        if f.name in ("span", "kind"):
+            continue
+        value = getattr(node, f.name)
+        if isinstance(value, ir.Node):
+            out.append(value)
+        elif isinstance(value, tuple):
+            out.extend(item for item in value if isinstance(item, ir.Node))
+    return out
+
+
+def test_child_nodes_are_those_of_the_field_by_field_walk() -> None:
+    visited = 0
+    for path in _sources():
+        try:
+            contract, _ = lower(parse(path.read_text("utf-8"), path.name), path.name)
+        except ContractError:
+            continue
+        stack: list[ir.Node] = [contract]
+        while stack:
+            node = stack.pop()
+            children = list(iter_child_nodes(node))
+            expected = _children_reference(node)
+            assert len(children) == len(expected), (path, node)
+            assert all(a is b for a, b in zip(children, expected)), (path, node)
+            stack.extend(children)
+            visited += 1
+    assert visited > 5_000
