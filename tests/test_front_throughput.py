@@ -248,3 +248,18 @@ def test_child_nodes_are_those_of_the_field_by_field_walk() -> None:
             stack.extend(children)
             visited += 1
     assert visited > 5_000
+
+
+def test_the_interpreter_finds_the_contract_texts_on_first_use() -> None:
+    from contractsim.compiler.interp import contract_texts
+
+    text = (
+        H + 'type Color = enum { red, "dark blue" }\nconst K = "k"\n'
+        'state { n: str = "start" }\ntool t(c: Color) { effect n = "x" + K }\n'
+    )
+    contract, _ = lower(parse(text, "t.contract"), "t.contract")
+    interpreter = Interpreter(contract)
+    assert "texts" not in vars(interpreter)
+    assert interpreter.texts == contract_texts(contract)
+    assert interpreter.texts == frozenset({"red", "dark blue", "k", "x"})
+    assert interpreter.texts is interpreter.texts
