@@ -65,7 +65,9 @@ def _compute_constants(ck: Checker) -> None:
         if (
             has_error_within(ck, owner)
             or has_error_within(ck, e.span)
-            or any(isinstance(x, ir.Name) and x.name in failed for x in walk_expr(e))
+            # walking the expression (100,000s of nodes in a bulk literal) only when a
+            # constant it might name has failed
+            or (failed and any(isinstance(x, ir.Name) and x.name in failed for x in walk_expr(e)))
         ):
             return failed
         try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import field
+from functools import cached_property
 from typing import Any
 
 from ..dsl import ir
@@ -59,8 +60,14 @@ class Interpreter(NodeVisitor):
         self.enums = {t.name for t in contract.types if isinstance(t.type, ir.EnumType)}
         self.records = {t.name: t.type for t in contract.types if isinstance(t.type, ir.RecordType)}
         self._declared: dict[str, tuple[Any, ...]] | None = None  # type-test specs, on first use
-        self.texts = contract_texts(contract)
         self.state_names = tuple(v.name for v in contract.state)
+
+    @cached_property
+    def texts(self) -> frozenset[str]:
+        """The texts written in the contract (:func:`contract_texts`), found on first use:
+        checking computes constants with an interpreter but seldom needs them (finding them walks
+        every expression)."""
+        return contract_texts(self.contract)
 
     # ------------------------------------------------------------------ expressions
     def eval(self, e: ir.Expr, env: Env) -> Any:
@@ -199,7 +206,16 @@ class Interpreter(NodeVisitor):
         return lib.safe_arith(op, left, right)
 
     def visit_Collection(self, e: ir.Collection, env: Env) -> Any:
-        items = [self.eval(i, env) for i in e.items]
+        # bulk data is literals of literals: their elements are computed here, as `visit_ScalarLit`
+        # and this method compute them, without the visitor's dispatch per element
+        items = [
+            i.value
+            if i.__class__ is ir.ScalarLit
+            else self.visit_Collection(i, env)
+            if i.__class__ is ir.Collection
+            else self.eval(i, env)
+            for i in e.items
+        ]
         if e.type == "set":
             return frozenset(items)
         if e.type == "empty":

@@ -615,7 +615,17 @@ class Checker(NodeVisitor):
         return T.FLOAT
 
     def visit_Collection(self, e: ir.Collection, scope: Scope) -> T.Ty:
-        items = [self.expr(i, scope) for i in e.items]
+        # bulk data (100,000s of elements) is literals of literals: the plain scalar and
+        # collection elements are typed here without the visitor's dispatch, as it would type them
+        items: list[T.Ty] = []
+        for i in e.items:
+            if i.__class__ is ir.ScalarLit:
+                ty = _SCALAR_TYPES.get(i.value.__class__)
+                items.append(ty if ty is not None else self.visit_ScalarLit(i, scope))
+            elif i.__class__ is ir.Collection:
+                items.append(self.visit_Collection(i, scope))
+            else:
+                items.append(self.expr(i, scope))
         if e.type == "tuple":
             return T.TupleT(tuple(items))
         if e.type == "empty":
@@ -1353,6 +1363,15 @@ class Checker(NodeVisitor):
         for e in template_exprs(t):
             self.expr(e, scope)
 
+
+#: the type ``visit_ScalarLit`` gives a literal, by the exact class of its value
+_SCALAR_TYPES: dict[type, T.Ty] = {
+    type(None): T.NULL,
+    bool: T.BOOL,
+    int: T.INT,
+    float: T.FLOAT,
+    str: T.STR,
+}
 
 _ANY_HINT = (
     "a value of type any must be narrowed first: `require x is T else …` or `if x is T { … }`"

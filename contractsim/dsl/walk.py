@@ -128,32 +128,58 @@ def replace_nodes(node: _N, table: dict[int, ir.Node]) -> _N:
 _N = TypeVar("_N")
 
 
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-"""Per node class, the names of its fields (``dataclasses.fields`` builds a tuple per call)."""
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+"""Per node class, the names of the fields that may hold a node: all but ``span`` and ``kind``
+(``dataclasses.fields`` builds a tuple per call)."""
+
+_LEAVES = frozenset({str, int, float, bool, type(None), Span})
+"""Classes of field values that hold no node. Every key of a replacement table is the ``id()`` of
+a node of the tree (alive while it is walked), so a value of these classes is never one."""
 
 
 def _replace(node: object, table: dict[int, ir.Node]) -> object:
     found = table.get(id(node))
     if found is not None:
         return found
-    if isinstance(node, Span):
-        return node
-    if isinstance(node, ir.Node):
-        changes: dict[str, Any] = {}
-        cls = type(node)
-        names = _FIELD_NAMES.get(cls)
-        if names is None:
-            names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
-        for name in names:
-            value = getattr(node, name)
-            new = _replace(value, table)
-            if new is not value:
-                changes[name] = new
-        return dataclasses.replace(node, **changes) if changes else node
-    if isinstance(node, tuple):
-        items = tuple(_replace(item, table) for item in node)
-        return items if any(a is not b for a, b in zip(items, node)) else node
-    return node
+    cls = node.__class__
+    if cls is tuple:
+        return _replace_items(node, table)  # type: ignore[arg-type]
+    names = _CHILD_FIELDS.get(cls)
+    if names is None:
+        if isinstance(node, Span):
+            return node
+        if isinstance(node, tuple):
+            return _replace_items(node, table)
+        if not isinstance(node, ir.Node):
+            return node
+        names = _CHILD_FIELDS[cls] = tuple(
+            f.name for f in dataclasses.fields(node) if f.name not in ("span", "kind")
+        )
+    changes: dict[str, Any] | None = None
+    for name in names:
+        value = getattr(node, name)
+        if value.__class__ in _LEAVES:
+            continue
+        new = _replace(value, table)
+        if new is not value:
+            if changes is None:
+                changes = {}
+            changes[name] = new
+    return dataclasses.replace(node, **changes) if changes else node  # type: ignore[type-var]
+
+
+def _replace_items(items: tuple[Any, ...], table: dict[int, ir.Node]) -> tuple[Any, ...]:
+    """``items`` with replacements, or ``items`` itself when none of them changes."""
+    changed: list[Any] | None = None
+    for i, item in enumerate(items):
+        if item.__class__ in _LEAVES:
+            continue
+        new = _replace(item, table)
+        if new is not item:
+            if changed is None:
+                changed = list(items)
+            changed[i] = new
+    return items if changed is None else tuple(changed)
 
 
 def jumps_out(body: Iterable[ir.Stmt]) -> bool:
