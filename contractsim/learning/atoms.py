@@ -221,9 +221,12 @@ def _state_is(var: str, value: bool) -> Check:
     return check
 
 
-def _states_equal(var: str, other: str, equal: bool) -> Check:
+def _texts_equal(left: str, right: str, equal: bool, *, in_state: bool) -> Check:
+    """Two texts (state variables when ``in_state``, else parameters) are equal / differ."""
+
     def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
-        x, y = s.get(var, MISSING), s.get(other, MISSING)
+        values = s if in_state else a
+        x, y = values.get(left, MISSING), values.get(right, MISSING)
         return isinstance(x, str) and isinstance(y, str) and (x == y) is equal
 
     return check
@@ -419,10 +422,20 @@ def atoms_for(
     for var, other in itertools.combinations(texts, 2):
         # two text state values equal or not (`cwd != root`: not at the top)
         atoms.append(
-            Atom(f"{var} == {other}", _states_equal(var, other, True), (), f"{var} != {other}")
+            Atom(
+                f"{var} == {other}",
+                _texts_equal(var, other, True, in_state=True),
+                (),
+                f"{var} != {other}",
+            )
         )
         atoms.append(
-            Atom(f"{var} != {other}", _states_equal(var, other, False), (), f"{var} == {other}")
+            Atom(
+                f"{var} != {other}",
+                _texts_equal(var, other, False, in_state=True),
+                (),
+                f"{var} == {other}",
+            )
         )
     for p in params:
         # keyed by type too: `true` and `1` (equal and of one hash in Python) are two constants
@@ -686,14 +699,10 @@ def equality_atoms(
         same = sum(1 for a, _ in calls if isinstance(a.get(p), str) and a.get(p) == a.get(q))
         if same < min_support:
             continue
-        out.append(Atom(f"{p} == {q}", _params_equal(p, q, True), (p, q), f"{p} != {q}"))
-        out.append(Atom(f"{p} != {q}", _params_equal(p, q, False), (p, q), f"{p} == {q}"))
+        out.append(
+            Atom(f"{p} == {q}", _texts_equal(p, q, True, in_state=False), (p, q), f"{p} != {q}")
+        )
+        out.append(
+            Atom(f"{p} != {q}", _texts_equal(p, q, False, in_state=False), (p, q), f"{p} == {q}")
+        )
     return out
-
-
-def _params_equal(p: str, q: str, equal: bool) -> Check:
-    def check(a: Mapping[str, Any], s: Mapping[str, Any]) -> bool:
-        x, y = a.get(p, MISSING), a.get(q, MISSING)
-        return isinstance(x, str) and isinstance(y, str) and (x == y) is equal
-
-    return check
