@@ -659,7 +659,7 @@ class Stepper:
             flow = ctool.flow
             out = flow.outgoing.get(flow.initial, [])
             known = None
-            if flow.initial not in flow.steps and len(out) == 1 and MAX_FLOW_STEPS >= 1:
+            if flow.initial not in flow.steps and len(out) == 1:
                 t = out[0]
                 if t.ir.event is None and t.when is None and t.ir.to_outcome:
                     known = t.ir.target
