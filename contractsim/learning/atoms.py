@@ -86,10 +86,6 @@ class Term:
         except (TypeError, KeyError, ValueError):
             return MISSING
 
-    def guarded(self, text: str) -> str:
-        """``text`` (a condition reading the term) behind the term's guard."""
-        return f"{self.guard} and {text}" if self.guard else text
-
 
 @dataclass(frozen=True)
 class Atom:
