@@ -86,10 +86,6 @@ class Term:
         except (TypeError, KeyError, ValueError):
             return MISSING
 
-    def guarded(self, text: str) -> str:
-        """``text`` (a condition reading the term) behind the term's guard."""
-        return f"{self.guard} and {text}" if self.guard else text
-
 
 @dataclass(frozen=True)
 class Atom:
@@ -419,6 +415,7 @@ def atoms_for(
             atoms.append(Atom(var, _state_is(var, True), (), f"not {var}"))
             atoms.append(Atom(f"not {var}", _state_is(var, False), (), var))
     texts = [v for v, k in state_kinds.items() if k == "str"]
+    numeric = [v for v, k in state_kinds.items() if k == "number"]
     for var, other in itertools.combinations(texts, 2):
         # two text state values equal or not (`cwd != root`: not at the top)
         atoms.append(
@@ -476,7 +473,6 @@ def atoms_for(
             lit = _literal(c)
             char_atom = Atom(f"not ({lit} in {p})", _char_absent(p, c), (p,))
             atoms.append(_vacuous(char_atom, p) if p in optional else char_atom)
-        numeric = [v for v, k in state_kinds.items() if k == "number"]
         if any(
             isinstance(a.get(p), int | float) and not isinstance(a.get(p), bool) for a, _ in calls
         ):
@@ -492,7 +488,7 @@ def atoms_for(
     for p in params:
         atoms += type_atoms(p, [args.get(p, MISSING) for args, _ in calls])
     for term in terms:
-        atoms += _derived_atoms(term, [v for v, k in state_kinds.items() if k == "number"])
+        atoms += _derived_atoms(term, numeric)
     for var in collections:
         atoms.append(Atom(f"len({var}) == 0", _state_size(var, empty=True)))
         atoms.append(Atom(f"len({var}) > 0", _state_size(var, empty=False)))

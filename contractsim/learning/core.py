@@ -258,7 +258,7 @@ def learn_runs(
         covered = 0
         for clause in model.clauses:
             covered += clause.new
-        explained = _explained(atoms, model.clauses, bad)
+        explained = _explained(model.clauses, bad)
         for i, c in enumerate(bad):
             if not explained[i] and len(model.unexplained_failures) < 20:
                 model.unexplained_failures.append(
@@ -488,9 +488,8 @@ def _clause(
     )
 
 
-def _explained(atoms: Sequence[Atom], clauses: Sequence[Clause], bad: Sequence[Call]) -> list[bool]:
+def _explained(clauses: Sequence[Clause], bad: Sequence[Call]) -> list[bool]:
     """Which failures some clause is violated before."""
-    del atoms
     out = []
     for c in bad:
         hit = False

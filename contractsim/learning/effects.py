@@ -484,12 +484,11 @@ def _record_templates(
         if not added:
             continue
         sample = added[:SUBTREE_SAMPLE]
-        first = _lookup(sample[0].after, t(sample[0].args, sample[0].before))
+        seen = [_lookup(o.after, t(o.args, o.before)) for o in sample]
         chosen: list[tuple[str, Callable[[Observation], Any] | None]] = []
         parts: list[str] = []
         later: list[str] = []
-        for name in first:
-            seen = [_lookup(o.after, t(o.args, o.before)) for o in sample]
+        for name in seen[0]:
             wanted = [r.get(name, MISSING) if isinstance(r, Mapping) else MISSING for r in seen]
             if all(w is None for w in wanted):
                 chosen.append((str(name), None))
