@@ -97,8 +97,14 @@ _STAND_INS = {
 }
 
 
-def _install(cls: type, name: str, value: Any) -> None:
-    setattr(cls, name, value)
+def _defer(cls: type, method: str, source: list[str]) -> None:
+    """Queue ``source`` as ``cls.method`` and install the stand-in that compiles it on first
+    call. Under the lock: an entry queued while another thread is between reading and
+    rewriting the queue in :func:`_compile_pending` would be dropped, and its stand-in would
+    then call itself for ever."""
+    with _LOCK:
+        _PENDING.append((cls, method, source))
+        setattr(cls, method, _STAND_INS[method])
 
 
 def _value(prefix: str, value: Any) -> str:
@@ -249,13 +255,11 @@ def record(
         own = made.__dict__
         result: type[_T] = made
         if init and "__init__" not in own:
-            _PENDING.append((made, "__init__", _init_source(made, fields, frozen)))
-            _install(made, "__init__", _STAND_INS["__init__"])
+            _defer(made, "__init__", _init_source(made, fields, frozen))
         if repr and "__repr__" not in own:
             shown = ", ".join(f"{f.name}={{self.{f.name}!r}}" for f in fields if f.repr)
             source = ["def ?(self):", f' return self.__class__.__qualname__ + f"({shown})"']
-            _PENDING.append((made, "__repr__", source))
-            _install(made, "__repr__", _STAND_INS["__repr__"])
+            _defer(made, "__repr__", source)
         if eq and "__eq__" not in own:
             compared = "".join(f"self.{f.name}," for f in fields if f.compare)
             other = "".join(f"other.{f.name}," for f in fields if f.compare)
@@ -265,22 +269,20 @@ def record(
                 f"  return ({compared})==({other})",
                 " return NotImplemented",
             ]
-            _PENDING.append((made, "__eq__", source))
-            _install(made, "__eq__", _STAND_INS["__eq__"])
+            _defer(made, "__eq__", source)
         if eq and not explicit_hash:
             if frozen:
                 hashed = "".join(
                     f"self.{f.name}," for f in fields if (f.compare if f.hash is None else f.hash)
                 )
-                _PENDING.append((made, "__hash__", ["def ?(self):", f" return hash(({hashed}))"]))
-                _install(made, "__hash__", _STAND_INS["__hash__"])
+                _defer(made, "__hash__", ["def ?(self):", f" return hash(({hashed}))"])
             else:
-                _install(made, "__hash__", None)
+                made.__hash__ = None
         if frozen:
             _frozen_methods(made, frozenset(f.name for f in fields))
             if slots:
-                _install(made, "__getstate__", _get_state)
-                _install(made, "__setstate__", _set_state)
+                made.__getstate__ = _get_state
+                made.__setstate__ = _set_state
         return result
 
     return make if cls is None else make(cls)

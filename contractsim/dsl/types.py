@@ -333,11 +333,7 @@ def _flat_union(a: Ty, b: Ty) -> Ty:
     if NULL in options:
         options.remove(NULL)
         options.append(NULL)
-    if len(options) == 1:
-        return options[0]
-    if isinstance(a, UnionT) and tuple(options) == a.options:
-        return a
-    return UnionT(tuple(options))
+    return _union(options, a)
 
 
 def resolve_simple(name: str) -> Ty | None:

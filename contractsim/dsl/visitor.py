@@ -34,7 +34,7 @@ _LEAF_ANNOTATIONS = frozenset(
 """Field annotations (as written in ``ir.py``) of values that never hold a node."""
 
 
-def _node_field_names(cls: type[ir.Node]) -> tuple[str, ...]:
+def child_field_names(cls: type[ir.Node]) -> tuple[str, ...]:
     # every field that may hold a child: not the two every node has (`span`, `kind`), nor those
     # declared as plain strings, numbers or literals (looking at them cost a third of a walk)
     return tuple(
@@ -48,15 +48,17 @@ def _node_field_names(cls: type[ir.Node]) -> tuple[str, ...]:
     )
 
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
+CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+"""Per node class, :func:`child_field_names` (filled on first use; also read by
+:func:`.walk.replace_nodes`)."""
 
 
 def iter_child_nodes(node: ir.Node) -> Iterator[ir.Node]:
     """The IR nodes directly inside ``node``, in field order (spans are not nodes)."""
     cls = node.__class__
-    names = _FIELDS.get(cls)
+    names = CHILD_FIELDS.get(cls)
     if names is None:
-        names = _FIELDS[cls] = _node_field_names(cls)
+        names = CHILD_FIELDS[cls] = child_field_names(cls)
     for name in names:
         value = getattr(node, name)
         if value.__class__ is tuple:

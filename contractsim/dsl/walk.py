@@ -8,7 +8,7 @@ from typing import Any, TypeVar, cast
 
 from ..diagnostics import Span
 from . import ir
-from .visitor import child_exprs, child_stmts
+from .visitor import CHILD_FIELDS, child_exprs, child_field_names, child_stmts
 
 
 def walk_expr(e: ir.Expr) -> Iterator[ir.Expr]:
@@ -128,10 +128,6 @@ def replace_nodes(node: _N, table: dict[int, ir.Node]) -> _N:
 _N = TypeVar("_N")
 
 
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
-"""Per node class, the names of the fields that may hold a node: all but ``span`` and ``kind``
-(``dataclasses.fields`` builds a tuple per call)."""
-
 _LEAVES = frozenset({str, int, float, bool, type(None), Span})
 """Classes of field values that hold no node. Every key of a replacement table is the ``id()`` of
 a node of the tree (alive while it is walked), so a value of these classes is never one."""
@@ -144,7 +140,7 @@ def _replace(node: object, table: dict[int, ir.Node]) -> object:
     cls = node.__class__
     if cls is tuple:
         return _replace_items(node, table)  # type: ignore[arg-type]
-    names = _CHILD_FIELDS.get(cls)
+    names = CHILD_FIELDS.get(cls)
     if names is None:
         if isinstance(node, Span):
             return node
@@ -152,9 +148,7 @@ def _replace(node: object, table: dict[int, ir.Node]) -> object:
             return _replace_items(node, table)
         if not isinstance(node, ir.Node):
             return node
-        names = _CHILD_FIELDS[cls] = tuple(
-            f.name for f in dataclasses.fields(node) if f.name not in ("span", "kind")
-        )
+        names = CHILD_FIELDS[cls] = child_field_names(node.__class__)
     changes: dict[str, Any] | None = None
     for name in names:
         value = getattr(node, name)
