@@ -202,6 +202,8 @@ def _conforms(ck: Checker, value: ir.Expr, type_expr: ir.TypeExpr, what: str) ->
         return  # the type check already said all there is to say
     if not _well_formed(type_expr, ck.type_decls, 0):
         return  # an ill-formed type is reported where it is written
+    if obviously_conforms(value, type_expr, ck.type_decls):
+        return  # `{}`, `[]` or `null` where nothing constrains it: no validator to build
     problem = ck.back_end.conformance_problem(ck, value, type_expr)
     if problem is not None:
         ck.err(
@@ -210,6 +212,48 @@ def _conforms(ck: Checker, value: ir.Expr, type_expr: ir.TypeExpr, what: str) ->
             value.span,
             hint="change the value or relax the constraint",
         )
+
+
+#: the collection types an empty literal of each kind is (`{}` is a set or a map until its
+#: context decides; a `{}` written where a list is expected validates as `[]`)
+_EMPTY_FITS: dict[str, frozenset[str]] = {
+    "list": frozenset({"list"}),
+    "set": frozenset({"set"}),
+    "empty": frozenset({"list", "set", "map"}),
+    "map": frozenset({"map"}),
+}
+
+
+def obviously_conforms(value: ir.Expr, t: ir.TypeExpr, decls: dict[str, ir.TypeDecl]) -> bool:
+    """Whether ``value`` satisfies ``t`` without computing it: an empty collection literal of a
+    list, set or map type, or ``null`` for a union with a ``null`` option, where no constraint
+    sits on the type itself or an alias on the way to it (item types are never looked at, and
+    their constraints do not matter to an empty collection). Building a pydantic validator for
+    the type (a model per record type) is the cost this saves; ``False`` means "ask the
+    validator", never "does not conform"."""
+    if isinstance(value, ir.Collection) and not value.items:
+        fits = _EMPTY_FITS.get(value.type)
+    elif isinstance(value, ir.MapLit) and not value.entries:
+        fits = _EMPTY_FITS["map"]
+    elif isinstance(value, ir.ScalarLit) and value.value is None:
+        fits = None
+    else:
+        return False
+    seen: set[str] = set()
+    while isinstance(t, ir.NamedType) and t.name in decls and t.name not in seen:
+        if t.constraints:
+            return False
+        seen.add(t.name)
+        t = decls[t.name].type
+    if t.constraints:
+        return False
+    if fits is not None:
+        return isinstance(t, ir.GenericType) and t.name in fits
+    return isinstance(t, ir.UnionType) and any(
+        not o.constraints
+        and (isinstance(o, ir.NullType) or (isinstance(o, ir.NamedType) and o.name == "null"))
+        for o in t.options
+    )
 
 
 def _well_formed(t: ir.TypeExpr, decls: dict[str, ir.TypeDecl], depth: int) -> bool:
