@@ -4,17 +4,20 @@ result: each one is compared with the general code it stands in for."""
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import pytest
 
 from contractsim.api import check_text
 from contractsim.compiler.checks import COMPILER_CHECKS
-from contractsim.diagnostics import render
+from contractsim.diagnostics import ContractError, render
 from contractsim.dsl import check as check_module
 from contractsim.dsl import ir
+from contractsim.dsl import lets as lets_module
 from contractsim.dsl.check import obviously_conforms
 from contractsim.dsl.lower import lower
 from contractsim.dsl.typecheck import Checker
+from contractsim.dsl.walk import replace_nodes
 from contractsim.grammar.parse import parse
 
 H = 'contract demo version "1.0.0"\n'
@@ -116,3 +119,75 @@ def test_conformance_diagnostics_unchanged(
     monkeypatch.setattr(check_module, "obviously_conforms", lambda *_: False)
     slow = [render(d) for d in check_text(text, "t.contract")]
     assert fast == slow
+
+
+# ------------------------------------------------------------------ resolving after the check
+
+_ROOT = Path(__file__).resolve().parent.parent
+#: `{}` outside initial values (in bindings, conditions, effects) and bindings used in a tool
+_EMPTIES_AND_LETS = """\
+contract extra version "1.0.0"
+
+state {
+  groups: map[str, map[str, int]] = {}
+  tags: set[str] = {}
+  seen: list[int] = []
+}
+
+tool add(group: str, name: str, n: int) {
+  let g = get(groups, group, {})
+  let total = n + 1
+  require g != {} or total > 0 else E_EMPTY "no group {group}"
+  effect {
+    groups[group] = get(groups, group, {})
+    tags.add(name)
+    seen.append(total)
+  }
+  ensure get(groups, group, {}) != {}
+}
+"""
+
+_SOURCES = [
+    (path.name, path.read_text(encoding="utf-8"))
+    for path in sorted(_ROOT.glob("examples/*/*.contract"))
+    + sorted((_ROOT / "tests" / "golden").glob("*.contract"))
+] + [("empties_and_lets.contract", _EMPTIES_AND_LETS)]
+
+
+def _lowered(name: str, text: str) -> ir.Contract | None:
+    try:
+        contract, _ = lower(parse(text, name), name)
+    except ContractError:
+        return None
+    return contract
+
+
+def _reference_resolve(ck: Checker) -> ir.Contract:
+    """``resolve_empty`` then ``inline_tool_lets`` as they were: one walk of the whole contract
+    for each."""
+    table: dict[int, ir.Node] = {}
+    for node, literal in ck.empty_literals.values():
+        if literal.kind == "map":
+            table[id(node)] = ir.MapLit(span=node.span, entries=())
+        elif literal.kind in ("set", "list"):
+            table[id(node)] = ir.Collection(span=node.span, type=literal.kind)
+    contract = replace_nodes(ck.c, table) if table else ck.c
+    table = {}
+    for tool in contract.tools:
+        if tool.lets:
+            lets_module._collect_tool(tool, table)
+    return replace_nodes(contract, table) if table else contract
+
+
+@pytest.mark.parametrize(("name", "text"), _SOURCES, ids=[name for name, _ in _SOURCES])
+def test_resolved_ir_unchanged(name: str, text: str) -> None:
+    contract = _lowered(name, text)
+    if contract is None:
+        pytest.skip("a syntax error: nothing to resolve")
+    ck = Checker(contract)
+    ck.back_end = COMPILER_CHECKS
+    for run in check_module.PASSES:
+        run(ck)
+    expected = ir.dump_json(_reference_resolve(ck))
+    got = ir.dump_json(lets_module.inline_tool_lets(check_module.resolve_empty(ck)))
+    assert got == expected

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Literal, Protocol
 
@@ -475,8 +476,11 @@ def check_tools(ck: Checker) -> None:
 
 def check_tool(ck: Checker, tool: ir.Tool) -> None:
     pre = ck_scope(ck, where=f"tool `{tool.name}`")
-    # a tool that writes `state.NAME` knows that its parameter NAME hides the variable
-    _params_into(ck, tool.params, pre, in_tool=True, acknowledged=_state_prefixed(tool))
+    # a tool that writes `state.NAME` knows that its parameter NAME hides the variable (the
+    # walk over the whole tool only when a parameter has the name of a state variable)
+    hides = any(p.name in ck.state for p in tool.params)
+    acknowledged = _state_prefixed(tool) if hides else frozenset()
+    _params_into(ck, tool.params, pre, in_tool=True, acknowledged=acknowledged)
     for p in tool.params:
         if p.default is not None:
             pt = ck.resolve_quiet(p.type)
@@ -1003,4 +1007,14 @@ def resolve_empty(ck: Checker) -> ir.Contract:
         elif literal.kind in ("set", "list"):
             kind: Literal["set", "list"] = "set" if literal.kind == "set" else "list"
             table[id(node)] = ir.Collection(span=node.span, type=kind)
-    return replace_nodes(ck.c, table) if table else ck.c
+    if not table:
+        return ck.c
+    # most `{}` are the initial values of state variables: replace those in place, and walk
+    # the whole contract only when another one is left
+    state = tuple(
+        dataclasses.replace(var, init=table[id(var.init)]) if id(var.init) in table else var
+        for var in ck.c.state
+    )
+    if sum(a is not b for a, b in zip(state, ck.c.state)) == len(table):
+        return dataclasses.replace(ck.c, state=state)
+    return replace_nodes(ck.c, table)
