@@ -3,19 +3,21 @@ result: each one is compared with the general code it stands in for."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import pickle
 from pathlib import Path
 
 import pytest
 
 from contractsim.api import check_text
 from contractsim.compiler.checks import COMPILER_CHECKS
-from contractsim.diagnostics import ContractError, render
+from contractsim.diagnostics import ContractError, Span, render
 from contractsim.dsl import check as check_module
 from contractsim.dsl import ir
 from contractsim.dsl import lets as lets_module
 from contractsim.dsl.check import obviously_conforms
-from contractsim.dsl.lower import lower
+from contractsim.dsl.lower import lower, span_at
 from contractsim.dsl.typecheck import Checker
 from contractsim.dsl.walk import replace_nodes
 from contractsim.grammar.parse import parse
@@ -191,3 +193,27 @@ def test_resolved_ir_unchanged(name: str, text: str) -> None:
     expected = ir.dump_json(_reference_resolve(ck))
     got = ir.dump_json(lets_module.inline_tool_lets(check_module.resolve_empty(ck)))
     assert got == expected
+
+
+# ------------------------------------------------------------------ lowering
+
+
+def test_span_at_makes_what_the_dataclass_makes() -> None:
+    # span_at sets the five slots itself: a new field, a default factory or a __post_init__
+    # on Span must be seen here first
+    assert [f.name for f in dataclasses.fields(Span)] == [
+        "file",
+        "line",
+        "col",
+        "end_line",
+        "end_col",
+    ]
+    assert not hasattr(Span, "__post_init__")
+    made = span_at("f.contract", 3, 4, 5, 6)
+    expected = Span(file="f.contract", line=3, col=4, end_line=5, end_col=6)
+    assert type(made) is Span
+    assert made.same_place(expected)
+    assert repr(made) == repr(expected)
+    assert pickle.loads(pickle.dumps(made)).same_place(expected)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.line = 1  # type: ignore[misc]

@@ -35,6 +35,28 @@ _ESCAPES = {
 }
 
 
+# A span per node is most of the objects lowering makes: the frozen dataclass's ``__init__``
+# (keyword arguments, then ``object.__setattr__`` per field) cost four times what setting its
+# slots directly does, and is nothing more (`tests/test_lower_check_speed.py` compares)
+_new_span = object.__new__
+_set_file = Span.__dict__["file"].__set__
+_set_line = Span.__dict__["line"].__set__
+_set_col = Span.__dict__["col"].__set__
+_set_end_line = Span.__dict__["end_line"].__set__
+_set_end_col = Span.__dict__["end_col"].__set__
+
+
+def span_at(file: str, line: int, col: int, end_line: int, end_col: int) -> Span:
+    """``Span(file=file, line=line, …)``, made for less."""
+    span: Span = _new_span(Span)
+    _set_file(span, file)
+    _set_line(span, line)
+    _set_col(span, col)
+    _set_end_line(span, end_line)
+    _set_end_col(span, end_col)
+    return span
+
+
 class _Lowerer:
     def __init__(self, filename: str, line_shift: int = 0, col_shift: int = 0) -> None:
         self.filename = filename
@@ -61,7 +83,7 @@ class _Lowerer:
                 end_col += self.col_shift
             line += self.line_shift
             end_line += self.line_shift
-        return Span(file=self.filename, line=line, col=col, end_line=end_line, end_col=end_col)
+        return span_at(self.filename, line, col, end_line, end_col)
 
     # ------------------------------------------------------------------ dispatch
     def lower(self, node: Tree[Token] | Token) -> Any:
