@@ -8,7 +8,7 @@ from typing import Any, TypeVar, cast
 
 from ..diagnostics import Span
 from . import ir
-from .visitor import CHILD_FIELDS, child_exprs, child_field_names, child_stmts
+from .visitor import CHILD_FIELDS, child_expr_list, child_exprs, child_field_names, child_stmts
 
 
 def walk_expr(e: ir.Expr) -> Iterator[ir.Expr]:
@@ -18,7 +18,7 @@ def walk_expr(e: ir.Expr) -> Iterator[ir.Expr]:
     while stack:
         node = stack.pop()
         yield node
-        stack.extend(child_exprs(node))
+        child_expr_list(node, stack)
 
 
 def walk_stmts(stmts: Iterable[ir.Stmt]) -> Iterator[ir.Stmt]:
