@@ -217,3 +217,70 @@ def test_span_at_makes_what_the_dataclass_makes() -> None:
     assert pickle.loads(pickle.dumps(made)).same_place(expected)
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.line = 1  # type: ignore[misc]
+
+
+# ------------------------------------------------------------------ message templates
+
+_TEMPLATE_CASES = [
+    r"plain text",
+    r"",
+    r"{x}",
+    r"a {x} b {y.z} c",
+    r"{{literal}} and }} and {{",
+    r"\{escaped\} {x}",
+    r"\\{x}",
+    r"{x",
+    r"a } b",
+    r"{len(items)} items, {{ {items[0]} }}",
+    r'nested {f({"a": 1})} done',
+    r"unicode \u00e9 {x} \n tab\t",
+    r"{}",
+    r"{ x }",
+    r"{1 +}",
+]
+
+#: what lowering made of each message before the template reader skipped plain text in one
+#: step (its parts: text, hole kind, hole position; and the diagnostics)
+_TEMPLATE_EXPECTED = [
+    "'plain text' 'plain text' [('plain text', None, None)] []",
+    "'' '' [] []",
+    "'{x}' '{x}' [(None, 'Name', (4, 28, 29))] []",
+    "'a {x} b {y.z} c' 'a {x} b {y.z} c' [('a ', None, None), (None, 'Name', (4, 30, 31)), (' b ', None, None), (None, 'Attr', (4, 36, 39)), (' c', None, None)] []",  # noqa: E501
+    "'{{literal}} and }} and {{' '{{literal}} and }} and {{' [('{literal} and } and {', None, None)] []",  # noqa: E501
+    "'\\\\{escaped\\\\} {x}' '{escaped} {x}' [('{escaped} ', None, None), (None, 'Name', (4, 38, 39))] []",  # noqa: E501
+    "'\\\\\\\\{x}' '\\\\{x}' [('\\\\', None, None), (None, 'Name', (4, 29, 30))] []",
+    "'{x' '{x' [('{x', None, None)] [('E0108', '`{` in a message opens a value that is never closed')]",  # noqa: E501
+    "'a } b' 'a } b' [('a } b', None, None)] []",
+    "'{len(items)} items, {{ {items[0]} }}' '{len(items)} items, {{ {items[0]} }}' [(None, 'Call', (4, 28, 38)), (' items, { ', None, None), (None, 'Index', (4, 51, 59)), (' }', None, None)] []",  # noqa: E501
+    "'nested {f({\"a\": 1})} done' 'nested {f({\"a\": 1})} done' [('nested ', None, None), (None, 'Call', (4, 35, 46)), (' done', None, None)] []",  # noqa: E501
+    "'unicode \\\\u00e9 {x} \\\\n tab\\\\t' 'unicode é {x} \\n tab\\t' [('unicode é ', None, None), (None, 'Name', (4, 38, 39)), (' \\n tab\\t', None, None)] []",  # noqa: E501
+    "'{}' '{}' [(None, 'ScalarLit', (4, 26, 30))] [('E0108', 'the value `{}` in this message is not an expression: unexpected end of file')]",  # noqa: E501
+    "'{ x }' '{ x }' [(None, 'Name', (4, 29, 30))] []",
+    "'{1 +}' '{1 +}' [(None, 'ScalarLit', (4, 26, 33))] [('E0108', 'the value `{1 +}` in this message is not an expression: unexpected end of file')]",  # noqa: E501
+]
+
+
+def _template_line(case: str) -> str:
+    text = (
+        'contract d version "1.0.0"\nstate { x: int = 0 }\ntool t(x: int) {\n'
+        '  require x > 0 else E_X "' + case.replace('"', '\\"') + '"\n}\n'
+    )
+    contract, diags = lower(parse(text, "t"), "t")
+    msg = contract.tools[0].conditions[0].message
+    assert msg is not None
+    parts = [
+        (
+            p.text,
+            type(p.expr).__name__ if p.expr else None,
+            (p.expr.span.line, p.expr.span.col, p.expr.span.end_col) if p.expr else None,
+        )
+        for p in msg.parts
+    ]
+    return f"{case!r} {msg.source!r} {parts} {[(d.code, d.message) for d in diags]}"
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"), list(zip(_TEMPLATE_CASES, _TEMPLATE_EXPECTED, strict=True))
+)
+def test_template_parts_unchanged(case: str, expected: str) -> None:
+    assert _template_line(case) == expected

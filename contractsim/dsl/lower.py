@@ -159,6 +159,14 @@ class _Lowerer:
         i, n = 0, len(text)
         buf: list[str] = []
         while i < n:
+            # plain text up to the next brace is taken whole (not a character at a time)
+            special = _TEMPLATE_SPECIAL.search(text, i)
+            if special is None:
+                buf.append(text[i:])
+                break
+            if special.start() > i:
+                buf.append(text[i : special.start()])
+                i = special.start()
             ch = text[i]
             if ch in (_OPEN, _CLOSE):
                 buf.append("{" if ch == _OPEN else "}")
@@ -1144,6 +1152,10 @@ _BUCKET: dict[type, str] = {
     ir.Tool: "tools",
     ir.Machine: "machines",
 }
+
+
+_TEMPLATE_SPECIAL = re.compile("[{}" + _OPEN + _CLOSE + "]")
+"""What :meth:`_Lowerer.template` looks at in a message: braces, escaped or not."""
 
 
 @functools.lru_cache(maxsize=4096)
