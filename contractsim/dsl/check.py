@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable
-from typing import Literal, Protocol
+from typing import Literal, Protocol, cast
 
 from ..diagnostics import Diagnostic, Span, suggestion_hint
 from . import ir
@@ -479,7 +479,7 @@ def check_tool(ck: Checker, tool: ir.Tool) -> None:
     # a tool that writes `state.NAME` knows that its parameter NAME hides the variable (the
     # walk over the whole tool only when a parameter has the name of a state variable)
     hides = any(p.name in ck.state for p in tool.params)
-    acknowledged = _state_prefixed(tool) if hides else frozenset()
+    acknowledged: set[str] | frozenset[str] = _state_prefixed(tool) if hides else frozenset()
     _params_into(ck, tool.params, pre, in_tool=True, acknowledged=acknowledged)
     for p in tool.params:
         if p.default is not None:
@@ -1012,7 +1012,9 @@ def resolve_empty(ck: Checker) -> ir.Contract:
     # most `{}` are the initial values of state variables: replace those in place, and walk
     # the whole contract only when another one is left
     state = tuple(
-        dataclasses.replace(var, init=table[id(var.init)]) if id(var.init) in table else var
+        dataclasses.replace(var, init=cast(ir.Expr, table[id(var.init)]))
+        if id(var.init) in table
+        else var
         for var in ck.c.state
     )
     if sum(a is not b for a, b in zip(state, ck.c.state)) == len(table):
