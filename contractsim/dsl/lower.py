@@ -83,7 +83,14 @@ class _Lowerer:
                 end_col += self.col_shift
             line += self.line_shift
             end_line += self.line_shift
-        return span_at(self.filename, line, col, end_line, end_col)
+        # span_at's body: this runs for nearly every node
+        span: Span = _new_span(Span)
+        _set_file(span, self.filename)
+        _set_line(span, line)
+        _set_col(span, col)
+        _set_end_line(span, end_line)
+        _set_end_col(span, end_col)
+        return span
 
     # ------------------------------------------------------------------ dispatch
     def lower(self, node: Tree[Token] | Token) -> Any:
@@ -298,7 +305,7 @@ class _Lowerer:
             "machines": [],
         }
         for child in tree.children[1:]:
-            item = self.lower(cast(Tree[Token], child))
+            item = self.lower(cast("Tree[Token]", child))
             if isinstance(item, list):
                 buckets["state"].extend(item)
             else:
@@ -481,7 +488,7 @@ class _Lowerer:
         flow: ir.Flow | None = None
         lets: list[ir.Let] = []
         for child in rest:
-            item = self.lower(cast(Tree[Token], child))
+            item = self.lower(cast("Tree[Token]", child))
             if isinstance(item, tuple) and item and item[0] == "attr":
                 attrs[item[1]] = item[2]
             elif isinstance(item, ir.Condition):
@@ -504,7 +511,7 @@ class _Lowerer:
             elif isinstance(item, ir.Let):
                 lets.append(item)
             else:
-                effects.extend(cast(list[ir.Stmt], item))
+                effects.extend(cast("list[ir.Stmt]", item))
         return ir.Tool(
             span=self.span(name),
             name=str(name),
