@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ..diagnostics import Diagnostic, Span, did_you_mean, error, suggestion_hint, warning
+from ..records import record
 from . import ir
 from . import types as T
 from .builtins import BUILTINS, _numeric_join
@@ -30,14 +31,14 @@ COLLECTION_METHODS = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)  # what @dataclass makes, for less at import (records.py)
 class Symbol:
     type: T.Ty
     kind: str  # param, state, const, local (let), loop (a for variable), var, result
     span: Span
 
 
-@dataclass
+@record
 class Scope:
     names: dict[str, Symbol] = field(default_factory=dict)
     allow_old: bool = False
