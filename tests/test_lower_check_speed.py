@@ -19,7 +19,8 @@ from contractsim.dsl import lets as lets_module
 from contractsim.dsl.check import obviously_conforms
 from contractsim.dsl.lower import lower, span_at
 from contractsim.dsl.typecheck import Checker
-from contractsim.dsl.walk import replace_nodes
+from contractsim.dsl.visitor import EXPR_KINDS, STMT_KINDS, child_exprs, iter_child_nodes
+from contractsim.dsl.walk import all_exprs, expr_roots, replace_nodes, walk_stmts
 from contractsim.grammar.parse import parse
 
 H = 'contract demo version "1.0.0"\n'
@@ -284,3 +285,33 @@ def _template_line(case: str) -> str:
 )
 def test_template_parts_unchanged(case: str, expected: str) -> None:
     assert _template_line(case) == expected
+
+
+@pytest.mark.parametrize(("name", "text"), _SOURCES, ids=[name for name, _ in _SOURCES])
+def test_walks_unchanged(name: str, text: str) -> None:
+    """``all_exprs`` and the unused-name lint's walk see the nodes the generator walk over
+    ``iter_child_nodes`` saw, in the same order."""
+    contract = _lowered(name, text)
+    if contract is None:
+        pytest.skip("a syntax error: nothing to walk")
+
+    def reference_children(node: ir.Node) -> list[ir.Node]:
+        out: list[ir.Node] = []
+        for child in iter_child_nodes(node):
+            if isinstance(child, EXPR_KINDS):
+                out.append(child)
+            elif not isinstance(child, STMT_KINDS):
+                out.extend(reference_children(child))
+        return out
+
+    expected: list[int] = []
+    for root in expr_roots(contract):
+        stack: list[ir.Node] = [root]
+        while stack:
+            node = stack.pop()
+            expected.append(id(node))
+            stack.extend(reference_children(node))
+    assert [id(e) for e in all_exprs(contract)] == expected
+    stmts = [s for tool in contract.tools for s in walk_stmts(tool.effects)]
+    for s in stmts:
+        assert [id(c) for c in child_exprs(s)] == [id(c) for c in reference_children(s)]

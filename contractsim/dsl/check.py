@@ -14,7 +14,8 @@ from . import types as T
 from .builtins import BUILTINS
 from .lets import inline_tool_lets
 from .typecheck import SEMVER, Checker, Scope, Symbol, _child_types, _root_name
-from .walk import all_exprs, replace_nodes, stmt_exprs, walk_expr, walk_stmts
+from .visitor import child_expr_list
+from .walk import all_exprs, expr_roots, replace_nodes, stmt_exprs, walk_expr, walk_stmts
 
 __all__ = [
     "PASSES",
@@ -911,11 +912,15 @@ def check_machines(ck: Checker) -> None:
 
 def lint_unused(ck: Checker) -> None:
     used: set[str] = set()
-    for e in all_exprs(ck.c):
+    # every expression, as `all_exprs` walks them, without a generator per level
+    stack = expr_roots(ck.c)
+    while stack:
+        e = stack.pop()
         if isinstance(e, ir.Name):
             used.add(e.name)
         elif isinstance(e, ir.Call):
             used.add(e.func)
+        child_expr_list(e, stack)
     events_used = {o.event.name for t in ck.c.tools for o in t.outcomes if o.event}
     events_used |= {
         tr.event.name for t in ck.c.tools if t.flow for tr in t.flow.transitions if tr.event
