@@ -96,7 +96,7 @@ def child_exprs(node: ir.Node) -> Iterator[ir.Expr]:
 def child_stmts(node: ir.Node) -> Iterator[ir.Stmt]:
     """The statements directly inside ``node`` (the branches of an ``if``, a loop's body)."""
     for child in iter_child_nodes(node):
-        if _role(child) is _STMT:
+        if _role(child) == _STMT:
             yield child  # type: ignore[misc]
 
 
