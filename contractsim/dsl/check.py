@@ -4,8 +4,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
-from typing import Literal, Protocol
+from typing import Literal, Protocol, cast
 
 from ..diagnostics import Diagnostic, Span, suggestion_hint
 from . import ir
@@ -13,7 +14,8 @@ from . import types as T
 from .builtins import BUILTINS
 from .lets import inline_tool_lets
 from .typecheck import SEMVER, Checker, Scope, Symbol, _child_types, _root_name
-from .walk import all_exprs, replace_nodes, stmt_exprs, walk_expr, walk_stmts
+from .visitor import child_expr_list
+from .walk import all_exprs, expr_roots, replace_nodes, stmt_exprs, walk_expr, walk_stmts
 
 __all__ = [
     "PASSES",
@@ -202,6 +204,8 @@ def _conforms(ck: Checker, value: ir.Expr, type_expr: ir.TypeExpr, what: str) ->
         return  # the type check already said all there is to say
     if not _well_formed(type_expr, ck.type_decls, 0):
         return  # an ill-formed type is reported where it is written
+    if obviously_conforms(value, type_expr, ck.type_decls):
+        return  # `{}`, `[]` or `null` where nothing constrains it: no validator to build
     problem = ck.back_end.conformance_problem(ck, value, type_expr)
     if problem is not None:
         ck.err(
@@ -210,6 +214,48 @@ def _conforms(ck: Checker, value: ir.Expr, type_expr: ir.TypeExpr, what: str) ->
             value.span,
             hint="change the value or relax the constraint",
         )
+
+
+#: the collection types an empty literal of each kind is (`{}` is a set or a map until its
+#: context decides; a `{}` written where a list is expected validates as `[]`)
+_EMPTY_FITS: dict[str, frozenset[str]] = {
+    "list": frozenset({"list"}),
+    "set": frozenset({"set"}),
+    "empty": frozenset({"list", "set", "map"}),
+    "map": frozenset({"map"}),
+}
+
+
+def obviously_conforms(value: ir.Expr, t: ir.TypeExpr, decls: dict[str, ir.TypeDecl]) -> bool:
+    """Whether ``value`` satisfies ``t`` without computing it: an empty collection literal of a
+    list, set or map type, or ``null`` for a union with a ``null`` option, where no constraint
+    sits on the type itself or an alias on the way to it (item types are never looked at, and
+    their constraints do not matter to an empty collection). Building a pydantic validator for
+    the type (a model per record type) is the cost this saves; ``False`` means "ask the
+    validator", never "does not conform"."""
+    if isinstance(value, ir.Collection) and not value.items:
+        fits = _EMPTY_FITS.get(value.type)
+    elif isinstance(value, ir.MapLit) and not value.entries:
+        fits = _EMPTY_FITS["map"]
+    elif isinstance(value, ir.ScalarLit) and value.value is None:
+        fits = None
+    else:
+        return False
+    seen: set[str] = set()
+    while isinstance(t, ir.NamedType) and t.name in decls and t.name not in seen:
+        if t.constraints:
+            return False
+        seen.add(t.name)
+        t = decls[t.name].type
+    if t.constraints:
+        return False
+    if fits is not None:
+        return isinstance(t, ir.GenericType) and t.name in fits
+    return isinstance(t, ir.UnionType) and any(
+        not o.constraints
+        and (isinstance(o, ir.NullType) or (isinstance(o, ir.NamedType) and o.name == "null"))
+        for o in t.options
+    )
 
 
 def _well_formed(t: ir.TypeExpr, decls: dict[str, ir.TypeDecl], depth: int) -> bool:
@@ -431,8 +477,11 @@ def check_tools(ck: Checker) -> None:
 
 def check_tool(ck: Checker, tool: ir.Tool) -> None:
     pre = ck_scope(ck, where=f"tool `{tool.name}`")
-    # a tool that writes `state.NAME` knows that its parameter NAME hides the variable
-    _params_into(ck, tool.params, pre, in_tool=True, acknowledged=_state_prefixed(tool))
+    # a tool that writes `state.NAME` knows that its parameter NAME hides the variable (the
+    # walk over the whole tool only when a parameter has the name of a state variable)
+    hides = any(p.name in ck.state for p in tool.params)
+    acknowledged: set[str] | frozenset[str] = _state_prefixed(tool) if hides else frozenset()
+    _params_into(ck, tool.params, pre, in_tool=True, acknowledged=acknowledged)
     for p in tool.params:
         if p.default is not None:
             pt = ck.resolve_quiet(p.type)
@@ -863,11 +912,15 @@ def check_machines(ck: Checker) -> None:
 
 def lint_unused(ck: Checker) -> None:
     used: set[str] = set()
-    for e in all_exprs(ck.c):
+    # every expression, as `all_exprs` walks them, without a generator per level
+    stack = expr_roots(ck.c)
+    while stack:
+        e = stack.pop()
         if isinstance(e, ir.Name):
             used.add(e.name)
         elif isinstance(e, ir.Call):
             used.add(e.func)
+        child_expr_list(e, stack)
     events_used = {o.event.name for t in ck.c.tools for o in t.outcomes if o.event}
     events_used |= {
         tr.event.name for t in ck.c.tools if t.flow for tr in t.flow.transitions if tr.event
@@ -959,4 +1012,16 @@ def resolve_empty(ck: Checker) -> ir.Contract:
         elif literal.kind in ("set", "list"):
             kind: Literal["set", "list"] = "set" if literal.kind == "set" else "list"
             table[id(node)] = ir.Collection(span=node.span, type=kind)
-    return replace_nodes(ck.c, table) if table else ck.c
+    if not table:
+        return ck.c
+    # most `{}` are the initial values of state variables: replace those in place, and walk
+    # the whole contract only when another one is left
+    state = tuple(
+        dataclasses.replace(var, init=cast(ir.Expr, table[id(var.init)]))
+        if id(var.init) in table
+        else var
+        for var in ck.c.state
+    )
+    if sum(a is not b for a, b in zip(state, ck.c.state)) == len(table):
+        return dataclasses.replace(ck.c, state=state)
+    return replace_nodes(ck.c, table)

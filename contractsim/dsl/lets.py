@@ -10,19 +10,26 @@ expression is wrapped in ``old(…)``: a binding keeps the value it had before t
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 
 from . import ir
+from .visitor import child_exprs
 from .walk import replace_nodes, stmt_exprs, template_exprs
 
 
 def inline_tool_lets(contract: ir.Contract) -> ir.Contract:
     """``contract`` with every use of a tool-level ``let`` replaced by its value."""
-    table: dict[int, ir.Node] = {}
+    tools: list[ir.Tool] = []
     for tool in contract.tools:
+        table: dict[int, ir.Node] = {}
         if tool.lets:
             _collect_tool(tool, table)
-    return replace_nodes(contract, table) if table else contract
+        # the uses of a tool's bindings are all inside the tool: only it is walked
+        tools.append(replace_nodes(tool, table) if table else tool)
+    if all(new is old for new, old in zip(tools, contract.tools)):
+        return contract
+    return dataclasses.replace(contract, tools=tuple(tools))
 
 
 def _collect_tool(tool: ir.Tool, table: dict[int, ir.Node]) -> None:
@@ -97,8 +104,6 @@ def _expr(
 
 
 def _children(e: ir.Expr) -> Iterable[ir.Expr]:
-    from .visitor import child_exprs
-
     return child_exprs(e)
 
 

@@ -35,6 +35,28 @@ _ESCAPES = {
 }
 
 
+# A span per node is most of the objects lowering makes: the frozen dataclass's ``__init__``
+# (keyword arguments, then ``object.__setattr__`` per field) cost four times what setting its
+# slots directly does, and is nothing more (`tests/test_lower_check_speed.py` compares)
+_new_span = object.__new__
+_set_file = Span.__dict__["file"].__set__
+_set_line = Span.__dict__["line"].__set__
+_set_col = Span.__dict__["col"].__set__
+_set_end_line = Span.__dict__["end_line"].__set__
+_set_end_col = Span.__dict__["end_col"].__set__
+
+
+def span_at(file: str, line: int, col: int, end_line: int, end_col: int) -> Span:
+    """``Span(file=file, line=line, …)``, made for less."""
+    span: Span = _new_span(Span)
+    _set_file(span, file)
+    _set_line(span, line)
+    _set_col(span, col)
+    _set_end_line(span, end_line)
+    _set_end_col(span, end_col)
+    return span
+
+
 class _Lowerer:
     def __init__(self, filename: str, line_shift: int = 0, col_shift: int = 0) -> None:
         self.filename = filename
@@ -61,7 +83,14 @@ class _Lowerer:
                 end_col += self.col_shift
             line += self.line_shift
             end_line += self.line_shift
-        return Span(file=self.filename, line=line, col=col, end_line=end_line, end_col=end_col)
+        # span_at's body: this runs for nearly every node
+        span: Span = _new_span(Span)
+        _set_file(span, self.filename)
+        _set_line(span, line)
+        _set_col(span, col)
+        _set_end_line(span, end_line)
+        _set_end_col(span, end_col)
+        return span
 
     # ------------------------------------------------------------------ dispatch
     def lower(self, node: Tree[Token] | Token) -> Any:
@@ -137,6 +166,14 @@ class _Lowerer:
         i, n = 0, len(text)
         buf: list[str] = []
         while i < n:
+            # plain text up to the next brace is taken whole (not a character at a time)
+            special = _TEMPLATE_SPECIAL.search(text, i)
+            if special is None:
+                buf.append(text[i:])
+                break
+            if special.start() > i:
+                buf.append(text[i : special.start()])
+                i = special.start()
             ch = text[i]
             if ch in (_OPEN, _CLOSE):
                 buf.append("{" if ch == _OPEN else "}")
@@ -268,7 +305,7 @@ class _Lowerer:
             "machines": [],
         }
         for child in tree.children[1:]:
-            item = self.lower(cast(Tree[Token], child))
+            item = self.lower(cast("Tree[Token]", child))
             if isinstance(item, list):
                 buckets["state"].extend(item)
             else:
@@ -451,7 +488,7 @@ class _Lowerer:
         flow: ir.Flow | None = None
         lets: list[ir.Let] = []
         for child in rest:
-            item = self.lower(cast(Tree[Token], child))
+            item = self.lower(cast("Tree[Token]", child))
             if isinstance(item, tuple) and item and item[0] == "attr":
                 attrs[item[1]] = item[2]
             elif isinstance(item, ir.Condition):
@@ -474,7 +511,7 @@ class _Lowerer:
             elif isinstance(item, ir.Let):
                 lets.append(item)
             else:
-                effects.extend(cast(list[ir.Stmt], item))
+                effects.extend(cast("list[ir.Stmt]", item))
         return ir.Tool(
             span=self.span(name),
             name=str(name),
@@ -1122,6 +1159,10 @@ _BUCKET: dict[type, str] = {
     ir.Tool: "tools",
     ir.Machine: "machines",
 }
+
+
+_TEMPLATE_SPECIAL = re.compile("[{}" + _OPEN + _CLOSE + "]")
+"""What :meth:`_Lowerer.template` looks at in a message: braces, escaped or not."""
 
 
 @functools.lru_cache(maxsize=4096)

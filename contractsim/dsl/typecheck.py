@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ..diagnostics import Diagnostic, Span, did_you_mean, error, suggestion_hint, warning
+from ..records import record
 from . import ir
 from . import types as T
 from .builtins import BUILTINS, _numeric_join
+from .pretty import expr_text
 from .visitor import NodeVisitor
 from .walk import template_exprs, walk_expr
 
@@ -29,14 +31,14 @@ COLLECTION_METHODS = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)  # what @dataclass makes, for less at import (records.py)
 class Symbol:
     type: T.Ty
     kind: str  # param, state, const, local (let), loop (a for variable), var, result
     span: Span
 
 
-@dataclass
+@record
 class Scope:
     names: dict[str, Symbol] = field(default_factory=dict)
     allow_old: bool = False
@@ -80,7 +82,6 @@ _FIXED_AT_LOAD = ("a constant", "a default", "an initial value")
 
 
 def _non_null_facts(cond: ir.Expr, positive: bool) -> frozenset[str]:
-    from .pretty import expr_text
 
     if isinstance(cond, ir.Unary) and cond.op == "not":
         return _non_null_facts(cond.operand, not positive)
@@ -246,8 +247,6 @@ class Checker(NodeVisitor):
 
     def check_constraints(self, t: ir.TypeExpr) -> None:
         """Constraints must fit their type and each other; patterns must compile in linear time."""
-        from .patterns import pattern_problem
-
         base = self.resolve_quiet(t)
         bounds: dict[str, float] = {}
         for c in t.constraints:
@@ -261,6 +260,8 @@ class Checker(NodeVisitor):
                 elif not isinstance(c.value, str):
                     self.err("E0407", f"`{c.key}` takes a string", c.span)
                 elif c.key == "pattern":
+                    from .patterns import pattern_problem
+
                     problem = pattern_problem(c.value)
                     if problem is not None:
                         code, message = problem
@@ -355,8 +356,6 @@ class Checker(NodeVisitor):
 
     def visit_Attr(self, e: ir.Attr, scope: Scope) -> T.Ty:
         if scope.non_null or scope.facts:
-            from .pretty import expr_text
-
             text = expr_text(e)
             ty = scope.facts.get(text)
             if ty is None:
@@ -507,7 +506,6 @@ class Checker(NodeVisitor):
         tested = self.tested_type(e.type)
         if operand in (T.ANY, T.DYN) or tested == T.ANY:
             return T.BOOL
-        from .pretty import expr_text
 
         text = expr_text(e)
         what = f"`{expr_text(e.operand)}`" if len(text) <= 60 else "the value"
@@ -553,7 +551,6 @@ class Checker(NodeVisitor):
         return new
 
     def _type_facts(self, cond: ir.Expr, positive: bool, scope: Scope) -> dict[str, T.Ty]:
-        from .pretty import expr_text
 
         if isinstance(cond, ir.Unary) and cond.op == "not":
             return self._type_facts(cond.operand, not positive, scope)
@@ -1380,7 +1377,6 @@ _ANY_HINT = (
 
 def _narrow_hint(e: ir.Expr, *types: T.Ty) -> str | None:
     """For an operation on a value of type ``any`` (or a union): how to make it typed."""
-    from .pretty import expr_text
 
     if not any(t == T.DYN or isinstance(t, T.UnionT) for t in types):
         return None

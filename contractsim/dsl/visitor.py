@@ -90,18 +90,72 @@ def child_exprs(node: ir.Node) -> Iterator[ir.Expr]:
     """The expressions directly below ``node``: its expression children, and the expressions in
     the helper nodes between (keyword arguments, map entries, templates, report fields …).
     Statements below are not entered."""
-    for child in iter_child_nodes(node):
-        if isinstance(child, EXPR_KINDS):
-            yield child  # type: ignore[misc]
-        elif not isinstance(child, STMT_KINDS):
-            yield from child_exprs(child)
+    return iter(child_expr_list(node))
 
 
 def child_stmts(node: ir.Node) -> Iterator[ir.Stmt]:
     """The statements directly inside ``node`` (the branches of an ``if``, a loop's body)."""
     for child in iter_child_nodes(node):
-        if isinstance(child, STMT_KINDS):
+        if _role(child) == _STMT:
             yield child  # type: ignore[misc]
+
+
+# What a value found in a child field is, by its class (filled on first sight): the walks ask
+# this of every child, and `isinstance` against the forty classes of `EXPR_KINDS` was a good
+# part of their time
+_EXPR, _STMT, _HELPER, _OTHER = 1, 2, 3, 0
+_ROLES: dict[type, int] = {}
+
+
+def _role(value: object) -> int:
+    cls = value.__class__
+    role = _ROLES.get(cls)
+    if role is None:
+        if isinstance(value, EXPR_KINDS):
+            role = _EXPR
+        elif isinstance(value, STMT_KINDS):
+            role = _STMT
+        elif isinstance(value, ir.Node):
+            role = _HELPER
+        else:
+            role = _OTHER
+        _ROLES[cls] = role
+    return role
+
+
+def child_expr_list(node: ir.Node, out: list[ir.Expr] | None = None) -> list[ir.Expr]:
+    """:func:`child_exprs` as a list (appended to ``out`` if given): the same nodes, in the
+    same order, found without a generator per node."""
+    if out is None:
+        out = []
+    cls = node.__class__
+    names = CHILD_FIELDS.get(cls)
+    if names is None:
+        names = CHILD_FIELDS[cls] = child_field_names(cls)
+    roles = _ROLES
+    for name in names:
+        value = getattr(node, name)
+        if value is None:
+            continue
+        if value.__class__ is tuple or (
+            isinstance(value, tuple) and not isinstance(value, ir.Node)
+        ):
+            items = value
+        else:
+            items = (value,)
+        for item in items:
+            role = roles.get(item.__class__)
+            if role is None:
+                role = _role(item)
+            if role == _EXPR:
+                out.append(item)
+            elif role == _HELPER:
+                child_expr_list(item, out)
+    return out
+
+
+_UNSEEN: Any = object()
+"""Marks a class :meth:`NodeVisitor.visit` has not looked up yet (``None`` is "no method")."""
 
 
 class NodeVisitor:
@@ -126,7 +180,10 @@ class NodeVisitor:
             return method
 
     def visit(self, node: ir.Node, *args: Any) -> Any:
-        method = self.get_visitor(node)
+        # the table read inline: this runs once per node of every pass
+        method = self._methods.get(node.__class__, _UNSEEN)
+        if method is _UNSEEN:
+            method = self.get_visitor(node)
         if method is not None:
             return method(self, node, *args)
         return self.generic_visit(node, *args)

@@ -8,7 +8,7 @@ from typing import Any, TypeVar, cast
 
 from ..diagnostics import Span
 from . import ir
-from .visitor import CHILD_FIELDS, child_exprs, child_field_names, child_stmts
+from .visitor import CHILD_FIELDS, child_expr_list, child_exprs, child_field_names, child_stmts
 
 
 def walk_expr(e: ir.Expr) -> Iterator[ir.Expr]:
@@ -18,7 +18,7 @@ def walk_expr(e: ir.Expr) -> Iterator[ir.Expr]:
     while stack:
         node = stack.pop()
         yield node
-        stack.extend(child_exprs(node))
+        child_expr_list(node, stack)
 
 
 def walk_stmts(stmts: Iterable[ir.Stmt]) -> Iterator[ir.Stmt]:
@@ -54,6 +54,12 @@ def template_exprs(t: ir.Template | None) -> Iterator[ir.Expr]:
 
 def all_exprs(contract: ir.Contract) -> Iterator[ir.Expr]:
     """Every expression of a contract, sub-expressions included."""
+    for root in expr_roots(contract):
+        yield from walk_expr(root)
+
+
+def expr_roots(contract: ir.Contract) -> list[ir.Expr]:
+    """The outermost expressions of a contract (those :func:`all_exprs` walks), in order."""
     roots: list[ir.Expr] = []
     for c in contract.consts:
         roots.append(c.value)
@@ -85,8 +91,7 @@ def all_exprs(contract: ir.Contract) -> Iterator[ir.Expr]:
                 roots.extend(stmt_exprs(s))
     for m in contract.machines:
         roots.extend(t.when for t in m.transitions if t.when is not None)
-    for root in roots:
-        yield from walk_expr(root)
+    return roots
 
 
 def reads_clock(contract: ir.Contract) -> bool:
