@@ -12,6 +12,7 @@ does not accept is left to lark, which also reports every syntax error.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,34 +30,190 @@ _SCAN = re.compile(
     re.S,
 )
 # the commonest tokens first (alternatives are tried in order); none of them overlaps another,
-# except FLOAT and INT, where FLOAT must come first
+# except FLOAT and INT, where FLOAT must come first. Every punctuation mark has a group of its
+# own, so that the group's name alone says what was read.
 _TOKEN = re.compile(
     # a comma or colon takes the blanks after it on its line (one match instead of two; no
     # newline, so no line to count)
-    r"(?P<sep>[,:])[ \t\f\r]*"
-    r"|(?P<punct>[{}\[\]().\-])"
-    r"|(?P<NAME>[A-Za-z_][A-Za-z0-9_]*)"
+    r"(?P<comma>,)[ \t\f\r]*"
     r'|(?P<STRING>"[^"\\\n]*(?:\\.[^"\\\n]*)*")'
+    r"|(?P<lpar>\()|(?P<rpar>\))"
+    r"|(?P<NAME>[A-Za-z_][A-Za-z0-9_]*)"
     r"|(?P<FLOAT>\d+\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)"
     r"|(?P<INT>\d+)"
+    r"|(?P<colon>:)[ \t\f\r]*"
+    r"|(?P<lbrace>\{)|(?P<rbrace>\})|(?P<lbrack>\[)|(?P<rbrack>\])|(?P<dot>\.)|(?P<minus>-)"
     r"|(?P<ws>(?:[ \t\f\r\n]+|#[^\n]*)+)"
 )
+_NEWLINE = re.compile("\n")
+_KEYWORD_LEAVES = frozenset(("true", "false", "null"))
+_CLOSE = {"lbrace": "rbrace", "lbrack": "rbrack", "lpar": "rpar"}
+_COLLECTION = {"lbrace": "set", "lbrack": "list", "lpar": "tuple"}
+_RULE = {"set": "set_lit", "list": "list_lit", "tuple": "tuple_lit", "map": "map_lit"}
+_LEAF_RULE = {"STRING": "string", "INT": "number", "FLOAT": "number", "NAME": "name"}
 _new_token: Any = Token._future_new  # what Token(...) calls, without its keyword-argument shim
-_KEYWORD_TREES = {"true": "true", "false": "false", "null": "null"}
-_CLOSE = {"{": "}", "[": "]", "(": ")"}
+MAX_LITERAL_NESTING = 60
+"""Deeper literals are left to lark (and to the nesting check)."""
 
 
 class _NotALiteral(Exception):
     """The text is not (only) a literal this reader handles: lark reads it."""
 
 
+# ------------------------------------------------------------------ the compact description
+#
+# The reader describes a literal with nested tuples, positions as offsets into the text:
+#   a token      (KIND, text, start)          KIND: STRING, INT, FLOAT, NAME, true, false, null
+#   `-number`    ("neg", start, number)
+#   `Enum.m`     ("attr", start, name, member) name and member are NAME tokens
+#   `key: value` ("entry", key, value)
+#   a collection (KIND, start, end, items)    KIND: set, list, tuple, map (items: a list)
+# Lines and columns are found from the offsets (:class:`Positions`) only where they are needed.
+
+Node = tuple[Any, ...]
+
+
+class Positions:
+    """Line and column (1-based, lark's) of the offsets of one literal: the offsets of the
+    newlines inside it, searched by bisection."""
+
+    __slots__ = ("first_line", "first_line_start", "newlines")
+
+    def __init__(self, text: str, start: int, end: int, line: int) -> None:
+        self.first_line = line
+        self.first_line_start = text.rfind("\n", 0, start) + 1
+        self.newlines = [m.start() for m in _NEWLINE.finditer(text, start, end)]
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """The line and column of ``offset``."""
+        newlines = self.newlines
+        if not newlines or offset <= newlines[0]:
+            return self.first_line, offset - self.first_line_start + 1
+        index = bisect_right(newlines, offset - 1)
+        return self.first_line + index, offset - newlines[index - 1]
+
+
+def node_end(node: Node) -> int:
+    """The offset just after a node of the compact description."""
+    while True:
+        kind = node[0]
+        if kind in _LEAF_RULE or kind in _KEYWORD_LEAVES:
+            return int(node[2]) + len(node[1])
+        if kind == "neg":
+            node = node[2]
+        elif kind == "attr":
+            node = node[3]
+        elif kind == "entry":
+            node = node[2]
+        else:
+            return int(node[2])
+
+
+def _start(node: Node) -> int:
+    while node[0] == "entry":
+        node = node[1]
+    kind = node[0]
+    if kind in _LEAF_RULE or kind in _KEYWORD_LEAVES:
+        return int(node[2])
+    return int(node[1])
+
+
+class BulkLiteral(Tree[Token]):
+    """The tree of a large literal, as lark would build it, built only when its ``children``
+    are read: lowering reads :attr:`bulk` (the compact description) and :attr:`positions`
+    instead. ``height`` is at least the depth of the tree it stands for (a collection, and an
+    entry or a `-` or `.` under it, per level of nesting)."""
+
+    def __init__(self, data: str, children: list[Any], meta: Meta | None = None) -> None:
+        self.bulk: Node | None = None
+        self.positions: Positions | None = None
+        self.height = 1
+        self._children: list[Any] | None = children
+        super().__init__(data, children, meta)
+
+    @classmethod
+    def of(cls, node: Node, positions: Positions, height: int) -> BulkLiteral:
+        """The lazy tree of a collection of the compact description."""
+        tree = cls.__new__(cls)
+        tree.data = _RULE[node[0]]
+        tree.bulk = node
+        tree.positions = positions
+        tree.height = height
+        tree._children = None
+        tree._meta = _meta_of(node, positions)
+        return tree
+
+    @property
+    def children(self) -> list[Any]:
+        """lark's children, built on first use."""
+        if self._children is None:
+            assert self.bulk is not None and self.positions is not None
+            self._children = _tree(self.bulk, self.positions).children
+        return self._children
+
+    @children.setter
+    def children(self, value: list[Any]) -> None:
+        self._children = value
+
+
+def _meta(line: int, column: int, start: int, end_line: int, end_col: int, end: int) -> Meta:
+    meta = Meta()  # type: ignore[no-untyped-call]
+    meta.empty = False
+    meta.line = meta.container_line = line  # type: ignore[attr-defined]
+    meta.column = meta.container_column = column  # type: ignore[attr-defined]
+    meta.start_pos = meta.container_start_pos = start  # type: ignore[attr-defined]
+    meta.end_line = meta.container_end_line = end_line  # type: ignore[attr-defined]
+    meta.end_column = meta.container_end_column = end_col  # type: ignore[attr-defined]
+    meta.end_pos = meta.container_end_pos = end  # type: ignore[attr-defined]
+    return meta
+
+
+def _meta_of(node: Node, positions: Positions) -> Meta:
+    start, end = _start(node), node_end(node)
+    line, col = positions.line_col(start)
+    end_line, end_col = positions.line_col(end)
+    return _meta(line, col, start, end_line, end_col, end)
+
+
+def _token(node: Node, positions: Positions) -> Token:
+    kind, value, start = node
+    line, col = positions.line_col(start)
+    n = len(value)
+    return _new_token(kind, value, start, line, col, line, col + n, start + n)  # type: ignore[no-any-return]
+
+
+def element_tree(node: Node, positions: Positions) -> Tree[Token]:
+    """The lark tree of one node of the compact description (for what lowering does not read
+    in bulk: it lowers that tree as it lowers lark's)."""
+    return _tree(node, positions)
+
+
+def _tree(node: Node, positions: Positions) -> Tree[Token]:
+    kind = node[0]
+    meta = _meta_of(node, positions)
+    if kind in _LEAF_RULE:
+        return Tree(_LEAF_RULE[kind], [_token(node, positions)], meta)
+    if kind in _KEYWORD_LEAVES:
+        return Tree(kind, [], meta)
+    if kind == "neg":
+        return Tree("neg", [_tree(node[2], positions)], meta)
+    if kind == "attr":
+        return Tree("attr", [_tree(node[2], positions), _token(node[3], positions)], meta)
+    if kind == "entry":
+        return Tree("entry", [_tree(node[1], positions), _tree(node[2], positions)], meta)
+    items: list[Any] = [_tree(item, positions) for item in node[3]]
+    if kind == "tuple" and len(items) == 1:
+        items.append(None)
+    return Tree(_RULE[kind], items or [None], meta)
+
+
 @dataclass
 class Blanked:
-    """A literal taken out of the text: where it was and the tree lark would have built."""
+    """A literal taken out of the text: where it was and its (lazy) tree."""
 
     start: int
     end: int
-    tree: Tree[Token]
+    tree: BulkLiteral
 
 
 def blank_literals(
@@ -79,16 +236,19 @@ def blank_literals(
         if not m.group().startswith("="):
             continue
         start = m.end()
-        line += text.count("\n", counted, start)
-        counted = start
         try:
-            reader = _Reader(text, start, line, keywords)
-            tree = reader.literal()
+            reader = _Reader(text, keywords)
+            node = reader.literal(start)
         except _NotALiteral:
             continue
-        end = reader.pos
+        end = int(node[2])
         if end - start >= minimum:
-            found.append(Blanked(start, end, tree))
+            line += text.count("\n", counted, start)
+            counted = start
+            positions = Positions(text, start, end, line)
+            found.append(
+                Blanked(start, end, BulkLiteral.of(node, positions, 2 * reader.height + 2))
+            )
             pos = end
     if not found:
         return text, []
@@ -125,179 +285,134 @@ def splice_literals(tree: Tree[Token], found: list[Blanked]) -> bool:
 
 
 class _Reader:
-    """A recursive-descent reader of one literal, building lark's trees with lark's positions."""
+    """A recursive-descent reader of one literal into the compact description: one regular
+    expression match per token, one call per collection and per element other than a string
+    or a number."""
 
-    def __init__(self, text: str, pos: int, line: int, keywords: frozenset[str]) -> None:
+    def __init__(self, text: str, keywords: frozenset[str]) -> None:
         self.text = text
-        self.pos = pos
         self.keywords = keywords
-        self.line = line
-        self.line_start = text.rfind("\n", 0, pos) + 1
         self.depth = 0
-        self._next: tuple[str, str, int, int, int] | None = None
+        self.height = 0  # the deepest nesting of collections met
+        self.match: Any = None
 
-    # tokens: (kind, text, start, line, column); white space and comments are skipped
-    def peek(self) -> tuple[str, str, int, int, int]:
-        if self._next is None:
-            self._next = self._scan()
-        return self._next
-
-    def take(self) -> tuple[str, str, int, int, int]:
-        tok = self.peek()
-        self._next = None
-        return tok
-
-    def _scan(self) -> tuple[str, str, int, int, int]:
-        text = self.text
-        while True:
-            m = _TOKEN.match(text, self.pos)
-            if m is None:
-                if self.pos >= len(text):
-                    return ("EOF", "", self.pos, self.line, self.pos - self.line_start + 1)
-                raise _NotALiteral
-            kind = m.lastgroup
-            value = m.group()
-            start = self.pos
-            self.pos = m.end()
-            if kind == "ws":
-                newlines = value.count("\n")
-                if newlines:
-                    self.line += newlines
-                    self.line_start = start + value.rfind("\n") + 1
-                continue
-            assert kind is not None
-            if kind == "STRING" and text.startswith('"""', start):
-                raise _NotALiteral  # a long string: lark's LONG_STRING
-            if kind == "sep":
-                value = value[0]
-                kind = value
-            elif kind == "punct":
-                kind = value
-            return (kind, value, start, self.line, start - self.line_start + 1)
-
-    def expect(self, kind: str) -> tuple[str, str, int, int, int]:
-        tok = self.take()
-        if tok[0] != kind:
+    def literal(self, start: int) -> Node:
+        """The outermost literal: a collection (the caller found `{` or `[` at ``start``)."""
+        self.match = _TOKEN.scanner(self.text, start).match  # type: ignore[attr-defined]
+        m = self.next()
+        kind = m.lastgroup
+        if kind != "lbrace" and kind != "lbrack":
             raise _NotALiteral
-        return tok
+        return self.collection(kind, m.start())
 
-    # trees
-    @staticmethod
-    def _meta(line: int, column: int, start: int, end_line: int, end_col: int, end: int) -> Meta:
-        meta = Meta()  # type: ignore[no-untyped-call]
-        meta.empty = False
-        meta.line = meta.container_line = line  # type: ignore[attr-defined]
-        meta.column = meta.container_column = column  # type: ignore[attr-defined]
-        meta.start_pos = meta.container_start_pos = start  # type: ignore[attr-defined]
-        meta.end_line = meta.container_end_line = end_line  # type: ignore[attr-defined]
-        meta.end_column = meta.container_end_column = end_col  # type: ignore[attr-defined]
-        meta.end_pos = meta.container_end_pos = end  # type: ignore[attr-defined]
-        return meta
-
-    def _token(self, tok: tuple[str, str, int, int, int]) -> Token:
-        kind, value, start, line, col = tok
-        n = len(value)
-        return _new_token(kind, value, start, line, col, line, col + n, start + n)  # type: ignore[no-any-return]
-
-    def _leaf(
-        self, data: str, tok: tuple[str, str, int, int, int], children: list[object]
-    ) -> Tree[Token]:
-        _, value, start, line, col = tok
-        n = len(value)
-        meta = self._meta(line, col, start, line, col + n, start + n)
-        return Tree(data, children, meta)  # type: ignore[arg-type]
-
-    def literal(self) -> Tree[Token]:
-        """The outermost literal: a collection (the caller found `{` or `[`)."""
-        tree = self.value()
-        if tree.data not in ("set_lit", "list_lit", "map_lit"):
+    def next(self) -> Any:
+        """The next token's match, white space and comments skipped."""
+        m = self.match()
+        while m is not None and m.lastgroup == "ws":
+            m = self.match()
+        if m is None:
             raise _NotALiteral
-        return tree
+        return m
 
-    def value(self) -> Tree[Token]:
-        tok = self.take()
-        kind = tok[0]
-        if kind == "STRING":
-            return self._leaf("string", tok, [self._token(tok)])
-        if kind in ("INT", "FLOAT"):
-            return self._leaf("number", tok, [self._token(tok)])
-        if kind == "-":
-            num = self.take()
-            if num[0] not in ("INT", "FLOAT"):
-                raise _NotALiteral
-            inner = self._leaf("number", num, [self._token(num)])
-            m = inner.meta
-            meta = self._meta(tok[3], tok[4], tok[2], m.end_line, m.end_column, m.end_pos)
-            return Tree("neg", [inner], meta)
-        if kind == "NAME":
-            word = tok[1]
-            if word in _KEYWORD_TREES:
-                return self._leaf(_KEYWORD_TREES[word], tok, [])
-            if word in self.keywords:
-                raise _NotALiteral
-            name = self._leaf("name", tok, [self._token(tok)])
-            if self.peek()[0] != ".":
-                return name
-            self.take()
-            member = self.expect("NAME")
-            if member[1] in self.keywords or member[1] in _KEYWORD_TREES:
-                raise _NotALiteral
-            if self.peek()[0] in (".", "(", "["):
-                raise _NotALiteral  # a longer postfix chain: lark's
-            end = self._token(member)
-            meta = self._meta(tok[3], tok[4], tok[2], end.end_line, end.end_column, end.end_pos)  # type: ignore[arg-type]
-            return Tree("attr", [name, end], meta)
-        if kind in ("{", "[", "("):
-            return self.collection(tok)
-        raise _NotALiteral
-
-    def collection(self, open_tok: tuple[str, str, int, int, int]) -> Tree[Token]:
+    def collection(self, opener: str, start: int) -> Node:
+        """A collection whose opening bracket was read; reads up to its closing bracket."""
         self.depth += 1
-        if self.depth > 60:
+        if self.depth > MAX_LITERAL_NESTING:
             raise _NotALiteral  # let lark and the nesting check report it
-        opener = open_tok[0]
+        if self.depth > self.height:
+            self.height = self.depth
+        text = self.text
+        nxt = self.next
         closer = _CLOSE[opener]
-        items: list[Tree[Token] | None] = []
+        may_be_map = opener == "lbrace"
+        items: list[Node] = []
+        append = items.append
         is_map = False
         trailing_comma = False
+        m = nxt()
         while True:
-            if self.peek()[0] == closer:
+            kind = m.lastgroup
+            if kind == closer:
                 break
-            item = self.value()
-            if opener == "{" and (is_map or not items) and self.peek()[0] == ":":
-                colon = self.take()
-                del colon
-                value = self.value()
-                km, vm = item.meta, value.meta
-                meta = self._meta(
-                    km.line, km.column, km.start_pos, vm.end_line, vm.end_column, vm.end_pos
-                )
-                item = Tree("entry", [item, value], meta)
+            if kind == "STRING":
+                at = m.start()
+                if text.startswith('"""', at):
+                    raise _NotALiteral  # a long string: lark's LONG_STRING
+                item: Node = ("STRING", m.group(), at)
+                m = nxt()
+            elif kind == "INT":
+                item = ("INT", m.group(), m.start())
+                m = nxt()
+            else:
+                item, m = self.value(m, kind)
+            kind = m.lastgroup
+            if may_be_map and kind == "colon" and (is_map or not items):
+                m = nxt()
+                value, m = self.value(m, m.lastgroup)
+                item = ("entry", item, value)
+                kind = m.lastgroup
                 is_map = True
             elif is_map:
                 raise _NotALiteral  # a map with an element that is no entry
-            items.append(item)
-            trailing_comma = False
-            if self.peek()[0] == ",":
-                self.take()
+            append(item)
+            if kind == "comma":
                 trailing_comma = True
+                m = nxt()
                 continue
-            if self.peek()[0] != closer:
+            trailing_comma = False
+            if kind != closer:
                 raise _NotALiteral
-        close = self.take()
-        end_line, end_col, end = close[3], close[4] + 1, close[2] + 1
-        meta = self._meta(open_tok[3], open_tok[4], open_tok[2], end_line, end_col, end)
+            break
+        end = m.end()
         self.depth -= 1
-        if opener == "(":
+        if opener == "lpar":
             # lark: "(" expr "," [expr ("," expr)* [","]] ")"; `(x)` is a parenthesised expression
             if not items or (len(items) == 1 and not trailing_comma):
                 raise _NotALiteral
-            children: list[Tree[Token] | None] = items if len(items) > 1 else [items[0], None]
-            return Tree("tuple_lit", children, meta)  # type: ignore[arg-type]
+            return ("tuple", start, end, items)
         if not items:
             if trailing_comma:
                 raise _NotALiteral
-            return Tree("set_lit" if opener == "{" else "list_lit", [None], meta)  # type: ignore[list-item]
-        if is_map:
-            return Tree("map_lit", items, meta)  # type: ignore[arg-type]
-        return Tree("set_lit" if opener == "{" else "list_lit", items, meta)  # type: ignore[arg-type]
+            return (_COLLECTION[opener], start, end, items)
+        return ("map" if is_map else _COLLECTION[opener], start, end, items)
+
+    def value(self, m: Any, kind: str | None) -> tuple[Node, Any]:
+        """The element that starts with token ``m``, and the token after it."""
+        if kind == "STRING":
+            at = m.start()
+            if self.text.startswith('"""', at):
+                raise _NotALiteral
+            return ("STRING", m.group(), at), self.next()
+        if kind == "INT" or kind == "FLOAT":
+            return (kind, m.group(), m.start()), self.next()
+        if kind == "minus":
+            num = self.next()
+            num_kind = num.lastgroup
+            if num_kind != "INT" and num_kind != "FLOAT":
+                raise _NotALiteral
+            return ("neg", m.start(), (num_kind, num.group(), num.start())), self.next()
+        if kind == "NAME":
+            word = m.group()
+            if word in _KEYWORD_LEAVES:
+                return (word, word, m.start()), self.next()
+            if word in self.keywords:
+                raise _NotALiteral
+            name: Node = ("NAME", word, m.start())
+            after = self.next()
+            if after.lastgroup != "dot":
+                return name, after
+            member = self.next()
+            member_word = member.group()
+            if (
+                member.lastgroup != "NAME"
+                or member_word in self.keywords
+                or member_word in _KEYWORD_LEAVES
+            ):
+                raise _NotALiteral
+            after = self.next()
+            if after.lastgroup in ("dot", "lpar", "lbrack"):
+                raise _NotALiteral  # a longer postfix chain: lark's
+            return ("attr", name[2], name, ("NAME", member_word, member.start())), after
+        if kind == "lbrace" or kind == "lbrack" or kind == "lpar":
+            return self.collection(kind, m.start()), self.next()
+        raise _NotALiteral
