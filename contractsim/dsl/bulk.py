@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Span
-from ..grammar.literals import BulkLiteral, Node, Positions, element_tree, node_end
+from ..grammar.literals import BulkLiteral, Node, Positions, element_tree, node_end, node_start
 from . import ir
 
 if TYPE_CHECKING:
@@ -44,11 +44,12 @@ def _setters(cls: type, names: list[str]) -> list[Callable[[Any, Any], None]]:
 # the fields these makers set, in order; any other layout falls back to the constructors
 _SPAN_FIELDS = ["file", "line", "col", "end_line", "end_col"]
 _SCALAR_FIELDS = ["span", "kind", "value", "raw"]
+_COLLECTION_FIELDS = ["span", "kind", "type", "items"]
 _FAST = (
     _fields(Span) == _SPAN_FIELDS
     and _fields(ir.ScalarLit) == _SCALAR_FIELDS
-    and hasattr(Span, "__slots__")
-    and hasattr(ir.ScalarLit, "__slots__")
+    and _fields(ir.Collection) == _COLLECTION_FIELDS
+    and all(hasattr(cls, "__slots__") for cls in (Span, ir.ScalarLit, ir.Collection))
 )
 
 
@@ -58,6 +59,10 @@ def _slow_span(file: str, line: int, col: int, end_line: int, end_col: int) -> S
 
 def _slow_scalar(span: Span, value: Any) -> ir.ScalarLit:
     return ir.ScalarLit(span=span, value=value)
+
+
+def _slow_collection(span: Span, kind: Any, items: tuple[ir.Expr, ...]) -> ir.Collection:
+    return ir.Collection(span=span, type=kind, items=items)
 
 
 if _FAST:
@@ -81,9 +86,20 @@ if _FAST:
         _l_raw(node, False)
         return node
 
+    _c_span, _c_kind, _c_type, _c_items = _setters(ir.Collection, _COLLECTION_FIELDS)
+
+    def _make_collection(span: Span, kind: Any, items: tuple[ir.Expr, ...]) -> ir.Collection:
+        node: ir.Collection = _new(ir.Collection)
+        _c_span(node, span)
+        _c_kind(node, "collection")
+        _c_type(node, kind)
+        _c_items(node, items)
+        return node
+
 else:  # pragma: no cover - only if the node classes change
     _make_span = _slow_span
     _make_scalar = _slow_scalar
+    _make_collection = _slow_collection
 
 
 def lower_bulk(lowerer: _Lowerer, tree: BulkLiteral) -> ir.Expr:
@@ -136,7 +152,7 @@ class _Builder:
 
     def entry(self, node: Node) -> ir.MapEntry:
         _, key, value = node
-        start = _start(key)
+        start = node_start(key)
         span = self.span(start, node_end(value))
         return ir.MapEntry(span=span, key=self.element(key), value=self.element(value))
 
@@ -148,16 +164,18 @@ class _Builder:
         return result[0]
 
     def items(self, items: list[Node]) -> tuple[ir.Expr, ...]:
-        """The elements of a collection: strings, integers and the like built here, in one loop
-        (the common case); spans on one line found without bisection."""
+        """The elements of a collection: strings, integers, names, constants and the lists,
+        sets and tuples of those built here, in one loop (the common case); a span on one line
+        found without bisection."""
         out: list[ir.Expr] = []
         append = out.append
         file = self.file
         newlines = self.newlines
         first_line, first_line_start = self.first_line, self.first_line_start
+        first_newline = newlines[0] if newlines else 1 << 62
         last_newline = newlines[-1] if newlines else -1
         plain = _PLAIN.fullmatch
-        make_span, make_scalar = _make_span, _make_scalar
+        make_span, make_scalar, make_collection = _make_span, _make_scalar, _make_collection
         for node in items:
             kind = node[0]
             if kind == "STRING" or kind == "INT" or kind == "NAME" or kind in _CONSTANTS:
@@ -177,7 +195,7 @@ class _Builder:
                 else:
                     value = _CONSTANTS[kind]
                 # the line of `start`: the first line, the last, or found by bisection
-                if start <= (newlines[0] if newlines else start):
+                if start <= first_newline:
                     line, col = first_line, start - first_line_start + 1
                 elif start > last_newline:
                     line, col = first_line + len(newlines), start - last_newline
@@ -189,15 +207,19 @@ class _Builder:
                     append(ir.Name(span=span, name=value))
                 else:
                     append(make_scalar(span, value))
-            elif kind in ("set", "list", "tuple", "map"):
+            elif kind == "tuple" or kind == "list" or kind == "set":
+                _, start, end, elements = node
+                lowered = self.items(elements)
+                if end <= first_newline:
+                    col = start - first_line_start + 1
+                    span = make_span(file, first_line, col, first_line, end - first_line_start + 1)
+                else:
+                    span = self.span(start, end)
+                if kind == "set" and not lowered:
+                    kind = "empty"
+                append(make_collection(span, kind, lowered))
+            elif kind == "map":
                 append(self.collection(node))
             else:
                 append(self.fallback(node))
         return tuple(out)
-
-
-def _start(node: Node) -> int:
-    while node[0] == "entry":
-        node = node[1]
-    kind = node[0]
-    return int(node[1] if kind in ("set", "list", "tuple", "map", "neg", "attr") else node[2])

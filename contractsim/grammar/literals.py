@@ -109,7 +109,8 @@ def node_end(node: Node) -> int:
             return int(node[2])
 
 
-def _start(node: Node) -> int:
+def node_start(node: Node) -> int:
+    """The offset of a node's first character."""
     while node[0] == "entry":
         node = node[1]
     kind = node[0]
@@ -169,7 +170,7 @@ def _meta(line: int, column: int, start: int, end_line: int, end_col: int, end: 
 
 
 def _meta_of(node: Node, positions: Positions) -> Meta:
-    start, end = _start(node), node_end(node)
+    start, end = node_start(node), node_end(node)
     line, col = positions.line_col(start)
     end_line, end_col = positions.line_col(end)
     return _meta(line, col, start, end_line, end_col, end)
