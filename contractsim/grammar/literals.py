@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections import defaultdict
 from dataclasses import dataclass
+from itertools import accumulate, compress
+from operator import itemgetter
 from typing import Any
 
 from lark import Token, Tree
@@ -29,26 +32,33 @@ _SCAN = re.compile(
     r"|=[ \t\f\r\n]*(?=[\[{])",
     re.S,
 )
-# the commonest tokens first (alternatives are tried in order); none of them overlaps another,
-# except FLOAT and INT, where FLOAT must come first. Every punctuation mark has a group of its
-# own, so that the group's name alone says what was read.
-_TOKEN = re.compile(
-    # a comma or colon takes the blanks after it on its line (one match instead of two; no
-    # newline, so no line to count)
-    r"(?P<comma>,)[ \t\f\r]*"
-    r'|(?P<STRING>"[^"\\\n]*(?:\\.[^"\\\n]*)*")'
-    r"|(?P<lpar>\()|(?P<rpar>\))"
-    r"|(?P<NAME>[A-Za-z_][A-Za-z0-9_]*)"
-    r"|(?P<FLOAT>\d+\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)"
-    r"|(?P<INT>\d+)"
-    r"|(?P<colon>:)[ \t\f\r]*"
-    r"|(?P<lbrace>\{)|(?P<rbrace>\})|(?P<lbrack>\[)|(?P<rbrack>\])|(?P<dot>\.)|(?P<minus>-)"
-    r"|(?P<ws>(?:[ \t\f\r\n]+|#[^\n]*)+)"
+# Every character of the text belongs to one token (the last alternative takes any character
+# the others do not), so a token's offset is the sum of the lengths before it. The commonest
+# tokens first (alternatives are tried in order); none of them overlaps another, except FLOAT and
+# INT, where FLOAT must come first. No token but white space holds a newline.
+_TOKENS = re.compile(
+    # a comma or colon takes the blanks after it on its line (one token instead of two)
+    r",[ \t\f\r]*"
+    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
+    r"|[()]"
+    r"|[A-Za-z_][A-Za-z0-9_]*"
+    r"|\d+\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+"
+    r"|\d+"
+    r"|:[ \t\f\r]*"
+    r"|[{}\[\].\-]"
+    r"|(?:[ \t\f\r\n]+|#[^\n]*)+"
+    r"|[\s\S]"
 )
+# tokens of white space and comments start with one of these
+_BLANK_STARTS = defaultdict(lambda: True, {c: False for c in " \t\f\r\n#"})
+_NUMBER_STARTS = frozenset("0123456789")
+_NAME_STARTS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_CHUNK = 1 << 16
+"""Characters tokenised at first (to the end of a line); doubled while the literal goes on."""
 _NEWLINE = re.compile("\n")
 _KEYWORD_LEAVES = frozenset(("true", "false", "null"))
-_CLOSE = {"lbrace": "rbrace", "lbrack": "rbrack", "lpar": "rpar"}
-_COLLECTION = {"lbrace": "set", "lbrack": "list", "lpar": "tuple"}
+_CLOSE = {"{": "}", "[": "]", "(": ")"}
+_COLLECTION = {"{": "set", "[": "list", "(": "tuple"}
 _RULE = {"set": "set_lit", "list": "list_lit", "tuple": "tuple_lit", "map": "map_lit"}
 _LEAF_RULE = {"STRING": "string", "INT": "number", "FLOAT": "number", "NAME": "name"}
 _new_token: Any = Token._future_new  # what Token(...) calls, without its keyword-argument shim
@@ -286,134 +296,186 @@ def splice_literals(tree: Tree[Token], found: list[Blanked]) -> bool:
 
 
 class _Reader:
-    """A recursive-descent reader of one literal into the compact description: one regular
-    expression match per token, one call per collection and per element other than a string
-    or a number."""
+    """A recursive-descent reader of one literal into the compact description. The text is
+    cut into tokens by one ``findall`` (white space and comments dropped with C-speed
+    iterators); the reader walks the list, one call per collection and per element other than
+    a string or an integer."""
 
     def __init__(self, text: str, keywords: frozenset[str]) -> None:
         self.text = text
         self.keywords = keywords
         self.depth = 0
         self.height = 0  # the deepest nesting of collections met
-        self.match: Any = None
+        self.tokens: list[str] = []
+        self.offsets: list[int] = []
 
     def literal(self, start: int) -> Node:
-        """The outermost literal: a collection (the caller found `{` or `[` at ``start``)."""
-        self.match = _TOKEN.scanner(self.text, start).match  # type: ignore[attr-defined]
-        m = self.next()
-        kind = m.lastgroup
-        if kind != "lbrace" and kind != "lbrack":
-            raise _NotALiteral
-        return self.collection(kind, m.start())
+        """The outermost literal: a collection (the caller found `{` or `[` at ``start``).
+        The tokens of a chunk of text that ends with a line are read; if the literal goes on
+        past them, a chunk twice as large."""
+        text = self.text
+        chunk = _CHUNK
+        while True:
+            newline = text.find("\n", start + chunk)
+            end = len(text) if newline < 0 else newline + 1
+            self._tokenise(start, end)
+            self.depth = self.height = 0
+            try:
+                if self.tokens[0] not in ("{", "["):
+                    raise _NotALiteral
+                node, _ = self.collection(0)
+                return node
+            except IndexError:  # the tokens ran out before the literal did
+                if end == len(text):
+                    raise _NotALiteral from None
+                chunk *= 2
 
-    def next(self) -> Any:
-        """The next token's match, white space and comments skipped."""
-        m = self.match()
-        while m is not None and m.lastgroup == "ws":
-            m = self.match()
-        if m is None:
-            raise _NotALiteral
-        return m
+    def _tokenise(self, start: int, end: int) -> None:
+        tokens = _TOKENS.findall(self.text, start, end)
+        offsets = list(accumulate(map(len, tokens), initial=start))
+        keep = list(map(_BLANK_STARTS.__getitem__, map(itemgetter(0), tokens)))
+        if all(keep):
+            self.tokens, self.offsets = tokens, offsets
+        else:
+            self.tokens = list(compress(tokens, keep))
+            self.offsets = list(compress(offsets, keep))
 
-    def collection(self, opener: str, start: int) -> Node:
-        """A collection whose opening bracket was read; reads up to its closing bracket."""
+    def collection(self, i: int) -> tuple[Node, int]:
+        """The collection whose opening bracket is token ``i``, and the index after its
+        closing bracket."""
         self.depth += 1
         if self.depth > MAX_LITERAL_NESTING:
             raise _NotALiteral  # let lark and the nesting check report it
         if self.depth > self.height:
             self.height = self.depth
+        tokens, offsets = self.tokens, self.offsets
         text = self.text
-        nxt = self.next
+        opener = tokens[i]
+        start = offsets[i]
         closer = _CLOSE[opener]
-        may_be_map = opener == "lbrace"
+        may_be_map = opener == "{"
         items: list[Node] = []
         append = items.append
         is_map = False
         trailing_comma = False
-        m = nxt()
+        i += 1
         while True:
-            kind = m.lastgroup
-            if kind == closer:
+            tok = tokens[i]
+            first = tok[0]
+            if tok == closer:
                 break
-            if kind == "STRING":
-                at = m.start()
-                if text.startswith('"""', at):
+            if first == '"':
+                at = offsets[i]
+                if tok == '""' and text.startswith('"""', at):
                     raise _NotALiteral  # a long string: lark's LONG_STRING
-                item: Node = ("STRING", m.group(), at)
-                m = nxt()
-            elif kind == "INT":
-                item = ("INT", m.group(), m.start())
-                m = nxt()
+                item: Node = ("STRING", tok, at)
+                i += 1
+            elif first in _NUMBER_STARTS and tok.isdigit():
+                item = ("INT", tok, offsets[i])
+                i += 1
+            elif first == "(":
+                # a tuple of strings and integers (bulk data's commonest element) is read
+                # here; anything else in it, by the general reader
+                j = i + 1
+                elements: list[Node] = []
+                while True:
+                    tok = tokens[j]
+                    first = tok[0]
+                    if first == '"' and tok != '""':
+                        elements.append(("STRING", tok, offsets[j]))
+                    elif first in _NUMBER_STARTS and tok.isdigit():
+                        elements.append(("INT", tok, offsets[j]))
+                    else:
+                        break
+                    tok = tokens[j + 1]
+                    if tok == ")":
+                        j += 1
+                        break
+                    if tok[0] != "," or tokens[j + 2] == ")":
+                        break
+                    j += 2
+                if tok == ")" and len(elements) > 1 and self.depth < MAX_LITERAL_NESTING:
+                    item = ("tuple", offsets[i], offsets[j] + 1, elements)
+                    if self.depth == self.height:
+                        self.height += 1
+                    i = j + 1
+                else:
+                    item, i = self.collection(i)
+            elif first in _CLOSE:
+                item, i = self.collection(i)
             else:
-                item, m = self.value(m, kind)
-            kind = m.lastgroup
-            if may_be_map and kind == "colon" and (is_map or not items):
-                m = nxt()
-                value, m = self.value(m, m.lastgroup)
+                item, i = self.value(i)
+            tok = tokens[i]
+            first = tok[0]
+            if may_be_map and first == ":" and (is_map or not items):
+                value, i = self.value(i + 1)
                 item = ("entry", item, value)
-                kind = m.lastgroup
+                tok = tokens[i]
+                first = tok[0]
                 is_map = True
             elif is_map:
                 raise _NotALiteral  # a map with an element that is no entry
             append(item)
-            if kind == "comma":
+            if first == ",":
                 trailing_comma = True
-                m = nxt()
+                i += 1
                 continue
             trailing_comma = False
-            if kind != closer:
+            if tok != closer:
                 raise _NotALiteral
             break
-        end = m.end()
+        end = offsets[i] + 1
         self.depth -= 1
-        if opener == "lpar":
+        if opener == "(":
             # lark: "(" expr "," [expr ("," expr)* [","]] ")"; `(x)` is a parenthesised expression
             if not items or (len(items) == 1 and not trailing_comma):
                 raise _NotALiteral
-            return ("tuple", start, end, items)
+            return ("tuple", start, end, items), i + 1
         if not items:
             if trailing_comma:
                 raise _NotALiteral
-            return (_COLLECTION[opener], start, end, items)
-        return ("map" if is_map else _COLLECTION[opener], start, end, items)
+            return (_COLLECTION[opener], start, end, items), i + 1
+        return ("map" if is_map else _COLLECTION[opener], start, end, items), i + 1
 
-    def value(self, m: Any, kind: str | None) -> tuple[Node, Any]:
-        """The element that starts with token ``m``, and the token after it."""
-        if kind == "STRING":
-            at = m.start()
-            if self.text.startswith('"""', at):
+    def value(self, i: int) -> tuple[Node, int]:
+        """The element that starts at token ``i``, and the index of the token after it."""
+        tokens = self.tokens
+        tok = tokens[i]
+        first = tok[0]
+        at = self.offsets[i]
+        if first == '"':
+            if tok == '""' and self.text.startswith('"""', at):
                 raise _NotALiteral
-            return ("STRING", m.group(), at), self.next()
-        if kind == "INT" or kind == "FLOAT":
-            return (kind, m.group(), m.start()), self.next()
-        if kind == "minus":
-            num = self.next()
-            num_kind = num.lastgroup
-            if num_kind != "INT" and num_kind != "FLOAT":
+            return ("STRING", tok, at), i + 1
+        if first in _NUMBER_STARTS:
+            return _number(tok, at), i + 1
+        if first == "-":
+            num = tokens[i + 1]
+            if num[0] not in _NUMBER_STARTS:
                 raise _NotALiteral
-            return ("neg", m.start(), (num_kind, num.group(), num.start())), self.next()
-        if kind == "NAME":
-            word = m.group()
-            if word in _KEYWORD_LEAVES:
-                return (word, word, m.start()), self.next()
-            if word in self.keywords:
+            return ("neg", at, _number(num, self.offsets[i + 1])), i + 2
+        if first in _NAME_STARTS:
+            if tok in _KEYWORD_LEAVES:
+                return (tok, tok, at), i + 1
+            if tok in self.keywords:
                 raise _NotALiteral
-            name: Node = ("NAME", word, m.start())
-            after = self.next()
-            if after.lastgroup != "dot":
-                return name, after
-            member = self.next()
-            member_word = member.group()
+            name: Node = ("NAME", tok, at)
+            if tokens[i + 1] != ".":
+                return name, i + 1
+            member = tokens[i + 2]
             if (
-                member.lastgroup != "NAME"
-                or member_word in self.keywords
-                or member_word in _KEYWORD_LEAVES
+                member[0] not in _NAME_STARTS
+                or member in self.keywords
+                or member in _KEYWORD_LEAVES
             ):
                 raise _NotALiteral
-            after = self.next()
-            if after.lastgroup in ("dot", "lpar", "lbrack"):
+            if tokens[i + 3] in (".", "(", "["):
                 raise _NotALiteral  # a longer postfix chain: lark's
-            return ("attr", name[2], name, ("NAME", member_word, member.start())), after
-        if kind == "lbrace" or kind == "lbrack" or kind == "lpar":
-            return self.collection(kind, m.start()), self.next()
+            return ("attr", at, name, ("NAME", member, self.offsets[i + 2])), i + 3
+        if tok in _CLOSE:
+            return self.collection(i)
         raise _NotALiteral
+
+
+def _number(tok: str, at: int) -> Node:
+    return ("INT" if tok.isdigit() else "FLOAT", tok, at)
