@@ -96,10 +96,57 @@ if _FAST:
         _c_items(node, items)
         return node
 
+    def _flat_leaves(
+        elements: list[Node], file: str, line: int, line_start: int
+    ) -> tuple[ir.Expr, ...] | None:
+        """The elements of a collection on one line when all are plain strings and integers
+        (the commonest case, built without a call per node), else None."""
+        plain = _PLAIN.fullmatch
+        new, span_class, scalar_class = _new, Span, ir.ScalarLit
+        s_file, s_line, s_col, s_end_line, s_end_col = (
+            _s_file,
+            _s_line,
+            _s_col,
+            _s_end_line,
+            _s_end_col,
+        )
+        l_span, l_kind, l_value, l_raw = _l_span, _l_kind, _l_value, _l_raw
+        built: list[ir.Expr] = []
+        append = built.append
+        for element in elements:
+            kind, text, start = element[0], element[1], element[2]
+            if kind == "STRING":
+                if not plain(text, 1, len(text) - 1):
+                    return None
+                value: Any = text[1:-1]
+            elif kind == "INT" and len(text) < 19:
+                value = int(text)
+            else:
+                return None
+            col = start - line_start + 1
+            span = new(span_class)
+            s_file(span, file)
+            s_line(span, line)
+            s_col(span, col)
+            s_end_line(span, line)
+            s_end_col(span, col + len(text))
+            node = new(scalar_class)
+            l_span(node, span)
+            l_kind(node, "literal")
+            l_value(node, value)
+            l_raw(node, False)
+            append(node)
+        return tuple(built)
+
 else:  # pragma: no cover - only if the node classes change
     _make_span = _slow_span
     _make_scalar = _slow_scalar
     _make_collection = _slow_collection
+
+    def _flat_leaves(
+        elements: list[Node], file: str, line: int, line_start: int
+    ) -> tuple[ir.Expr, ...] | None:
+        return None
 
 
 def lower_bulk(lowerer: _Lowerer, tree: BulkLiteral) -> ir.Expr:
@@ -176,6 +223,7 @@ class _Builder:
         last_newline = newlines[-1] if newlines else -1
         plain = _PLAIN.fullmatch
         make_span, make_scalar, make_collection = _make_span, _make_scalar, _make_collection
+        flat_leaves = _flat_leaves
         for node in items:
             kind = node[0]
             if kind == "STRING" or kind == "INT" or kind == "NAME" or kind in _CONSTANTS:
@@ -209,11 +257,22 @@ class _Builder:
                     append(make_scalar(span, value))
             elif kind == "tuple" or kind == "list" or kind == "set":
                 _, start, end, elements = node
-                lowered = self.items(elements)
+                # the line it starts on, and whether it ends on that line
                 if end <= first_newline:
-                    col = start - first_line_start + 1
-                    span = make_span(file, first_line, col, first_line, end - first_line_start + 1)
+                    line, line_start, one_line = first_line, first_line_start, True
                 else:
+                    index = bisect_right(newlines, start - 1)
+                    line = first_line + index
+                    line_start = newlines[index - 1] + 1 if index else first_line_start
+                    one_line = index == len(newlines) or newlines[index] >= end
+                if one_line:
+                    col = start - line_start + 1
+                    span = make_span(file, line, col, line, end - line_start + 1)
+                    lowered = flat_leaves(elements, file, line, line_start)
+                    if lowered is None:
+                        lowered = self.items(elements)
+                else:
+                    lowered = self.items(elements)
                     span = self.span(start, end)
                 if kind == "set" and not lowered:
                     kind = "empty"
