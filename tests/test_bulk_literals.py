@@ -158,3 +158,30 @@ def test_the_tree_of_a_bulk_literal_is_built_only_when_read() -> None:
     assert isinstance(first, Tree) and first.data == "tuple_lit"
     assert len(bulk.children) == 2000
     assert contract == lower(parse(text.replace("{(", "{ ("), "t.contract"), "t.contract")[0]
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            'x: int = [(1, "a"), (2.5, "b"), (1, "c"), (true, null), (3, 4.5), (1, "d")]',
+            "list[tuple[int, str] | tuple[float, str] | tuple[bool, null] | tuple[int, float]]",
+        ),
+        ('x: int = {(1, "a"): 1, (2, "b"): 2}', "map[tuple[int, str], int]"),
+        (
+            'x: int = [[(1, "a")], [(2, 3)], [(1, "a"), ("b", 2)]]',
+            "list[list[tuple[int, str]] | list[tuple[int, int]] | "
+            "list[tuple[int, str] | tuple[str, int]]]",
+        ),
+    ],
+)
+def test_tuples_of_scalars_are_typed_once_per_combination_as_before(
+    body: str, expected: str
+) -> None:
+    """The checker types each combination of a tuple's scalar classes once; the joined type
+    (options in order of first appearance) is the one the visitor gave element by element."""
+    text = 'contract demo version "1.0.0"\nstate {\n  ' + body + "\n}\n"
+    errors = [d for d in check_text(text, "t.contract") if d.severity == "error"]
+    assert [(d.code, d.message, d.span.line, d.span.col) for d in errors] == [
+        ("E0301", f"`x` is int but its initial value is {expected}", 3, 12)
+    ]
