@@ -185,3 +185,19 @@ def test_tuples_of_scalars_are_typed_once_per_combination_as_before(
     assert [(d.code, d.message, d.span.line, d.span.col) for d in errors] == [
         ("E0301", f"`x` is int but its initial value is {expected}", 3, 12)
     ]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_literal_longer_than_the_first_chunk_reads_the_same(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tokens are cut from chunks of text ending with a line, twice as large while the
+    literal goes on: tiny chunks (many retries, cuts between every pair of lines) change
+    nothing."""
+    monkeypatch.setattr(literals, "_CHUNK", 4)
+    rng = random.Random(100 + seed)
+    for _ in range(10):
+        body = ",\n    ".join(_element(rng, 1) for _ in range(rng.randrange(1, 12)))
+        text = _state(f"xs: list[any] = [\n    {body}\n  ]") + "const L = [1,\n 2]\n"
+        bulk, slow = _both_ways(text, monkeypatch)
+        assert bulk == slow, text
