@@ -5,6 +5,7 @@ node, for valid literals and for literals with each kind of bad element."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -201,3 +202,25 @@ def test_a_literal_longer_than_the_first_chunk_reads_the_same(
         text = _state(f"xs: list[any] = [\n    {body}\n  ]") + "const L = [1,\n 2]\n"
         bulk, slow = _both_ways(text, monkeypatch)
         assert bulk == slow, text
+
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = sorted(ROOT.glob("examples/*/*.contract")) + sorted(ROOT.glob("tests/golden/*.contract"))
+
+
+@pytest.mark.slow
+def test_every_example_and_golden_file_lowers_and_checks_the_same_in_bulk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every literal of the examples and golden files read in bulk (the threshold at one
+    character): the same IR, spans included, and the same diagnostics."""
+    used = 0
+    for path in SOURCES:
+        text = path.read_text("utf-8")
+        monkeypatch.setattr(literals, "FAST_LITERAL_MIN", 1)
+        if not literals.blank_literals(text, _keywords())[1]:
+            continue
+        used += 1
+        bulk, slow = _both_ways(text, monkeypatch)
+        assert bulk == slow, path
+    assert used > 10
