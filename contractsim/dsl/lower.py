@@ -15,8 +15,10 @@ from typing import Any, cast
 from lark import Token, Tree
 
 from ..diagnostics import ContractError, Diagnostic, Span, error
+from ..grammar.literals import BulkLiteral
 from ..grammar.parse import parse
 from . import ir
+from .bulk import lower_bulk
 
 # ``\{`` and ``\}`` stay literal braces in message templates; until the template is read they are
 # held as two private-use characters, so that ``\\{`` (a backslash, then a hole) stays a hole
@@ -1100,13 +1102,19 @@ class _Lowerer:
         return ir.Collection(span=self.span(tree), type="tuple", items=self._items(tree))
 
     def _list_lit(self, tree: Tree[Token]) -> ir.Collection:
+        if isinstance(tree, BulkLiteral):  # a large literal, read in bulk
+            return cast(ir.Collection, lower_bulk(self, tree))
         return ir.Collection(span=self.span(tree), type="list", items=self._items(tree))
 
     def _set_lit(self, tree: Tree[Token]) -> ir.Collection:
+        if isinstance(tree, BulkLiteral):  # a large literal, read in bulk
+            return cast(ir.Collection, lower_bulk(self, tree))
         items = self._items(tree)
         return ir.Collection(span=self.span(tree), type="set" if items else "empty", items=items)
 
     def _map_lit(self, tree: Tree[Token]) -> ir.MapLit:
+        if isinstance(tree, BulkLiteral):  # a large literal, read in bulk
+            return cast(ir.MapLit, lower_bulk(self, tree))
         return ir.MapLit(
             span=self.span(tree),
             entries=tuple(self.lower(c) for c in tree.children if c is not None),

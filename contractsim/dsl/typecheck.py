@@ -615,12 +615,14 @@ class Checker(NodeVisitor):
         # bulk data (100,000s of elements) is literals of literals: the plain scalar and
         # collection elements are typed here without the visitor's dispatch, as it would type them
         items: list[T.Ty] = []
+        tuple_types: dict[tuple[type, ...], T.Ty] = {}  # s6-literal: see _scalar_tuple_type
         for i in e.items:
             if i.__class__ is ir.ScalarLit:
                 ty = _SCALAR_TYPES.get(i.value.__class__)
                 items.append(ty if ty is not None else self.visit_ScalarLit(i, scope))
             elif i.__class__ is ir.Collection:
-                items.append(self.visit_Collection(i, scope))
+                ty = _scalar_tuple_type(i, tuple_types)
+                items.append(ty if ty is not None else self.visit_Collection(i, scope))
             else:
                 items.append(self.expr(i, scope))
         if e.type == "tuple":
@@ -629,7 +631,8 @@ class Checker(NodeVisitor):
             return T.EmptyT(self.empty_literal(e))
         joined: T.Ty = items[0] if items else T.ANY
         for it in items[1:]:
-            joined = T.join(joined, it)
+            if it is not joined:  # the same type (object) again joins to itself
+                joined = T.join(joined, it)
         return T.ListT(joined) if e.type == "list" else T.SetT(joined)
 
     def visit_MapLit(self, e: ir.MapLit, scope: Scope) -> T.Ty:
@@ -1369,6 +1372,20 @@ _SCALAR_TYPES: dict[type, T.Ty] = {
     float: T.FLOAT,
     str: T.STR,
 }
+
+
+def _scalar_tuple_type(e: ir.Collection, known: dict[tuple[type, ...], T.Ty]) -> T.Ty | None:
+    """The type of a tuple of scalar literals, one object per combination of its elements'
+    classes in ``known`` (bulk data repeats a few: typed once each, and joined by identity);
+    None for anything else, which the visitor types."""
+    if e.type != "tuple":
+        return None
+    key = tuple([i.value.__class__ if i.__class__ is ir.ScalarLit else None for i in e.items])
+    found = known.get(key)  # type: ignore[arg-type]
+    if found is None and all(k in _SCALAR_TYPES for k in key):
+        found = known[key] = T.TupleT(tuple(_SCALAR_TYPES[k] for k in key))  # type: ignore[index]
+    return found
+
 
 _ANY_HINT = (
     "a value of type any must be narrowed first: `require x is T else …` or `if x is T { … }`"

@@ -12,7 +12,11 @@ does not accept is left to lark, which also reports every syntax error.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections import defaultdict
 from dataclasses import dataclass
+from itertools import accumulate, compress
+from operator import itemgetter
 from typing import Any
 
 from lark import Token, Tree
@@ -28,35 +32,199 @@ _SCAN = re.compile(
     r"|=[ \t\f\r\n]*(?=[\[{])",
     re.S,
 )
-# the commonest tokens first (alternatives are tried in order); none of them overlaps another,
-# except FLOAT and INT, where FLOAT must come first
-_TOKEN = re.compile(
-    # a comma or colon takes the blanks after it on its line (one match instead of two; no
-    # newline, so no line to count)
-    r"(?P<sep>[,:])[ \t\f\r]*"
-    r"|(?P<punct>[{}\[\]().\-])"
-    r"|(?P<NAME>[A-Za-z_][A-Za-z0-9_]*)"
-    r'|(?P<STRING>"[^"\\\n]*(?:\\.[^"\\\n]*)*")'
-    r"|(?P<FLOAT>\d+\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)"
-    r"|(?P<INT>\d+)"
-    r"|(?P<ws>(?:[ \t\f\r\n]+|#[^\n]*)+)"
+# Every character of the text belongs to one token (the last alternative takes any character
+# the others do not), so a token's offset is the sum of the lengths before it. The commonest
+# tokens first (alternatives are tried in order); none of them overlaps another, except FLOAT and
+# INT, where FLOAT must come first. No token but white space holds a newline.
+_TOKENS = re.compile(
+    # a comma or colon takes the blanks after it on its line (one token instead of two)
+    r",[ \t\f\r]*"
+    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
+    r"|[()]"
+    r"|[A-Za-z_][A-Za-z0-9_]*"
+    r"|\d+\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+"
+    r"|\d+"
+    r"|:[ \t\f\r]*"
+    r"|[{}\[\].\-]"
+    r"|(?:[ \t\f\r\n]+|#[^\n]*)+"
+    r"|[\s\S]"
 )
-_new_token: Any = Token._future_new  # what Token(...) calls, without its keyword-argument shim
-_KEYWORD_TREES = {"true": "true", "false": "false", "null": "null"}
+# tokens of white space and comments start with one of these
+_BLANK_STARTS = defaultdict(lambda: True, {c: False for c in " \t\f\r\n#"})
+_NUMBER_STARTS = frozenset("0123456789")
+_NAME_STARTS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_CHUNK = 1 << 16
+"""Characters tokenised at first (to the end of a line); doubled while the literal goes on."""
+_NEWLINE = re.compile("\n")
+_KEYWORD_LEAVES = frozenset(("true", "false", "null"))
 _CLOSE = {"{": "}", "[": "]", "(": ")"}
+_COLLECTION = {"{": "set", "[": "list", "(": "tuple"}
+_RULE = {"set": "set_lit", "list": "list_lit", "tuple": "tuple_lit", "map": "map_lit"}
+_LEAF_RULE = {"STRING": "string", "INT": "number", "FLOAT": "number", "NAME": "name"}
+_new_token: Any = Token._future_new  # what Token(...) calls, without its keyword-argument shim
+MAX_LITERAL_NESTING = 60
+"""Deeper literals are left to lark (and to the nesting check)."""
 
 
 class _NotALiteral(Exception):
     """The text is not (only) a literal this reader handles: lark reads it."""
 
 
+# ------------------------------------------------------------------ the compact description
+#
+# The reader describes a literal with nested tuples, positions as offsets into the text:
+#   a token      (KIND, text, start)          KIND: STRING, INT, FLOAT, NAME, true, false, null
+#   `-number`    ("neg", start, number)
+#   `Enum.m`     ("attr", start, name, member) name and member are NAME tokens
+#   `key: value` ("entry", key, value)
+#   a collection (KIND, start, end, items)    KIND: set, list, tuple, map (items: a list)
+# Lines and columns are found from the offsets (:class:`Positions`) only where they are needed.
+
+Node = tuple[Any, ...]
+
+
+class Positions:
+    """Line and column (1-based, lark's) of the offsets of one literal: the offsets of the
+    newlines inside it, searched by bisection."""
+
+    __slots__ = ("first_line", "first_line_start", "newlines")
+
+    def __init__(self, text: str, start: int, end: int, line: int) -> None:
+        self.first_line = line
+        self.first_line_start = text.rfind("\n", 0, start) + 1
+        self.newlines = [m.start() for m in _NEWLINE.finditer(text, start, end)]
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """The line and column of ``offset``."""
+        newlines = self.newlines
+        if not newlines or offset <= newlines[0]:
+            return self.first_line, offset - self.first_line_start + 1
+        index = bisect_right(newlines, offset - 1)
+        return self.first_line + index, offset - newlines[index - 1]
+
+
+def node_end(node: Node) -> int:
+    """The offset just after a node of the compact description."""
+    while True:
+        kind = node[0]
+        if kind in _LEAF_RULE or kind in _KEYWORD_LEAVES:
+            return int(node[2]) + len(node[1])
+        if kind == "neg":
+            node = node[2]
+        elif kind == "attr":
+            node = node[3]
+        elif kind == "entry":
+            node = node[2]
+        else:
+            return int(node[2])
+
+
+def node_start(node: Node) -> int:
+    """The offset of a node's first character."""
+    while node[0] == "entry":
+        node = node[1]
+    kind = node[0]
+    if kind in _LEAF_RULE or kind in _KEYWORD_LEAVES:
+        return int(node[2])
+    return int(node[1])
+
+
+class BulkLiteral(Tree[Token]):
+    """The tree of a large literal, as lark would build it, built only when its ``children``
+    are read: lowering reads :attr:`bulk` (the compact description) and :attr:`positions`
+    instead. ``height`` is at least the depth of the tree it stands for (a collection, and an
+    entry or a `-` or `.` under it, per level of nesting)."""
+
+    def __init__(self, data: str, children: list[Any], meta: Meta | None = None) -> None:
+        self.bulk: Node | None = None
+        self.positions: Positions | None = None
+        self.height = 1
+        self._children: list[Any] | None = children
+        super().__init__(data, children, meta)
+
+    @classmethod
+    def of(cls, node: Node, positions: Positions, height: int) -> BulkLiteral:
+        """The lazy tree of a collection of the compact description."""
+        tree = cls.__new__(cls)
+        tree.data = _RULE[node[0]]
+        tree.bulk = node
+        tree.positions = positions
+        tree.height = height
+        tree._children = None
+        tree._meta = _meta_of(node, positions)
+        return tree
+
+    @property
+    def children(self) -> list[Any]:
+        """lark's children, built on first use."""
+        if self._children is None:
+            assert self.bulk is not None and self.positions is not None
+            self._children = _tree(self.bulk, self.positions).children
+        return self._children
+
+    @children.setter
+    def children(self, value: list[Any]) -> None:
+        self._children = value
+
+
+def _meta(line: int, column: int, start: int, end_line: int, end_col: int, end: int) -> Meta:
+    meta = Meta()  # type: ignore[no-untyped-call]
+    meta.empty = False
+    meta.line = meta.container_line = line  # type: ignore[attr-defined]
+    meta.column = meta.container_column = column  # type: ignore[attr-defined]
+    meta.start_pos = meta.container_start_pos = start  # type: ignore[attr-defined]
+    meta.end_line = meta.container_end_line = end_line  # type: ignore[attr-defined]
+    meta.end_column = meta.container_end_column = end_col  # type: ignore[attr-defined]
+    meta.end_pos = meta.container_end_pos = end  # type: ignore[attr-defined]
+    return meta
+
+
+def _meta_of(node: Node, positions: Positions) -> Meta:
+    start, end = node_start(node), node_end(node)
+    line, col = positions.line_col(start)
+    end_line, end_col = positions.line_col(end)
+    return _meta(line, col, start, end_line, end_col, end)
+
+
+def _token(node: Node, positions: Positions) -> Token:
+    kind, value, start = node
+    line, col = positions.line_col(start)
+    n = len(value)
+    return _new_token(kind, value, start, line, col, line, col + n, start + n)  # type: ignore[no-any-return]
+
+
+def element_tree(node: Node, positions: Positions) -> Tree[Token]:
+    """The lark tree of one node of the compact description (for what lowering does not read
+    in bulk: it lowers that tree as it lowers lark's)."""
+    return _tree(node, positions)
+
+
+def _tree(node: Node, positions: Positions) -> Tree[Token]:
+    kind = node[0]
+    meta = _meta_of(node, positions)
+    if kind in _LEAF_RULE:
+        return Tree(_LEAF_RULE[kind], [_token(node, positions)], meta)
+    if kind in _KEYWORD_LEAVES:
+        return Tree(kind, [], meta)
+    if kind == "neg":
+        return Tree("neg", [_tree(node[2], positions)], meta)
+    if kind == "attr":
+        return Tree("attr", [_tree(node[2], positions), _token(node[3], positions)], meta)
+    if kind == "entry":
+        return Tree("entry", [_tree(node[1], positions), _tree(node[2], positions)], meta)
+    items: list[Any] = [_tree(item, positions) for item in node[3]]
+    if kind == "tuple" and len(items) == 1:
+        items.append(None)
+    return Tree(_RULE[kind], items or [None], meta)
+
+
 @dataclass
 class Blanked:
-    """A literal taken out of the text: where it was and the tree lark would have built."""
+    """A literal taken out of the text: where it was and its (lazy) tree."""
 
     start: int
     end: int
-    tree: Tree[Token]
+    tree: BulkLiteral
 
 
 def blank_literals(
@@ -79,16 +247,19 @@ def blank_literals(
         if not m.group().startswith("="):
             continue
         start = m.end()
-        line += text.count("\n", counted, start)
-        counted = start
         try:
-            reader = _Reader(text, start, line, keywords)
-            tree = reader.literal()
+            reader = _Reader(text, keywords)
+            node = reader.literal(start)
         except _NotALiteral:
             continue
-        end = reader.pos
+        end = int(node[2])
         if end - start >= minimum:
-            found.append(Blanked(start, end, tree))
+            line += text.count("\n", counted, start)
+            counted = start
+            positions = Positions(text, start, end, line)
+            found.append(
+                Blanked(start, end, BulkLiteral.of(node, positions, 2 * reader.height + 2))
+            )
             pos = end
     if not found:
         return text, []
@@ -125,179 +296,186 @@ def splice_literals(tree: Tree[Token], found: list[Blanked]) -> bool:
 
 
 class _Reader:
-    """A recursive-descent reader of one literal, building lark's trees with lark's positions."""
+    """A recursive-descent reader of one literal into the compact description. The text is
+    cut into tokens by one ``findall`` (white space and comments dropped with C-speed
+    iterators); the reader walks the list, one call per collection and per element other than
+    a string or an integer."""
 
-    def __init__(self, text: str, pos: int, line: int, keywords: frozenset[str]) -> None:
+    def __init__(self, text: str, keywords: frozenset[str]) -> None:
         self.text = text
-        self.pos = pos
         self.keywords = keywords
-        self.line = line
-        self.line_start = text.rfind("\n", 0, pos) + 1
         self.depth = 0
-        self._next: tuple[str, str, int, int, int] | None = None
+        self.height = 0  # the deepest nesting of collections met
+        self.tokens: list[str] = []
+        self.offsets: list[int] = []
 
-    # tokens: (kind, text, start, line, column); white space and comments are skipped
-    def peek(self) -> tuple[str, str, int, int, int]:
-        if self._next is None:
-            self._next = self._scan()
-        return self._next
-
-    def take(self) -> tuple[str, str, int, int, int]:
-        tok = self.peek()
-        self._next = None
-        return tok
-
-    def _scan(self) -> tuple[str, str, int, int, int]:
+    def literal(self, start: int) -> Node:
+        """The outermost literal: a collection (the caller found `{` or `[` at ``start``).
+        The tokens of a chunk of text that ends with a line are read; if the literal goes on
+        past them, a chunk twice as large."""
         text = self.text
+        chunk = _CHUNK
         while True:
-            m = _TOKEN.match(text, self.pos)
-            if m is None:
-                if self.pos >= len(text):
-                    return ("EOF", "", self.pos, self.line, self.pos - self.line_start + 1)
-                raise _NotALiteral
-            kind = m.lastgroup
-            value = m.group()
-            start = self.pos
-            self.pos = m.end()
-            if kind == "ws":
-                newlines = value.count("\n")
-                if newlines:
-                    self.line += newlines
-                    self.line_start = start + value.rfind("\n") + 1
-                continue
-            assert kind is not None
-            if kind == "STRING" and text.startswith('"""', start):
-                raise _NotALiteral  # a long string: lark's LONG_STRING
-            if kind == "sep":
-                value = value[0]
-                kind = value
-            elif kind == "punct":
-                kind = value
-            return (kind, value, start, self.line, start - self.line_start + 1)
+            newline = text.find("\n", start + chunk)
+            end = len(text) if newline < 0 else newline + 1
+            self._tokenise(start, end)
+            self.depth = self.height = 0
+            try:
+                if self.tokens[0] not in ("{", "["):
+                    raise _NotALiteral
+                node, _ = self.collection(0)
+                return node
+            except IndexError:  # the tokens ran out before the literal did
+                if end == len(text):
+                    raise _NotALiteral from None
+                chunk *= 2
 
-    def expect(self, kind: str) -> tuple[str, str, int, int, int]:
-        tok = self.take()
-        if tok[0] != kind:
-            raise _NotALiteral
-        return tok
+    def _tokenise(self, start: int, end: int) -> None:
+        tokens = _TOKENS.findall(self.text, start, end)
+        offsets = list(accumulate(map(len, tokens), initial=start))
+        keep = list(map(_BLANK_STARTS.__getitem__, map(itemgetter(0), tokens)))
+        if all(keep):
+            self.tokens, self.offsets = tokens, offsets
+        else:
+            self.tokens = list(compress(tokens, keep))
+            self.offsets = list(compress(offsets, keep))
 
-    # trees
-    @staticmethod
-    def _meta(line: int, column: int, start: int, end_line: int, end_col: int, end: int) -> Meta:
-        meta = Meta()  # type: ignore[no-untyped-call]
-        meta.empty = False
-        meta.line = meta.container_line = line  # type: ignore[attr-defined]
-        meta.column = meta.container_column = column  # type: ignore[attr-defined]
-        meta.start_pos = meta.container_start_pos = start  # type: ignore[attr-defined]
-        meta.end_line = meta.container_end_line = end_line  # type: ignore[attr-defined]
-        meta.end_column = meta.container_end_column = end_col  # type: ignore[attr-defined]
-        meta.end_pos = meta.container_end_pos = end  # type: ignore[attr-defined]
-        return meta
-
-    def _token(self, tok: tuple[str, str, int, int, int]) -> Token:
-        kind, value, start, line, col = tok
-        n = len(value)
-        return _new_token(kind, value, start, line, col, line, col + n, start + n)  # type: ignore[no-any-return]
-
-    def _leaf(
-        self, data: str, tok: tuple[str, str, int, int, int], children: list[object]
-    ) -> Tree[Token]:
-        _, value, start, line, col = tok
-        n = len(value)
-        meta = self._meta(line, col, start, line, col + n, start + n)
-        return Tree(data, children, meta)  # type: ignore[arg-type]
-
-    def literal(self) -> Tree[Token]:
-        """The outermost literal: a collection (the caller found `{` or `[`)."""
-        tree = self.value()
-        if tree.data not in ("set_lit", "list_lit", "map_lit"):
-            raise _NotALiteral
-        return tree
-
-    def value(self) -> Tree[Token]:
-        tok = self.take()
-        kind = tok[0]
-        if kind == "STRING":
-            return self._leaf("string", tok, [self._token(tok)])
-        if kind in ("INT", "FLOAT"):
-            return self._leaf("number", tok, [self._token(tok)])
-        if kind == "-":
-            num = self.take()
-            if num[0] not in ("INT", "FLOAT"):
-                raise _NotALiteral
-            inner = self._leaf("number", num, [self._token(num)])
-            m = inner.meta
-            meta = self._meta(tok[3], tok[4], tok[2], m.end_line, m.end_column, m.end_pos)
-            return Tree("neg", [inner], meta)
-        if kind == "NAME":
-            word = tok[1]
-            if word in _KEYWORD_TREES:
-                return self._leaf(_KEYWORD_TREES[word], tok, [])
-            if word in self.keywords:
-                raise _NotALiteral
-            name = self._leaf("name", tok, [self._token(tok)])
-            if self.peek()[0] != ".":
-                return name
-            self.take()
-            member = self.expect("NAME")
-            if member[1] in self.keywords or member[1] in _KEYWORD_TREES:
-                raise _NotALiteral
-            if self.peek()[0] in (".", "(", "["):
-                raise _NotALiteral  # a longer postfix chain: lark's
-            end = self._token(member)
-            meta = self._meta(tok[3], tok[4], tok[2], end.end_line, end.end_column, end.end_pos)  # type: ignore[arg-type]
-            return Tree("attr", [name, end], meta)
-        if kind in ("{", "[", "("):
-            return self.collection(tok)
-        raise _NotALiteral
-
-    def collection(self, open_tok: tuple[str, str, int, int, int]) -> Tree[Token]:
+    def collection(self, i: int) -> tuple[Node, int]:
+        """The collection whose opening bracket is token ``i``, and the index after its
+        closing bracket."""
         self.depth += 1
-        if self.depth > 60:
+        if self.depth > MAX_LITERAL_NESTING:
             raise _NotALiteral  # let lark and the nesting check report it
-        opener = open_tok[0]
+        if self.depth > self.height:
+            self.height = self.depth
+        tokens, offsets = self.tokens, self.offsets
+        text = self.text
+        opener = tokens[i]
+        start = offsets[i]
         closer = _CLOSE[opener]
-        items: list[Tree[Token] | None] = []
+        may_be_map = opener == "{"
+        items: list[Node] = []
+        append = items.append
         is_map = False
         trailing_comma = False
+        i += 1
         while True:
-            if self.peek()[0] == closer:
+            tok = tokens[i]
+            first = tok[0]
+            if tok == closer:
                 break
-            item = self.value()
-            if opener == "{" and (is_map or not items) and self.peek()[0] == ":":
-                colon = self.take()
-                del colon
-                value = self.value()
-                km, vm = item.meta, value.meta
-                meta = self._meta(
-                    km.line, km.column, km.start_pos, vm.end_line, vm.end_column, vm.end_pos
-                )
-                item = Tree("entry", [item, value], meta)
+            if first == '"':
+                at = offsets[i]
+                if tok == '""' and text.startswith('"""', at):
+                    raise _NotALiteral  # a long string: lark's LONG_STRING
+                item: Node = ("STRING", tok, at)
+                i += 1
+            elif first in _NUMBER_STARTS and tok.isdigit():
+                item = ("INT", tok, offsets[i])
+                i += 1
+            elif first == "(":
+                # a tuple of strings and integers (bulk data's commonest element) is read
+                # here; anything else in it, by the general reader
+                j = i + 1
+                elements: list[Node] = []
+                while True:
+                    tok = tokens[j]
+                    first = tok[0]
+                    if first == '"' and tok != '""':
+                        elements.append(("STRING", tok, offsets[j]))
+                    elif first in _NUMBER_STARTS and tok.isdigit():
+                        elements.append(("INT", tok, offsets[j]))
+                    else:
+                        break
+                    tok = tokens[j + 1]
+                    if tok == ")":
+                        j += 1
+                        break
+                    if tok[0] != "," or tokens[j + 2] == ")":
+                        break
+                    j += 2
+                if tok == ")" and len(elements) > 1 and self.depth < MAX_LITERAL_NESTING:
+                    item = ("tuple", offsets[i], offsets[j] + 1, elements)
+                    if self.depth == self.height:
+                        self.height += 1
+                    i = j + 1
+                else:
+                    item, i = self.collection(i)
+            elif first in _CLOSE:
+                item, i = self.collection(i)
+            else:
+                item, i = self.value(i)
+            tok = tokens[i]
+            first = tok[0]
+            if may_be_map and first == ":" and (is_map or not items):
+                value, i = self.value(i + 1)
+                item = ("entry", item, value)
+                tok = tokens[i]
+                first = tok[0]
                 is_map = True
             elif is_map:
                 raise _NotALiteral  # a map with an element that is no entry
-            items.append(item)
-            trailing_comma = False
-            if self.peek()[0] == ",":
-                self.take()
+            append(item)
+            if first == ",":
                 trailing_comma = True
+                i += 1
                 continue
-            if self.peek()[0] != closer:
+            trailing_comma = False
+            if tok != closer:
                 raise _NotALiteral
-        close = self.take()
-        end_line, end_col, end = close[3], close[4] + 1, close[2] + 1
-        meta = self._meta(open_tok[3], open_tok[4], open_tok[2], end_line, end_col, end)
+            break
+        end = offsets[i] + 1
         self.depth -= 1
         if opener == "(":
             # lark: "(" expr "," [expr ("," expr)* [","]] ")"; `(x)` is a parenthesised expression
             if not items or (len(items) == 1 and not trailing_comma):
                 raise _NotALiteral
-            children: list[Tree[Token] | None] = items if len(items) > 1 else [items[0], None]
-            return Tree("tuple_lit", children, meta)  # type: ignore[arg-type]
+            return ("tuple", start, end, items), i + 1
         if not items:
             if trailing_comma:
                 raise _NotALiteral
-            return Tree("set_lit" if opener == "{" else "list_lit", [None], meta)  # type: ignore[list-item]
-        if is_map:
-            return Tree("map_lit", items, meta)  # type: ignore[arg-type]
-        return Tree("set_lit" if opener == "{" else "list_lit", items, meta)  # type: ignore[arg-type]
+            return (_COLLECTION[opener], start, end, items), i + 1
+        return ("map" if is_map else _COLLECTION[opener], start, end, items), i + 1
+
+    def value(self, i: int) -> tuple[Node, int]:
+        """The element that starts at token ``i``, and the index of the token after it."""
+        tokens = self.tokens
+        tok = tokens[i]
+        first = tok[0]
+        at = self.offsets[i]
+        if first == '"':
+            if tok == '""' and self.text.startswith('"""', at):
+                raise _NotALiteral
+            return ("STRING", tok, at), i + 1
+        if first in _NUMBER_STARTS:
+            return _number(tok, at), i + 1
+        if first == "-":
+            num = tokens[i + 1]
+            if num[0] not in _NUMBER_STARTS:
+                raise _NotALiteral
+            return ("neg", at, _number(num, self.offsets[i + 1])), i + 2
+        if first in _NAME_STARTS:
+            if tok in _KEYWORD_LEAVES:
+                return (tok, tok, at), i + 1
+            if tok in self.keywords:
+                raise _NotALiteral
+            name: Node = ("NAME", tok, at)
+            if tokens[i + 1] != ".":
+                return name, i + 1
+            member = tokens[i + 2]
+            if (
+                member[0] not in _NAME_STARTS
+                or member in self.keywords
+                or member in _KEYWORD_LEAVES
+            ):
+                raise _NotALiteral
+            if tokens[i + 3] in (".", "(", "["):
+                raise _NotALiteral  # a longer postfix chain: lark's
+            return ("attr", at, name, ("NAME", member, self.offsets[i + 2])), i + 3
+        if tok in _CLOSE:
+            return self.collection(i)
+        raise _NotALiteral
+
+
+def _number(tok: str, at: int) -> Node:
+    return ("INT" if tok.isdigit() else "FLOAT", tok, at)

@@ -259,6 +259,11 @@ def nesting_depth_problem(tree: Tree[Token], filename: str) -> Diagnostic | None
             )
         for child in node.children:
             if isinstance(child, Tree):
+                if (
+                    child.__class__ is literals.BulkLiteral
+                    and depth + child.height <= MAX_TREE_DEPTH
+                ):
+                    continue  # not as deep as the limit: its tree need not be built
                 stack.append((child, depth + 1))
     return None
 
