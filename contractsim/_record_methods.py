@@ -27,245 +27,274 @@ def _4(self):
  return hash((self.code,self.message,self.kind,self.hint,self.location,self.field,self.rule,self.value,self.values,self.certain,self.allowed_states,self.path_to_allowed,))
 
 def _5(self):
- return hash((self.elem,))
+ return hash((self.code,self.severity,self.message,self.span,self.hint,))
 
 def _6(self):
- return hash((self.env,self.bound,self.predicate,self.body,))
+ return hash((self.elem,))
 
 def _7(self):
- return hash((self.expr,self.status,self.values,self.bindings,self.predicate,self.error,))
+ return hash((self.env,self.bound,self.predicate,self.body,))
 
 def _8(self):
- return hash((self.items,))
+ return hash((self.expr,self.status,self.values,self.bindings,self.predicate,self.error,))
 
 def _9(self):
- return hash((self.key,self.value,))
+ return hash((self.items,))
 
 def _10(self):
- return hash((self.min_args,self.max_args,self.result,self.arg_kinds,self.doc,))
+ return hash((self.key,self.value,))
 
 def _11(self):
- return hash((self.name,))
+ return hash((self.min_args,self.max_args,self.result,self.arg_kinds,self.doc,))
 
 def _12(self):
- return hash((self.name,self.fields,self.open,))
+ return hash((self.name,))
 
 def _13(self):
- return hash((self.name,self.members,))
+ return hash((self.name,self.fields,self.open,))
 
 def _14(self):
- return hash((self.name,self.tag,self.variants,))
+ return hash((self.name,self.members,))
 
 def _15(self):
- return hash((self.name,self.target,))
+ return hash((self.name,self.tag,self.variants,))
 
 def _16(self):
- return hash((self.options,self.name,))
+ return hash((self.name,self.target,))
 
 def _17(self):
- return hash((self.path,self.rule,self.message,self.value,self.hint,))
+ return hash((self.options,self.name,))
 
 def _18(self):
- return hash((self.problem,))
+ return hash((self.path,self.rule,self.message,self.value,self.hint,))
 
 def _19(self):
- return hash((self.text,self.step,self.path,))
+ return hash((self.problem,))
 
 def _20(self):
- return hash((self.tool,self.verdict,self.reasons,))
+ return hash((self.text,self.step,self.path,))
 
 def _21(self):
- return hash((self.type,self.optional,self.has_default,))
+ return hash((self.tool,self.args,self.values,self.fast,self.references,))
 
 def _22(self):
- return hash((self.value,))
+ return hash((self.tool,self.verdict,self.reasons,))
 
 def _23(self):
- return hash((self.value,self.problems,self.exact,))
+ return hash((self.type,self.optional,self.has_default,))
 
 def _24(self):
- return self.__class__.__qualname__ + f"()"
+ return hash((self.value,))
 
 def _25(self):
- return self.__class__.__qualname__ + f"(args={self.args!r}, references={self.references!r})"
+ return hash((self.value,self.problems,self.exact,))
 
 def _26(self):
- return self.__class__.__qualname__ + f"(code={self.code!r}, message={self.message!r}, certain={self.certain!r}, field={self.field!r}, value={self.value!r}, declared={self.declared!r})"
+ return self.__class__.__qualname__ + f"()"
 
 def _27(self):
- return self.__class__.__qualname__ + f"(code={self.code!r}, message={self.message!r}, kind={self.kind!r}, hint={self.hint!r}, location={self.location!r}, field={self.field!r}, rule={self.rule!r}, value={self.value!r}, values={self.values!r}, certain={self.certain!r}, allowed_states={self.allowed_states!r}, path_to_allowed={self.path_to_allowed!r})"
+ return self.__class__.__qualname__ + f"(args={self.args!r}, references={self.references!r})"
 
 def _28(self):
- return self.__class__.__qualname__ + f"(contract={self.contract!r}, state={self.state!r}, args={self.args!r}, locals={self.locals!r}, consts={self.consts!r}, result={self.result!r}, old={self.old!r}, today={self.today!r}, now={self.now!r}, safe={self.safe!r}, fresh_counter={self.fresh_counter!r}, warnings={self.warnings!r}, reports={self.reports!r}, havoc={self.havoc!r}, may_fail={self.may_fail!r})"
+ return self.__class__.__qualname__ + f"(code={self.code!r}, message={self.message!r}, certain={self.certain!r}, field={self.field!r}, value={self.value!r}, declared={self.declared!r})"
 
 def _29(self):
- return self.__class__.__qualname__ + f"(elem={self.elem!r})"
+ return self.__class__.__qualname__ + f"(code={self.code!r}, message={self.message!r}, kind={self.kind!r}, hint={self.hint!r}, location={self.location!r}, field={self.field!r}, rule={self.rule!r}, value={self.value!r}, values={self.values!r}, certain={self.certain!r}, allowed_states={self.allowed_states!r}, path_to_allowed={self.path_to_allowed!r})"
 
 def _30(self):
- return self.__class__.__qualname__ + f"(env={self.env!r}, bound={self.bound!r}, predicate={self.predicate!r}, body={self.body!r})"
+ return self.__class__.__qualname__ + f"(code={self.code!r}, severity={self.severity!r}, message={self.message!r}, span={self.span!r}, hint={self.hint!r})"
 
 def _31(self):
- return self.__class__.__qualname__ + f"(expr={self.expr!r}, status={self.status!r}, values={self.values!r}, bindings={self.bindings!r}, predicate={self.predicate!r}, error={self.error!r})"
+ return self.__class__.__qualname__ + f"(contract={self.contract!r}, state={self.state!r}, args={self.args!r}, locals={self.locals!r}, consts={self.consts!r}, result={self.result!r}, old={self.old!r}, today={self.today!r}, now={self.now!r}, safe={self.safe!r}, fresh_counter={self.fresh_counter!r}, warnings={self.warnings!r}, reports={self.reports!r}, havoc={self.havoc!r}, may_fail={self.may_fail!r})"
 
 def _32(self):
- return self.__class__.__qualname__ + f"(fast={self.fast!r}, safe={self.safe!r}, span={self.span!r}, ir={self.ir!r}, makes_unknowns={self.makes_unknowns!r})"
+ return self.__class__.__qualname__ + f"(elem={self.elem!r})"
 
 def _33(self):
- return self.__class__.__qualname__ + f"(index={self.index!r}, tool={self.tool!r}, args={self.args!r}, verdict={self.verdict!r}, violations={self.violations!r}, warnings={self.warnings!r}, warning_branches={self.warning_branches!r}, on_live_paths={self.on_live_paths!r}, after_failure={self.after_failure!r}, branch_labels={self.branch_labels!r}, outcomes={self.outcomes!r}, changes={self.changes!r}, reports={self.reports!r}, cost={self.cost!r}, failure_probability={self.failure_probability!r}, skipped={self.skipped!r})"
+ return self.__class__.__qualname__ + f"(env={self.env!r}, bound={self.bound!r}, predicate={self.predicate!r}, body={self.body!r})"
 
 def _34(self):
- return self.__class__.__qualname__ + f"(initial={self.initial!r}, steps={self.steps!r}, outgoing={self.outgoing!r})"
+ return self.__class__.__qualname__ + f"(expr={self.expr!r}, status={self.status!r}, values={self.values!r}, bindings={self.bindings!r}, predicate={self.predicate!r}, error={self.error!r})"
 
 def _35(self):
- return self.__class__.__qualname__ + f"(ir={self.ir!r}, guard={self.guard!r})"
+ return self.__class__.__qualname__ + f"(fast={self.fast!r}, safe={self.safe!r}, span={self.span!r}, ir={self.ir!r}, makes_unknowns={self.makes_unknowns!r})"
 
 def _36(self):
- return self.__class__.__qualname__ + f"(ir={self.ir!r}, index={self.index!r}, requires={self.requires!r}, shoulds={self.shoulds!r}, ensures={self.ensures!r}, effects={self.effects!r}, outcomes={self.outcomes!r}, flow={self.flow!r}, cost={self.cost!r}, validators={self.validators!r}, machines={self.machines!r}, fast_pre={self.fast_pre!r}, params={self.params!r})"
+ return self.__class__.__qualname__ + f"(file={self.file!r}, line={self.line!r}, col={self.col!r}, end_line={self.end_line!r}, end_col={self.end_col!r})"
 
 def _37(self):
- return self.__class__.__qualname__ + f"(ir={self.ir!r}, slot={self.slot!r}, initial={self.initial!r}, by_tool={self.by_tool!r}, tools={self.tools!r})"
+ return self.__class__.__qualname__ + f"(index={self.index!r}, tool={self.tool!r}, args={self.args!r}, verdict={self.verdict!r}, violations={self.violations!r}, warnings={self.warnings!r}, warning_branches={self.warning_branches!r}, on_live_paths={self.on_live_paths!r}, after_failure={self.after_failure!r}, branch_labels={self.branch_labels!r}, outcomes={self.outcomes!r}, changes={self.changes!r}, reports={self.reports!r}, cost={self.cost!r}, failure_probability={self.failure_probability!r}, skipped={self.skipped!r})"
 
 def _38(self):
- return self.__class__.__qualname__ + f"(ir={self.ir!r}, slots={self.slots!r}, state_names={self.state_names!r}, fresh_slot={self.fresh_slot!r}, consts={self.consts!r}, defaults={self.defaults!r}, initial={self.initial!r}, tools={self.tools!r}, machines={self.machines!r}, goals={self.goals!r}, warn_templates={self.warn_templates!r}, lazy_validators={self.lazy_validators!r}, python_source={self.python_source!r}, source_map={self.source_map!r}, interpreter={self.interpreter!r})"
+ return self.__class__.__qualname__ + f"(initial={self.initial!r}, steps={self.steps!r}, outgoing={self.outgoing!r})"
 
 def _39(self):
- return self.__class__.__qualname__ + f"(ir={self.ir!r}, test={self.test!r}, message={self.message!r}, hint={self.hint!r})"
+ return self.__class__.__qualname__ + f"(ir={self.ir!r}, guard={self.guard!r})"
 
 def _40(self):
- return self.__class__.__qualname__ + f"(ir={self.ir!r}, when={self.when!r})"
+ return self.__class__.__qualname__ + f"(ir={self.ir!r}, index={self.index!r}, requires={self.requires!r}, shoulds={self.shoulds!r}, ensures={self.ensures!r}, effects={self.effects!r}, outcomes={self.outcomes!r}, flow={self.flow!r}, cost={self.cost!r}, validators={self.validators!r}, machines={self.machines!r}, fast_pre={self.fast_pre!r}, params={self.params!r})"
 
 def _41(self):
- return self.__class__.__qualname__ + f"(ir={self.ir!r}, when={self.when!r}, body={self.body!r}, observed={self.observed!r}, message={self.message!r}, hint={self.hint!r})"
+ return self.__class__.__qualname__ + f"(ir={self.ir!r}, slot={self.slot!r}, initial={self.initial!r}, by_tool={self.by_tool!r}, tools={self.tools!r})"
 
 def _42(self):
- return self.__class__.__qualname__ + f"(items={self.items!r})"
+ return self.__class__.__qualname__ + f"(ir={self.ir!r}, slots={self.slots!r}, state_names={self.state_names!r}, fresh_slot={self.fresh_slot!r}, consts={self.consts!r}, defaults={self.defaults!r}, initial={self.initial!r}, tools={self.tools!r}, machines={self.machines!r}, goals={self.goals!r}, warn_templates={self.warn_templates!r}, lazy_validators={self.lazy_validators!r}, python_source={self.python_source!r}, source_map={self.source_map!r}, interpreter={self.interpreter!r})"
 
 def _43(self):
- return self.__class__.__qualname__ + f"(key={self.key!r}, value={self.value!r})"
+ return self.__class__.__qualname__ + f"(ir={self.ir!r}, test={self.test!r}, message={self.message!r}, hint={self.hint!r})"
 
 def _44(self):
- return self.__class__.__qualname__ + f"(lines={self.lines!r}, spans={self.spans!r})"
+ return self.__class__.__qualname__ + f"(ir={self.ir!r}, when={self.when!r})"
 
 def _45(self):
- return self.__class__.__qualname__ + f"(locals={self.locals!r}, state={self.state!r})"
+ return self.__class__.__qualname__ + f"(ir={self.ir!r}, when={self.when!r}, body={self.body!r}, observed={self.observed!r}, message={self.message!r}, hint={self.hint!r})"
 
 def _46(self):
- return self.__class__.__qualname__ + f"(min_args={self.min_args!r}, max_args={self.max_args!r}, result={self.result!r}, arg_kinds={self.arg_kinds!r}, doc={self.doc!r})"
+ return self.__class__.__qualname__ + f"(items={self.items!r})"
 
 def _47(self):
- return self.__class__.__qualname__ + f"(name={self.name!r})"
+ return self.__class__.__qualname__ + f"(key={self.key!r}, value={self.value!r})"
 
 def _48(self):
- return self.__class__.__qualname__ + f"(name={self.name!r}, fields={self.fields!r}, open={self.open!r})"
+ return self.__class__.__qualname__ + f"(lines={self.lines!r}, spans={self.spans!r})"
 
 def _49(self):
- return self.__class__.__qualname__ + f"(name={self.name!r}, members={self.members!r})"
+ return self.__class__.__qualname__ + f"(locals={self.locals!r}, state={self.state!r})"
 
 def _50(self):
- return self.__class__.__qualname__ + f"(name={self.name!r}, tag={self.tag!r}, variants={self.variants!r})"
+ return self.__class__.__qualname__ + f"(min_args={self.min_args!r}, max_args={self.max_args!r}, result={self.result!r}, arg_kinds={self.arg_kinds!r}, doc={self.doc!r})"
 
 def _51(self):
- return self.__class__.__qualname__ + f"(name={self.name!r}, target={self.target!r})"
+ return self.__class__.__qualname__ + f"(name={self.name!r})"
 
 def _52(self):
- return self.__class__.__qualname__ + f"(options={self.options!r}, name={self.name!r})"
+ return self.__class__.__qualname__ + f"(name={self.name!r}, fields={self.fields!r}, open={self.open!r})"
 
 def _53(self):
- return self.__class__.__qualname__ + f"(outcome={self.outcome!r}, kind={self.kind!r}, state={self.state!r}, probability={self.probability!r}, event={self.event!r}, assumptions={self.assumptions!r}, violations={self.violations!r}, warnings={self.warnings!r}, report={self.report!r}, flow_path={self.flow_path!r}, approximate={self.approximate!r}, guess={self.guess!r}, preconditions_assumed={self.preconditions_assumed!r}, result={self.result!r})"
+ return self.__class__.__qualname__ + f"(name={self.name!r}, members={self.members!r})"
 
 def _54(self):
- return self.__class__.__qualname__ + f"(path={self.path!r}, rule={self.rule!r}, message={self.message!r}, value={self.value!r}, hint={self.hint!r})"
+ return self.__class__.__qualname__ + f"(name={self.name!r}, tag={self.tag!r}, variants={self.variants!r})"
 
 def _55(self):
- return self.__class__.__qualname__ + f"(plan={self.plan!r}, now={self.now!r}, state_overrides={self.state_overrides!r}, calls={self.calls!r})"
+ return self.__class__.__qualname__ + f"(name={self.name!r}, target={self.target!r})"
 
 def _56(self):
- return self.__class__.__qualname__ + f"(problem={self.problem!r})"
+ return self.__class__.__qualname__ + f"(options={self.options!r}, name={self.name!r})"
 
 def _57(self):
- return self.__class__.__qualname__ + f"(state={self.state!r}, probability={self.probability!r}, choices={self.choices!r}, failed_at={self.failed_at!r}, certain={self.certain!r}, guessed={self.guessed!r}, cost={self.cost!r}, cost_known={self.cost_known!r}, merged={self.merged!r}, results={self.results!r})"
+ return self.__class__.__qualname__ + f"(outcome={self.outcome!r}, kind={self.kind!r}, state={self.state!r}, probability={self.probability!r}, event={self.event!r}, assumptions={self.assumptions!r}, violations={self.violations!r}, warnings={self.warnings!r}, report={self.report!r}, flow_path={self.flow_path!r}, approximate={self.approximate!r}, guess={self.guess!r}, preconditions_assumed={self.preconditions_assumed!r}, result={self.result!r})"
 
 def _58(self):
- return self.__class__.__qualname__ + f"(steps={self.steps!r}, source={self.source!r}, state={self.state!r}, now={self.now!r}, goal={self.goal!r}, text={self.text!r})"
+ return self.__class__.__qualname__ + f"(path={self.path!r}, rule={self.rule!r}, message={self.message!r}, value={self.value!r}, hint={self.hint!r})"
 
 def _59(self):
- return self.__class__.__qualname__ + f"(template={self.template!r}, values={self.values!r})"
+ return self.__class__.__qualname__ + f"(plan={self.plan!r}, now={self.now!r}, state_overrides={self.state_overrides!r}, calls={self.calls!r})"
 
 def _60(self):
- return self.__class__.__qualname__ + f"(text={self.text!r}, step={self.step!r}, path={self.path!r})"
+ return self.__class__.__qualname__ + f"(problem={self.problem!r})"
 
 def _61(self):
- return self.__class__.__qualname__ + f"(tool={self.tool!r}, args={self.args!r}, branches={self.branches!r}, cost={self.cost!r})"
+ return self.__class__.__qualname__ + f"(state={self.state!r}, probability={self.probability!r}, choices={self.choices!r}, failed_at={self.failed_at!r}, certain={self.certain!r}, guessed={self.guessed!r}, cost={self.cost!r}, cost_known={self.cost_known!r}, merged={self.merged!r}, results={self.results!r})"
 
 def _62(self):
- return self.__class__.__qualname__ + f"(tool={self.tool!r}, args={self.args!r}, line={self.line!r})"
+ return self.__class__.__qualname__ + f"(steps={self.steps!r}, source={self.source!r}, state={self.state!r}, now={self.now!r}, goal={self.goal!r}, text={self.text!r})"
 
 def _63(self):
- return self.__class__.__qualname__ + f"(tool={self.tool!r}, verdict={self.verdict!r}, reasons={self.reasons!r})"
+ return self.__class__.__qualname__ + f"(template={self.template!r}, values={self.values!r})"
 
 def _64(self):
- return self.__class__.__qualname__ + f"(type={self.type!r}, optional={self.optional!r}, has_default={self.has_default!r})"
+ return self.__class__.__qualname__ + f"(text={self.text!r}, step={self.step!r}, path={self.path!r})"
 
 def _65(self):
- return self.__class__.__qualname__ + f"(value={self.value!r})"
+ return self.__class__.__qualname__ + f"(tool={self.tool!r}, args={self.args!r}, branches={self.branches!r}, cost={self.cost!r})"
 
 def _66(self):
- return self.__class__.__qualname__ + f"(value={self.value!r}, problems={self.problems!r}, exact={self.exact!r})"
+ return self.__class__.__qualname__ + f"(tool={self.tool!r}, args={self.args!r}, line={self.line!r})"
 
 def _67(self):
+ return self.__class__.__qualname__ + f"(tool={self.tool!r}, args={self.args!r}, values={self.values!r}, fast={self.fast!r}, references={self.references!r})"
+
+def _68(self):
+ return self.__class__.__qualname__ + f"(tool={self.tool!r}, verdict={self.verdict!r}, reasons={self.reasons!r})"
+
+def _69(self):
+ return self.__class__.__qualname__ + f"(type={self.type!r}, optional={self.optional!r}, has_default={self.has_default!r})"
+
+def _70(self):
+ return self.__class__.__qualname__ + f"(value={self.value!r})"
+
+def _71(self):
+ return self.__class__.__qualname__ + f"(value={self.value!r}, problems={self.problems!r}, exact={self.exact!r})"
+
+def _72(self):
  return self.__class__.__qualname__ + f"(verdict={self.verdict!r}, steps={self.steps!r}, paths={self.paths!r}, initial={self.initial!r}, notes={self.notes!r}, failure_probability={self.failure_probability!r}, goal={self.goal!r}, goal_results={self.goal_results!r}, goal_unmet={self.goal_unmet!r}, states_explored={self.states_explored!r}, contract={self.contract!r})"
 
-def _68(self, *, span=_D):
+def _73(self, *, code, severity, message, span=_D, hint=_D):
+ _object_setattr(self, 'code', code)
+ _object_setattr(self, 'severity', severity)
+ _object_setattr(self, 'message', message)
+ _object_setattr(self, 'span', span)
+ _object_setattr(self, 'hint', hint)
+
+def _74(self, *, file=_D, line=_D, col=_D, end_line=_D, end_col=_D):
+ _object_setattr(self, 'file', file)
+ _object_setattr(self, 'line', line)
+ _object_setattr(self, 'col', col)
+ _object_setattr(self, 'end_line', end_line)
+ _object_setattr(self, 'end_col', end_col)
+
+def _75(self, *, span=_D):
  _object_setattr(self, 'span', span)
 
-def _69(self, *, span=_D, kind=_D):
+def _76(self, *, span=_D, kind=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
 
-def _70(self, *, span=_D, kind=_D, code, code_span=_D, message=_D):
+def _77(self, *, span=_D, kind=_D, code, code_span=_D, message=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'code', code)
  _object_setattr(self, 'code_span', code_span)
  _object_setattr(self, 'message', message)
 
-def _71(self, *, span=_D, kind=_D, cond, then, orelse):
+def _78(self, *, span=_D, kind=_D, cond, then, orelse):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'cond', cond)
  _object_setattr(self, 'then', then)
  _object_setattr(self, 'orelse', orelse)
 
-def _72(self, *, span=_D, kind=_D, cond, then, orelse=_D):
+def _79(self, *, span=_D, kind=_D, cond, then, orelse=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'cond', cond)
  _object_setattr(self, 'then', then)
  _object_setattr(self, 'orelse', orelse)
 
-def _73(self, *, span=_D, kind=_D, constraints=_D):
+def _80(self, *, span=_D, kind=_D, constraints=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'constraints', constraints)
 
-def _74(self, *, span=_D, kind=_D, entries):
+def _81(self, *, span=_D, kind=_D, entries):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'entries', entries)
 
-def _75(self, *, span=_D, kind=_D, fields):
+def _82(self, *, span=_D, kind=_D, fields):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'fields', fields)
 
-def _76(self, *, span=_D, kind=_D, fields, constraints=_D, open=_D):
+def _83(self, *, span=_D, kind=_D, fields, constraints=_D, open=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'fields', fields)
  _object_setattr(self, 'constraints', constraints)
  _object_setattr(self, 'open', open)
 
-def _77(self, *, span=_D, kind=_D, func, func_span=_D, args=_D, kwargs=_D):
+def _84(self, *, span=_D, kind=_D, func, func_span=_D, args=_D, kwargs=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'func', func)
@@ -273,7 +302,7 @@ def _77(self, *, span=_D, kind=_D, func, func_span=_D, args=_D, kwargs=_D):
  _object_setattr(self, 'args', args)
  _object_setattr(self, 'kwargs', kwargs)
 
-def _78(self, *, span=_D, kind=_D, header, types=_D, state=_D, consts=_D, predicates=_D, functions=_D, events=_D, goals=_D, tools=_D, machines=_D):
+def _85(self, *, span=_D, kind=_D, header, types=_D, state=_D, consts=_D, predicates=_D, functions=_D, events=_D, goals=_D, tools=_D, machines=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'header', header)
@@ -287,7 +316,7 @@ def _78(self, *, span=_D, kind=_D, header, types=_D, state=_D, consts=_D, predic
  _object_setattr(self, 'tools', tools)
  _object_setattr(self, 'machines', machines)
 
-def _79(self, *, span=_D, kind=_D, initial, initial_span=_D, steps, transitions):
+def _86(self, *, span=_D, kind=_D, initial, initial_span=_D, steps, transitions):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'initial', initial)
@@ -295,62 +324,62 @@ def _79(self, *, span=_D, kind=_D, initial, initial_span=_D, steps, transitions)
  _object_setattr(self, 'steps', steps)
  _object_setattr(self, 'transitions', transitions)
 
-def _80(self, *, span=_D, kind=_D, key, value):
+def _87(self, *, span=_D, kind=_D, key, value):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'key', key)
  _object_setattr(self, 'value', value)
 
-def _81(self, *, span=_D, kind=_D, lo, hi):
+def _88(self, *, span=_D, kind=_D, lo, hi):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'lo', lo)
  _object_setattr(self, 'hi', hi)
 
-def _82(self, *, span=_D, kind=_D, members, constraints=_D):
+def _89(self, *, span=_D, kind=_D, members, constraints=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'members', members)
  _object_setattr(self, 'constraints', constraints)
 
-def _83(self, *, span=_D, kind=_D, name):
+def _90(self, *, span=_D, kind=_D, name):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'name', name)
 
-def _84(self, *, span=_D, kind=_D, name, args, constraints=_D):
+def _91(self, *, span=_D, kind=_D, name, args, constraints=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'name', name)
  _object_setattr(self, 'args', args)
  _object_setattr(self, 'constraints', constraints)
 
-def _85(self, *, span=_D, kind=_D, name, body):
+def _92(self, *, span=_D, kind=_D, name, body):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'name', name)
  _object_setattr(self, 'body', body)
 
-def _86(self, *, span=_D, kind=_D, name, cond, description=_D):
+def _93(self, *, span=_D, kind=_D, name, cond, description=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'name', name)
  _object_setattr(self, 'cond', cond)
  _object_setattr(self, 'description', description)
 
-def _87(self, *, span=_D, kind=_D, name, constraints=_D):
+def _94(self, *, span=_D, kind=_D, name, constraints=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'name', name)
  _object_setattr(self, 'constraints', constraints)
 
-def _88(self, *, span=_D, kind=_D, name, description=_D):
+def _95(self, *, span=_D, kind=_D, name, description=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'name', name)
  _object_setattr(self, 'description', description)
 
-def _89(self, *, span=_D, kind=_D, name, description=_D, states, initial, finals, transitions):
+def _96(self, *, span=_D, kind=_D, name, description=_D, states, initial, finals, transitions):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'name', name)
@@ -360,7 +389,7 @@ def _89(self, *, span=_D, kind=_D, name, description=_D, states, initial, finals
  _object_setattr(self, 'finals', finals)
  _object_setattr(self, 'transitions', transitions)
 
-def _90(self, *, span=_D, kind=_D, name, outcome, code=_D, code_span=_D, message=_D, hint=_D, event=_D, when=_D, observed=_D, body=_D):
+def _97(self, *, span=_D, kind=_D, name, outcome, code=_D, code_span=_D, message=_D, hint=_D, event=_D, when=_D, observed=_D, body=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'name', name)
@@ -374,7 +403,7 @@ def _90(self, *, span=_D, kind=_D, name, outcome, code=_D, code_span=_D, message
  _object_setattr(self, 'observed', observed)
  _object_setattr(self, 'body', body)
 
-def _91(self, *, span=_D, kind=_D, name, params, body, description=_D):
+def _98(self, *, span=_D, kind=_D, name, params, body, description=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'name', name)
@@ -382,7 +411,7 @@ def _91(self, *, span=_D, kind=_D, name, params, body, description=_D):
  _object_setattr(self, 'body', body)
  _object_setattr(self, 'description', description)
 
-def _92(self, *, span=_D, kind=_D, name, params, returns, body, description=_D):
+def _99(self, *, span=_D, kind=_D, name, params, returns, body, description=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'name', name)
@@ -391,7 +420,7 @@ def _92(self, *, span=_D, kind=_D, name, params, returns, body, description=_D):
  _object_setattr(self, 'body', body)
  _object_setattr(self, 'description', description)
 
-def _93(self, *, span=_D, kind=_D, name, params, returns=_D, description=_D, cost=_D, tags=_D, risks=_D, conditions=_D, effects=_D, outcomes=_D, flow=_D, reports=_D, lets=_D):
+def _100(self, *, span=_D, kind=_D, name, params, returns=_D, description=_D, cost=_D, tags=_D, risks=_D, conditions=_D, effects=_D, outcomes=_D, flow=_D, reports=_D, lets=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'name', name)
@@ -408,27 +437,27 @@ def _93(self, *, span=_D, kind=_D, name, params, returns=_D, description=_D, cos
  _object_setattr(self, 'reports', reports)
  _object_setattr(self, 'lets', lets)
 
-def _94(self, *, span=_D, kind=_D, name, probability=_D, probability_span=_D):
+def _101(self, *, span=_D, kind=_D, name, probability=_D, probability_span=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'name', name)
  _object_setattr(self, 'probability', probability)
  _object_setattr(self, 'probability_span', probability_span)
 
-def _95(self, *, span=_D, kind=_D, name, state=_D):
+def _102(self, *, span=_D, kind=_D, name, state=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'name', name)
  _object_setattr(self, 'state', state)
 
-def _96(self, *, span=_D, kind=_D, name, type, description=_D):
+def _103(self, *, span=_D, kind=_D, name, type, description=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'name', name)
  _object_setattr(self, 'type', type)
  _object_setattr(self, 'description', description)
 
-def _97(self, *, span=_D, kind=_D, name, type, init, description=_D):
+def _104(self, *, span=_D, kind=_D, name, type, init, description=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'name', name)
@@ -436,7 +465,7 @@ def _97(self, *, span=_D, kind=_D, name, type, init, description=_D):
  _object_setattr(self, 'init', init)
  _object_setattr(self, 'description', description)
 
-def _98(self, *, span=_D, kind=_D, name, type, optional=_D, default=_D, description=_D):
+def _105(self, *, span=_D, kind=_D, name, type, optional=_D, default=_D, description=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'name', name)
@@ -445,7 +474,7 @@ def _98(self, *, span=_D, kind=_D, name, type, optional=_D, default=_D, descript
  _object_setattr(self, 'default', default)
  _object_setattr(self, 'description', description)
 
-def _99(self, *, span=_D, kind=_D, name, type, optional=_D, default=_D, description=_D, accepts=_D):
+def _106(self, *, span=_D, kind=_D, name, type, optional=_D, default=_D, description=_D, accepts=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'name', name)
@@ -455,20 +484,20 @@ def _99(self, *, span=_D, kind=_D, name, type, optional=_D, default=_D, descript
  _object_setattr(self, 'description', description)
  _object_setattr(self, 'accepts', accepts)
 
-def _100(self, *, span=_D, kind=_D, name, type=_D, value):
+def _107(self, *, span=_D, kind=_D, name, type=_D, value):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'name', name)
  _object_setattr(self, 'type', type)
  _object_setattr(self, 'value', value)
 
-def _101(self, *, span=_D, kind=_D, name, value):
+def _108(self, *, span=_D, kind=_D, name, value):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'name', name)
  _object_setattr(self, 'value', value)
 
-def _102(self, *, span=_D, kind=_D, name, version, version_span=_D, description=_D):
+def _109(self, *, span=_D, kind=_D, name, version, version_span=_D, description=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'name', name)
@@ -476,33 +505,33 @@ def _102(self, *, span=_D, kind=_D, name, version, version_span=_D, description=
  _object_setattr(self, 'version_span', version_span)
  _object_setattr(self, 'description', description)
 
-def _103(self, *, span=_D, kind=_D, obj, key):
+def _110(self, *, span=_D, kind=_D, obj, key):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'obj', obj)
  _object_setattr(self, 'key', key)
 
-def _104(self, *, span=_D, kind=_D, obj, name, name_span=_D):
+def _111(self, *, span=_D, kind=_D, obj, name, name_span=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'obj', obj)
  _object_setattr(self, 'name', name)
  _object_setattr(self, 'name_span', name_span)
 
-def _105(self, *, span=_D, kind=_D, op, left, right):
+def _112(self, *, span=_D, kind=_D, op, left, right):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'op', op)
  _object_setattr(self, 'left', left)
  _object_setattr(self, 'right', right)
 
-def _106(self, *, span=_D, kind=_D, op, operand):
+def _113(self, *, span=_D, kind=_D, op, operand):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'op', op)
  _object_setattr(self, 'operand', operand)
 
-def _107(self, *, span=_D, kind=_D, op, var, coll, body, unpack=_D, cond=_D):
+def _114(self, *, span=_D, kind=_D, op, var, coll, body, unpack=_D, cond=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'op', op)
@@ -512,26 +541,26 @@ def _107(self, *, span=_D, kind=_D, op, var, coll, body, unpack=_D, cond=_D):
  _object_setattr(self, 'unpack', unpack)
  _object_setattr(self, 'cond', cond)
 
-def _108(self, *, span=_D, kind=_D, operand, type, negated=_D):
+def _115(self, *, span=_D, kind=_D, operand, type, negated=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'operand', operand)
  _object_setattr(self, 'type', type)
  _object_setattr(self, 'negated', negated)
 
-def _109(self, *, span=_D, kind=_D, options, constraints=_D):
+def _116(self, *, span=_D, kind=_D, options, constraints=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'options', options)
  _object_setattr(self, 'constraints', constraints)
 
-def _110(self, *, span=_D, kind=_D, source, parts):
+def _117(self, *, span=_D, kind=_D, source, parts):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'source', source)
  _object_setattr(self, 'parts', parts)
 
-def _111(self, *, span=_D, kind=_D, source, source_span=_D, target, target_span=_D, tool, tool_span=_D, outcome=_D, outcome_span=_D, when=_D):
+def _118(self, *, span=_D, kind=_D, source, source_span=_D, target, target_span=_D, tool, tool_span=_D, outcome=_D, outcome_span=_D, when=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'source', source)
@@ -544,7 +573,7 @@ def _111(self, *, span=_D, kind=_D, source, source_span=_D, target, target_span=
  _object_setattr(self, 'outcome_span', outcome_span)
  _object_setattr(self, 'when', when)
 
-def _112(self, *, span=_D, kind=_D, source, target, target_span=_D, to_outcome=_D, event=_D, when=_D):
+def _119(self, *, span=_D, kind=_D, source, target, target_span=_D, to_outcome=_D, event=_D, when=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'source', source)
@@ -554,7 +583,7 @@ def _112(self, *, span=_D, kind=_D, source, target, target_span=_D, to_outcome=_
  _object_setattr(self, 'event', event)
  _object_setattr(self, 'when', when)
 
-def _113(self, *, span=_D, kind=_D, strength, cond, code=_D, code_span=_D, message=_D, hint=_D):
+def _120(self, *, span=_D, kind=_D, strength, cond, code=_D, code_span=_D, message=_D, hint=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'strength', strength)
@@ -564,20 +593,20 @@ def _113(self, *, span=_D, kind=_D, strength, cond, code=_D, code_span=_D, messa
  _object_setattr(self, 'message', message)
  _object_setattr(self, 'hint', hint)
 
-def _114(self, *, span=_D, kind=_D, tag, type):
+def _121(self, *, span=_D, kind=_D, tag, type):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'tag', tag)
  _object_setattr(self, 'type', type)
 
-def _115(self, *, span=_D, kind=_D, tag_field, variants, constraints=_D):
+def _122(self, *, span=_D, kind=_D, tag_field, variants, constraints=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'tag_field', tag_field)
  _object_setattr(self, 'variants', variants)
  _object_setattr(self, 'constraints', constraints)
 
-def _116(self, *, span=_D, kind=_D, target, method, method_span=_D, args=_D):
+def _123(self, *, span=_D, kind=_D, target, method, method_span=_D, args=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'target', target)
@@ -585,26 +614,26 @@ def _116(self, *, span=_D, kind=_D, target, method, method_span=_D, args=_D):
  _object_setattr(self, 'method_span', method_span)
  _object_setattr(self, 'args', args)
 
-def _117(self, *, span=_D, kind=_D, target, op=_D, value):
+def _124(self, *, span=_D, kind=_D, target, op=_D, value):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'target', target)
  _object_setattr(self, 'op', op)
  _object_setattr(self, 'value', value)
 
-def _118(self, *, span=_D, kind=_D, text=_D, expr=_D):
+def _125(self, *, span=_D, kind=_D, text=_D, expr=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'text', text)
  _object_setattr(self, 'expr', expr)
 
-def _119(self, *, span=_D, kind=_D, type, items=_D):
+def _126(self, *, span=_D, kind=_D, type, items=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'type', type)
  _object_setattr(self, 'items', items)
 
-def _120(self, *, span=_D, kind=_D, type, var, coll, body, key=_D, unpack=_D, cond=_D):
+def _127(self, *, span=_D, kind=_D, type, var, coll, body, key=_D, unpack=_D, cond=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'type', type)
@@ -615,29 +644,29 @@ def _120(self, *, span=_D, kind=_D, type, var, coll, body, key=_D, unpack=_D, co
  _object_setattr(self, 'unpack', unpack)
  _object_setattr(self, 'cond', cond)
 
-def _121(self, *, span=_D, kind=_D, value):
+def _128(self, *, span=_D, kind=_D, value):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'value', value)
 
-def _122(self, *, span=_D, kind=_D, value, raw=_D):
+def _129(self, *, span=_D, kind=_D, value, raw=_D):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'value', value)
  _object_setattr(self, 'raw', raw)
 
-def _123(self, *, span=_D, kind=_D, var, coll, body):
+def _130(self, *, span=_D, kind=_D, var, coll, body):
  _object_setattr(self, 'span', span)
  _object_setattr(self, 'kind', kind)
  _object_setattr(self, 'var', var)
  _object_setattr(self, 'coll', coll)
  _object_setattr(self, 'body', body)
 
-def _124(self, args, references):
+def _131(self, args, references):
  _object_setattr(self, 'args', args)
  _object_setattr(self, 'references', references)
 
-def _125(self, code, message, certain=_D, field=_D, value=_D, declared=_D):
+def _132(self, code, message, certain=_D, field=_D, value=_D, declared=_D):
  _object_setattr(self, 'code', code)
  _object_setattr(self, 'message', message)
  _object_setattr(self, 'certain', certain)
@@ -645,7 +674,7 @@ def _125(self, code, message, certain=_D, field=_D, value=_D, declared=_D):
  _object_setattr(self, 'value', value)
  _object_setattr(self, 'declared', declared)
 
-def _126(self, code, message, kind, hint=_D, location=_D, field=_D, rule=_D, value=_D, values=_D, certain=_D, allowed_states=_D, path_to_allowed=_D):
+def _133(self, code, message, kind, hint=_D, location=_D, field=_D, rule=_D, value=_D, values=_D, certain=_D, allowed_states=_D, path_to_allowed=_D):
  _object_setattr(self, 'code', code)
  _object_setattr(self, 'message', message)
  _object_setattr(self, 'kind', kind)
@@ -659,7 +688,7 @@ def _126(self, code, message, kind, hint=_D, location=_D, field=_D, rule=_D, val
  _object_setattr(self, 'allowed_states', allowed_states)
  _object_setattr(self, 'path_to_allowed', path_to_allowed)
 
-def _127(self, contract, state, args=_D, locals=_D, consts=_D, result=_D, old=_D, today=_D, now=_D, safe=_D, fresh_counter=_D, warnings=_D, reports=_D, havoc=_D, may_fail=_D):
+def _134(self, contract, state, args=_D, locals=_D, consts=_D, result=_D, old=_D, today=_D, now=_D, safe=_D, fresh_counter=_D, warnings=_D, reports=_D, havoc=_D, may_fail=_D):
  self.contract = contract
  self.state = state
  if args is _HAS_DEFAULT_FACTORY: args = _f_args()
@@ -683,16 +712,16 @@ def _127(self, contract, state, args=_D, locals=_D, consts=_D, result=_D, old=_D
  if may_fail is _HAS_DEFAULT_FACTORY: may_fail = _f_may_fail()
  self.may_fail = may_fail
 
-def _128(self, elem):
+def _135(self, elem):
  _object_setattr(self, 'elem', elem)
 
-def _129(self, env, bound=_D, predicate=_D, body=_D):
+def _136(self, env, bound=_D, predicate=_D, body=_D):
  _object_setattr(self, 'env', env)
  _object_setattr(self, 'bound', bound)
  _object_setattr(self, 'predicate', predicate)
  _object_setattr(self, 'body', body)
 
-def _130(self, expr, status, values=_D, bindings=_D, predicate=_D, error=_D):
+def _137(self, expr, status, values=_D, bindings=_D, predicate=_D, error=_D):
  _object_setattr(self, 'expr', expr)
  _object_setattr(self, 'status', status)
  _object_setattr(self, 'values', values)
@@ -700,14 +729,14 @@ def _130(self, expr, status, values=_D, bindings=_D, predicate=_D, error=_D):
  _object_setattr(self, 'predicate', predicate)
  _object_setattr(self, 'error', error)
 
-def _131(self, fast, safe, span, ir=_D, makes_unknowns=_D):
+def _138(self, fast, safe, span, ir=_D, makes_unknowns=_D):
  self.fast = fast
  self.safe = safe
  self.span = span
  self.ir = ir
  self.makes_unknowns = makes_unknowns
 
-def _132(self, index, tool, args, verdict, violations=_D, warnings=_D, warning_branches=_D, on_live_paths=_D, after_failure=_D, branch_labels=_D, outcomes=_D, changes=_D, reports=_D, cost=_D, failure_probability=_D, skipped=_D):
+def _139(self, index, tool, args, verdict, violations=_D, warnings=_D, warning_branches=_D, on_live_paths=_D, after_failure=_D, branch_labels=_D, outcomes=_D, changes=_D, reports=_D, cost=_D, failure_probability=_D, skipped=_D):
  self.index = index
  self.tool = tool
  self.args = args
@@ -734,16 +763,16 @@ def _132(self, index, tool, args, verdict, violations=_D, warnings=_D, warning_b
  self.failure_probability = failure_probability
  self.skipped = skipped
 
-def _133(self, initial, steps, outgoing):
+def _140(self, initial, steps, outgoing):
  self.initial = initial
  self.steps = steps
  self.outgoing = outgoing
 
-def _134(self, ir, guard):
+def _141(self, ir, guard):
  self.ir = ir
  self.guard = guard
 
-def _135(self, ir, index, requires, shoulds, ensures, effects, outcomes, flow, cost, validators, machines=_D, fast_pre=_D, params=_D):
+def _142(self, ir, index, requires, shoulds, ensures, effects, outcomes, flow, cost, validators, machines=_D, fast_pre=_D, params=_D):
  self.ir = ir
  self.index = index
  self.requires = requires
@@ -759,14 +788,14 @@ def _135(self, ir, index, requires, shoulds, ensures, effects, outcomes, flow, c
  self.fast_pre = fast_pre
  self.params = params
 
-def _136(self, ir, slot, initial, by_tool, tools):
+def _143(self, ir, slot, initial, by_tool, tools):
  self.ir = ir
  self.slot = slot
  self.initial = initial
  self.by_tool = by_tool
  self.tools = tools
 
-def _137(self, ir, slots, state_names, fresh_slot, consts, defaults, initial, tools, machines, goals, warn_templates, lazy_validators, python_source, source_map, interpreter):
+def _144(self, ir, slots, state_names, fresh_slot, consts, defaults, initial, tools, machines, goals, warn_templates, lazy_validators, python_source, source_map, interpreter):
  self.ir = ir
  self.slots = slots
  self.state_names = state_names
@@ -783,17 +812,17 @@ def _137(self, ir, slots, state_names, fresh_slot, consts, defaults, initial, to
  self.source_map = source_map
  self.interpreter = interpreter
 
-def _138(self, ir, test, message, hint):
+def _145(self, ir, test, message, hint):
  self.ir = ir
  self.test = test
  self.message = message
  self.hint = hint
 
-def _139(self, ir, when):
+def _146(self, ir, when):
  self.ir = ir
  self.when = when
 
-def _140(self, ir, when, body, observed, message, hint):
+def _147(self, ir, when, body, observed, message, hint):
  self.ir = ir
  self.when = when
  self.body = body
@@ -801,280 +830,290 @@ def _140(self, ir, when, body, observed, message, hint):
  self.message = message
  self.hint = hint
 
-def _141(self, items):
+def _148(self, items):
  _object_setattr(self, 'items', items)
 
-def _142(self, key, value):
+def _149(self, key, value):
  _object_setattr(self, 'key', key)
  _object_setattr(self, 'value', value)
 
-def _143(self, lines=_D, spans=_D):
+def _150(self, lines=_D, spans=_D):
  if lines is _HAS_DEFAULT_FACTORY: lines = _f_lines()
  self.lines = lines
  if spans is _HAS_DEFAULT_FACTORY: spans = _f_spans()
  self.spans = spans
 
-def _144(self, literal=_D):
+def _151(self, literal=_D):
  _object_setattr(self, 'literal', literal)
 
-def _145(self, locals=_D, state=_D):
+def _152(self, locals=_D, state=_D):
  if locals is _HAS_DEFAULT_FACTORY: locals = _f_locals()
  self.locals = locals
  self.state = state
 
-def _146(self, min_args, max_args, result, arg_kinds=_D, doc=_D):
+def _153(self, min_args, max_args, result, arg_kinds=_D, doc=_D):
  _object_setattr(self, 'min_args', min_args)
  _object_setattr(self, 'max_args', max_args)
  _object_setattr(self, 'result', result)
  _object_setattr(self, 'arg_kinds', arg_kinds)
  _object_setattr(self, 'doc', doc)
 
-def _147(self, name):
+def _154(self, name):
  _object_setattr(self, 'name', name)
 
-def _148(self, name, fields, open=_D):
+def _155(self, name, fields, open=_D):
  _object_setattr(self, 'name', name)
  _object_setattr(self, 'fields', fields)
  _object_setattr(self, 'open', open)
 
-def _149(self, name, members):
+def _156(self, name, members):
  _object_setattr(self, 'name', name)
  _object_setattr(self, 'members', members)
 
-def _150(self, name, tag, variants):
+def _157(self, name, tag, variants):
  _object_setattr(self, 'name', name)
  _object_setattr(self, 'tag', tag)
  _object_setattr(self, 'variants', variants)
 
-def _151(self, name, target=_D):
+def _158(self, name, target=_D):
  _object_setattr(self, 'name', name)
  _object_setattr(self, 'target', target)
 
-def _152(self, options, name=_D):
+def _159(self, options, name=_D):
  _object_setattr(self, 'options', options)
  _object_setattr(self, 'name', name)
 
-def _153(self, other):
+def _160(self, other):
  if other.__class__ is self.__class__:
   return ()==()
  return NotImplemented
 
-def _154(self, other):
+def _161(self, other):
  if other.__class__ is self.__class__:
   return (self.args,self.references,)==(other.args,other.references,)
  return NotImplemented
 
-def _155(self, other):
+def _162(self, other):
  if other.__class__ is self.__class__:
   return (self.code,self.message,self.certain,self.field,self.value,self.declared,)==(other.code,other.message,other.certain,other.field,other.value,other.declared,)
  return NotImplemented
 
-def _156(self, other):
+def _163(self, other):
  if other.__class__ is self.__class__:
   return (self.code,self.message,self.kind,self.hint,self.location,self.field,self.rule,self.value,self.values,self.certain,self.allowed_states,self.path_to_allowed,)==(other.code,other.message,other.kind,other.hint,other.location,other.field,other.rule,other.value,other.values,other.certain,other.allowed_states,other.path_to_allowed,)
  return NotImplemented
 
-def _157(self, other):
- if other.__class__ is self.__class__:
-  return (self.contract,self.state,self.args,self.locals,self.consts,self.result,self.old,self.today,self.now,self.safe,self.fresh_counter,self.warnings,self.reports,self.havoc,self.may_fail,)==(other.contract,other.state,other.args,other.locals,other.consts,other.result,other.old,other.today,other.now,other.safe,other.fresh_counter,other.warnings,other.reports,other.havoc,other.may_fail,)
- return NotImplemented
-
-def _158(self, other):
- if other.__class__ is self.__class__:
-  return (self.elem,)==(other.elem,)
- return NotImplemented
-
-def _159(self, other):
- if other.__class__ is self.__class__:
-  return (self.env,self.bound,self.predicate,self.body,)==(other.env,other.bound,other.predicate,other.body,)
- return NotImplemented
-
-def _160(self, other):
- if other.__class__ is self.__class__:
-  return (self.expr,self.status,self.values,self.bindings,self.predicate,self.error,)==(other.expr,other.status,other.values,other.bindings,other.predicate,other.error,)
- return NotImplemented
-
-def _161(self, other):
- if other.__class__ is self.__class__:
-  return (self.fast,self.safe,self.span,self.ir,self.makes_unknowns,)==(other.fast,other.safe,other.span,other.ir,other.makes_unknowns,)
- return NotImplemented
-
-def _162(self, other):
- if other.__class__ is self.__class__:
-  return (self.index,self.tool,self.args,self.verdict,self.violations,self.warnings,self.warning_branches,self.on_live_paths,self.after_failure,self.branch_labels,self.outcomes,self.changes,self.reports,self.cost,self.failure_probability,self.skipped,)==(other.index,other.tool,other.args,other.verdict,other.violations,other.warnings,other.warning_branches,other.on_live_paths,other.after_failure,other.branch_labels,other.outcomes,other.changes,other.reports,other.cost,other.failure_probability,other.skipped,)
- return NotImplemented
-
-def _163(self, other):
- if other.__class__ is self.__class__:
-  return (self.initial,self.steps,self.outgoing,)==(other.initial,other.steps,other.outgoing,)
- return NotImplemented
-
 def _164(self, other):
  if other.__class__ is self.__class__:
-  return (self.ir,self.guard,)==(other.ir,other.guard,)
+  return (self.code,self.severity,self.message,self.span,self.hint,)==(other.code,other.severity,other.message,other.span,other.hint,)
  return NotImplemented
 
 def _165(self, other):
  if other.__class__ is self.__class__:
-  return (self.ir,self.index,self.requires,self.shoulds,self.ensures,self.effects,self.outcomes,self.flow,self.cost,self.validators,self.machines,self.fast_pre,self.params,)==(other.ir,other.index,other.requires,other.shoulds,other.ensures,other.effects,other.outcomes,other.flow,other.cost,other.validators,other.machines,other.fast_pre,other.params,)
+  return (self.contract,self.state,self.args,self.locals,self.consts,self.result,self.old,self.today,self.now,self.safe,self.fresh_counter,self.warnings,self.reports,self.havoc,self.may_fail,)==(other.contract,other.state,other.args,other.locals,other.consts,other.result,other.old,other.today,other.now,other.safe,other.fresh_counter,other.warnings,other.reports,other.havoc,other.may_fail,)
  return NotImplemented
 
 def _166(self, other):
  if other.__class__ is self.__class__:
-  return (self.ir,self.slot,self.initial,self.by_tool,self.tools,)==(other.ir,other.slot,other.initial,other.by_tool,other.tools,)
+  return (self.elem,)==(other.elem,)
  return NotImplemented
 
 def _167(self, other):
  if other.__class__ is self.__class__:
-  return (self.ir,self.slots,self.state_names,self.fresh_slot,self.consts,self.defaults,self.initial,self.tools,self.machines,self.goals,self.warn_templates,self.lazy_validators,self.python_source,self.source_map,self.interpreter,)==(other.ir,other.slots,other.state_names,other.fresh_slot,other.consts,other.defaults,other.initial,other.tools,other.machines,other.goals,other.warn_templates,other.lazy_validators,other.python_source,other.source_map,other.interpreter,)
+  return (self.env,self.bound,self.predicate,self.body,)==(other.env,other.bound,other.predicate,other.body,)
  return NotImplemented
 
 def _168(self, other):
  if other.__class__ is self.__class__:
-  return (self.ir,self.test,self.message,self.hint,)==(other.ir,other.test,other.message,other.hint,)
+  return (self.expr,self.status,self.values,self.bindings,self.predicate,self.error,)==(other.expr,other.status,other.values,other.bindings,other.predicate,other.error,)
  return NotImplemented
 
 def _169(self, other):
  if other.__class__ is self.__class__:
-  return (self.ir,self.when,)==(other.ir,other.when,)
+  return (self.fast,self.safe,self.span,self.ir,self.makes_unknowns,)==(other.fast,other.safe,other.span,other.ir,other.makes_unknowns,)
  return NotImplemented
 
 def _170(self, other):
  if other.__class__ is self.__class__:
-  return (self.ir,self.when,self.body,self.observed,self.message,self.hint,)==(other.ir,other.when,other.body,other.observed,other.message,other.hint,)
+  return (self.index,self.tool,self.args,self.verdict,self.violations,self.warnings,self.warning_branches,self.on_live_paths,self.after_failure,self.branch_labels,self.outcomes,self.changes,self.reports,self.cost,self.failure_probability,self.skipped,)==(other.index,other.tool,other.args,other.verdict,other.violations,other.warnings,other.warning_branches,other.on_live_paths,other.after_failure,other.branch_labels,other.outcomes,other.changes,other.reports,other.cost,other.failure_probability,other.skipped,)
  return NotImplemented
 
 def _171(self, other):
  if other.__class__ is self.__class__:
-  return (self.items,)==(other.items,)
+  return (self.initial,self.steps,self.outgoing,)==(other.initial,other.steps,other.outgoing,)
  return NotImplemented
 
 def _172(self, other):
  if other.__class__ is self.__class__:
-  return (self.key,self.value,)==(other.key,other.value,)
+  return (self.ir,self.guard,)==(other.ir,other.guard,)
  return NotImplemented
 
 def _173(self, other):
  if other.__class__ is self.__class__:
-  return (self.lines,self.spans,)==(other.lines,other.spans,)
+  return (self.ir,self.index,self.requires,self.shoulds,self.ensures,self.effects,self.outcomes,self.flow,self.cost,self.validators,self.machines,self.fast_pre,self.params,)==(other.ir,other.index,other.requires,other.shoulds,other.ensures,other.effects,other.outcomes,other.flow,other.cost,other.validators,other.machines,other.fast_pre,other.params,)
  return NotImplemented
 
 def _174(self, other):
  if other.__class__ is self.__class__:
-  return (self.locals,self.state,)==(other.locals,other.state,)
+  return (self.ir,self.slot,self.initial,self.by_tool,self.tools,)==(other.ir,other.slot,other.initial,other.by_tool,other.tools,)
  return NotImplemented
 
 def _175(self, other):
  if other.__class__ is self.__class__:
-  return (self.min_args,self.max_args,self.result,self.arg_kinds,self.doc,)==(other.min_args,other.max_args,other.result,other.arg_kinds,other.doc,)
+  return (self.ir,self.slots,self.state_names,self.fresh_slot,self.consts,self.defaults,self.initial,self.tools,self.machines,self.goals,self.warn_templates,self.lazy_validators,self.python_source,self.source_map,self.interpreter,)==(other.ir,other.slots,other.state_names,other.fresh_slot,other.consts,other.defaults,other.initial,other.tools,other.machines,other.goals,other.warn_templates,other.lazy_validators,other.python_source,other.source_map,other.interpreter,)
  return NotImplemented
 
 def _176(self, other):
  if other.__class__ is self.__class__:
-  return (self.name,)==(other.name,)
+  return (self.ir,self.test,self.message,self.hint,)==(other.ir,other.test,other.message,other.hint,)
  return NotImplemented
 
 def _177(self, other):
  if other.__class__ is self.__class__:
-  return (self.name,self.fields,self.open,)==(other.name,other.fields,other.open,)
+  return (self.ir,self.when,)==(other.ir,other.when,)
  return NotImplemented
 
 def _178(self, other):
  if other.__class__ is self.__class__:
-  return (self.name,self.members,)==(other.name,other.members,)
+  return (self.ir,self.when,self.body,self.observed,self.message,self.hint,)==(other.ir,other.when,other.body,other.observed,other.message,other.hint,)
  return NotImplemented
 
 def _179(self, other):
  if other.__class__ is self.__class__:
-  return (self.name,self.tag,self.variants,)==(other.name,other.tag,other.variants,)
+  return (self.items,)==(other.items,)
  return NotImplemented
 
 def _180(self, other):
  if other.__class__ is self.__class__:
-  return (self.name,self.target,)==(other.name,other.target,)
+  return (self.key,self.value,)==(other.key,other.value,)
  return NotImplemented
 
 def _181(self, other):
  if other.__class__ is self.__class__:
-  return (self.options,self.name,)==(other.options,other.name,)
+  return (self.lines,self.spans,)==(other.lines,other.spans,)
  return NotImplemented
 
 def _182(self, other):
  if other.__class__ is self.__class__:
-  return (self.outcome,self.kind,self.state,self.probability,self.event,self.assumptions,self.violations,self.warnings,self.report,self.flow_path,self.approximate,self.guess,self.preconditions_assumed,self.result,)==(other.outcome,other.kind,other.state,other.probability,other.event,other.assumptions,other.violations,other.warnings,other.report,other.flow_path,other.approximate,other.guess,other.preconditions_assumed,other.result,)
+  return (self.locals,self.state,)==(other.locals,other.state,)
  return NotImplemented
 
 def _183(self, other):
  if other.__class__ is self.__class__:
-  return (self.path,self.rule,self.message,self.value,self.hint,)==(other.path,other.rule,other.message,other.value,other.hint,)
+  return (self.min_args,self.max_args,self.result,self.arg_kinds,self.doc,)==(other.min_args,other.max_args,other.result,other.arg_kinds,other.doc,)
  return NotImplemented
 
 def _184(self, other):
  if other.__class__ is self.__class__:
-  return (self.plan,self.now,self.state_overrides,self.calls,)==(other.plan,other.now,other.state_overrides,other.calls,)
+  return (self.name,)==(other.name,)
  return NotImplemented
 
 def _185(self, other):
  if other.__class__ is self.__class__:
-  return (self.problem,)==(other.problem,)
+  return (self.name,self.fields,self.open,)==(other.name,other.fields,other.open,)
  return NotImplemented
 
 def _186(self, other):
  if other.__class__ is self.__class__:
-  return (self.state,self.probability,self.choices,self.failed_at,self.certain,self.guessed,self.cost,self.cost_known,self.merged,self.results,)==(other.state,other.probability,other.choices,other.failed_at,other.certain,other.guessed,other.cost,other.cost_known,other.merged,other.results,)
+  return (self.name,self.members,)==(other.name,other.members,)
  return NotImplemented
 
 def _187(self, other):
  if other.__class__ is self.__class__:
-  return (self.steps,self.source,self.state,self.now,self.goal,self.text,)==(other.steps,other.source,other.state,other.now,other.goal,other.text,)
+  return (self.name,self.tag,self.variants,)==(other.name,other.tag,other.variants,)
  return NotImplemented
 
 def _188(self, other):
  if other.__class__ is self.__class__:
-  return (self.template,self.values,)==(other.template,other.values,)
+  return (self.name,self.target,)==(other.name,other.target,)
  return NotImplemented
 
 def _189(self, other):
  if other.__class__ is self.__class__:
-  return (self.text,self.step,self.path,)==(other.text,other.step,other.path,)
+  return (self.options,self.name,)==(other.options,other.name,)
  return NotImplemented
 
 def _190(self, other):
  if other.__class__ is self.__class__:
-  return (self.tool,self.args,self.branches,self.cost,)==(other.tool,other.args,other.branches,other.cost,)
+  return (self.outcome,self.kind,self.state,self.probability,self.event,self.assumptions,self.violations,self.warnings,self.report,self.flow_path,self.approximate,self.guess,self.preconditions_assumed,self.result,)==(other.outcome,other.kind,other.state,other.probability,other.event,other.assumptions,other.violations,other.warnings,other.report,other.flow_path,other.approximate,other.guess,other.preconditions_assumed,other.result,)
  return NotImplemented
 
 def _191(self, other):
  if other.__class__ is self.__class__:
-  return (self.tool,self.args,self.line,)==(other.tool,other.args,other.line,)
+  return (self.path,self.rule,self.message,self.value,self.hint,)==(other.path,other.rule,other.message,other.value,other.hint,)
  return NotImplemented
 
 def _192(self, other):
  if other.__class__ is self.__class__:
-  return (self.tool,self.verdict,self.reasons,)==(other.tool,other.verdict,other.reasons,)
+  return (self.plan,self.now,self.state_overrides,self.calls,)==(other.plan,other.now,other.state_overrides,other.calls,)
  return NotImplemented
 
 def _193(self, other):
  if other.__class__ is self.__class__:
-  return (self.type,self.optional,self.has_default,)==(other.type,other.optional,other.has_default,)
+  return (self.problem,)==(other.problem,)
  return NotImplemented
 
 def _194(self, other):
  if other.__class__ is self.__class__:
-  return (self.value,)==(other.value,)
+  return (self.state,self.probability,self.choices,self.failed_at,self.certain,self.guessed,self.cost,self.cost_known,self.merged,self.results,)==(other.state,other.probability,other.choices,other.failed_at,other.certain,other.guessed,other.cost,other.cost_known,other.merged,other.results,)
  return NotImplemented
 
 def _195(self, other):
  if other.__class__ is self.__class__:
-  return (self.value,self.problems,self.exact,)==(other.value,other.problems,other.exact,)
+  return (self.steps,self.source,self.state,self.now,self.goal,self.text,)==(other.steps,other.source,other.state,other.now,other.goal,other.text,)
  return NotImplemented
 
 def _196(self, other):
  if other.__class__ is self.__class__:
+  return (self.template,self.values,)==(other.template,other.values,)
+ return NotImplemented
+
+def _197(self, other):
+ if other.__class__ is self.__class__:
+  return (self.text,self.step,self.path,)==(other.text,other.step,other.path,)
+ return NotImplemented
+
+def _198(self, other):
+ if other.__class__ is self.__class__:
+  return (self.tool,self.args,self.branches,self.cost,)==(other.tool,other.args,other.branches,other.cost,)
+ return NotImplemented
+
+def _199(self, other):
+ if other.__class__ is self.__class__:
+  return (self.tool,self.args,self.line,)==(other.tool,other.args,other.line,)
+ return NotImplemented
+
+def _200(self, other):
+ if other.__class__ is self.__class__:
+  return (self.tool,self.args,self.values,self.fast,self.references,)==(other.tool,other.args,other.values,other.fast,other.references,)
+ return NotImplemented
+
+def _201(self, other):
+ if other.__class__ is self.__class__:
+  return (self.tool,self.verdict,self.reasons,)==(other.tool,other.verdict,other.reasons,)
+ return NotImplemented
+
+def _202(self, other):
+ if other.__class__ is self.__class__:
+  return (self.type,self.optional,self.has_default,)==(other.type,other.optional,other.has_default,)
+ return NotImplemented
+
+def _203(self, other):
+ if other.__class__ is self.__class__:
+  return (self.value,)==(other.value,)
+ return NotImplemented
+
+def _204(self, other):
+ if other.__class__ is self.__class__:
+  return (self.value,self.problems,self.exact,)==(other.value,other.problems,other.exact,)
+ return NotImplemented
+
+def _205(self, other):
+ if other.__class__ is self.__class__:
   return (self.verdict,self.steps,self.paths,self.initial,self.notes,self.failure_probability,self.goal,self.goal_results,self.goal_unmet,self.states_explored,self.contract,)==(other.verdict,other.steps,other.paths,other.initial,other.notes,other.failure_probability,other.goal,other.goal_results,other.goal_unmet,other.states_explored,other.contract,)
  return NotImplemented
 
-def _197(self, outcome, kind, state, probability=_D, event=_D, assumptions=_D, violations=_D, warnings=_D, report=_D, flow_path=_D, approximate=_D, guess=_D, preconditions_assumed=_D, result=_D):
+def _206(self, outcome, kind, state, probability=_D, event=_D, assumptions=_D, violations=_D, warnings=_D, report=_D, flow_path=_D, approximate=_D, guess=_D, preconditions_assumed=_D, result=_D):
  self.outcome = outcome
  self.kind = kind
  self.state = state
@@ -1093,23 +1132,23 @@ def _197(self, outcome, kind, state, probability=_D, event=_D, assumptions=_D, v
  self.preconditions_assumed = preconditions_assumed
  self.result = result
 
-def _198(self, path, rule, message, value, hint):
+def _207(self, path, rule, message, value, hint):
  _object_setattr(self, 'path', path)
  _object_setattr(self, 'rule', rule)
  _object_setattr(self, 'message', message)
  _object_setattr(self, 'value', value)
  _object_setattr(self, 'hint', hint)
 
-def _199(self, plan, now, state_overrides, calls):
+def _208(self, plan, now, state_overrides, calls):
  self.plan = plan
  self.now = now
  self.state_overrides = state_overrides
  self.calls = calls
 
-def _200(self, problem):
+def _209(self, problem):
  _object_setattr(self, 'problem', problem)
 
-def _201(self, state, probability, choices=_D, failed_at=_D, certain=_D, guessed=_D, cost=_D, cost_known=_D, merged=_D, results=_D):
+def _210(self, state, probability, choices=_D, failed_at=_D, certain=_D, guessed=_D, cost=_D, cost_known=_D, merged=_D, results=_D):
  self.state = state
  self.probability = probability
  self.choices = choices
@@ -1121,7 +1160,7 @@ def _201(self, state, probability, choices=_D, failed_at=_D, certain=_D, guessed
  self.merged = merged
  self.results = results
 
-def _202(self, steps, source=_D, state=_D, now=_D, goal=_D, text=_D):
+def _211(self, steps, source=_D, state=_D, now=_D, goal=_D, text=_D):
  self.steps = steps
  self.source = source
  if state is _HAS_DEFAULT_FACTORY: state = _f_state()
@@ -1130,45 +1169,52 @@ def _202(self, steps, source=_D, state=_D, now=_D, goal=_D, text=_D):
  self.goal = goal
  self.text = text
 
-def _203(self, template, values):
+def _212(self, template, values):
  self.template = template
  self.values = values
 
-def _204(self, text, step, path):
+def _213(self, text, step, path):
  _object_setattr(self, 'text', text)
  _object_setattr(self, 'step', step)
  _object_setattr(self, 'path', path)
 
-def _205(self, tool, args, branches, cost=_D):
+def _214(self, tool, args, branches, cost=_D):
  self.tool = tool
  self.args = args
  self.branches = branches
  self.cost = cost
 
-def _206(self, tool, args, line=_D):
+def _215(self, tool, args, line=_D):
  self.tool = tool
  self.args = args
  self.line = line
 
-def _207(self, tool, verdict, reasons=_D):
+def _216(self, tool, args, values, fast, references=_D):
+ _object_setattr(self, 'tool', tool)
+ _object_setattr(self, 'args', args)
+ _object_setattr(self, 'values', values)
+ _object_setattr(self, 'fast', fast)
+ _object_setattr(self, 'references', references)
+
+def _217(self, tool, verdict, reasons=_D):
  _object_setattr(self, 'tool', tool)
  _object_setattr(self, 'verdict', verdict)
  _object_setattr(self, 'reasons', reasons)
 
-def _208(self, type, optional, has_default):
+def _218(self, type, optional, has_default):
  _object_setattr(self, 'type', type)
  _object_setattr(self, 'optional', optional)
  _object_setattr(self, 'has_default', has_default)
 
-def _209(self, value):
+def _219(self, value):
  _object_setattr(self, 'value', value)
 
-def _210(self, value, problems=_D, exact=_D):
+def _220(self, value, problems=_D, exact=_D):
  _object_setattr(self, 'value', value)
  _object_setattr(self, 'problems', problems)
  _object_setattr(self, 'exact', exact)
 
-def _211(self, verdict, steps, paths, initial, notes=_D, failure_probability=_D, goal=_D, goal_results=_D, goal_unmet=_D, states_explored=_D, contract=_D):
+def _221(self, verdict, steps, paths, initial, notes=_D, failure_probability=_D, goal=_D, goal_results=_D, goal_unmet=_D, states_explored=_D, contract=_D):
  self.verdict = verdict
  self.steps = steps
  self.paths = paths
@@ -1190,211 +1236,221 @@ CODE = {
     'def ?(self):\n return hash((self.args,self.references,))': _2.__code__,
     'def ?(self):\n return hash((self.code,self.message,self.certain,self.field,self.value,self.declared,))': _3.__code__,
     'def ?(self):\n return hash((self.code,self.message,self.kind,self.hint,self.location,self.field,self.rule,self.value,self.values,self.certain,self.allowed_states,self.path_to_allowed,))': _4.__code__,
-    'def ?(self):\n return hash((self.elem,))': _5.__code__,
-    'def ?(self):\n return hash((self.env,self.bound,self.predicate,self.body,))': _6.__code__,
-    'def ?(self):\n return hash((self.expr,self.status,self.values,self.bindings,self.predicate,self.error,))': _7.__code__,
-    'def ?(self):\n return hash((self.items,))': _8.__code__,
-    'def ?(self):\n return hash((self.key,self.value,))': _9.__code__,
-    'def ?(self):\n return hash((self.min_args,self.max_args,self.result,self.arg_kinds,self.doc,))': _10.__code__,
-    'def ?(self):\n return hash((self.name,))': _11.__code__,
-    'def ?(self):\n return hash((self.name,self.fields,self.open,))': _12.__code__,
-    'def ?(self):\n return hash((self.name,self.members,))': _13.__code__,
-    'def ?(self):\n return hash((self.name,self.tag,self.variants,))': _14.__code__,
-    'def ?(self):\n return hash((self.name,self.target,))': _15.__code__,
-    'def ?(self):\n return hash((self.options,self.name,))': _16.__code__,
-    'def ?(self):\n return hash((self.path,self.rule,self.message,self.value,self.hint,))': _17.__code__,
-    'def ?(self):\n return hash((self.problem,))': _18.__code__,
-    'def ?(self):\n return hash((self.text,self.step,self.path,))': _19.__code__,
-    'def ?(self):\n return hash((self.tool,self.verdict,self.reasons,))': _20.__code__,
-    'def ?(self):\n return hash((self.type,self.optional,self.has_default,))': _21.__code__,
-    'def ?(self):\n return hash((self.value,))': _22.__code__,
-    'def ?(self):\n return hash((self.value,self.problems,self.exact,))': _23.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"()"': _24.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(args={self.args!r}, references={self.references!r})"': _25.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(code={self.code!r}, message={self.message!r}, certain={self.certain!r}, field={self.field!r}, value={self.value!r}, declared={self.declared!r})"': _26.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(code={self.code!r}, message={self.message!r}, kind={self.kind!r}, hint={self.hint!r}, location={self.location!r}, field={self.field!r}, rule={self.rule!r}, value={self.value!r}, values={self.values!r}, certain={self.certain!r}, allowed_states={self.allowed_states!r}, path_to_allowed={self.path_to_allowed!r})"': _27.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(contract={self.contract!r}, state={self.state!r}, args={self.args!r}, locals={self.locals!r}, consts={self.consts!r}, result={self.result!r}, old={self.old!r}, today={self.today!r}, now={self.now!r}, safe={self.safe!r}, fresh_counter={self.fresh_counter!r}, warnings={self.warnings!r}, reports={self.reports!r}, havoc={self.havoc!r}, may_fail={self.may_fail!r})"': _28.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(elem={self.elem!r})"': _29.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(env={self.env!r}, bound={self.bound!r}, predicate={self.predicate!r}, body={self.body!r})"': _30.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(expr={self.expr!r}, status={self.status!r}, values={self.values!r}, bindings={self.bindings!r}, predicate={self.predicate!r}, error={self.error!r})"': _31.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(fast={self.fast!r}, safe={self.safe!r}, span={self.span!r}, ir={self.ir!r}, makes_unknowns={self.makes_unknowns!r})"': _32.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(index={self.index!r}, tool={self.tool!r}, args={self.args!r}, verdict={self.verdict!r}, violations={self.violations!r}, warnings={self.warnings!r}, warning_branches={self.warning_branches!r}, on_live_paths={self.on_live_paths!r}, after_failure={self.after_failure!r}, branch_labels={self.branch_labels!r}, outcomes={self.outcomes!r}, changes={self.changes!r}, reports={self.reports!r}, cost={self.cost!r}, failure_probability={self.failure_probability!r}, skipped={self.skipped!r})"': _33.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(initial={self.initial!r}, steps={self.steps!r}, outgoing={self.outgoing!r})"': _34.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, guard={self.guard!r})"': _35.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, index={self.index!r}, requires={self.requires!r}, shoulds={self.shoulds!r}, ensures={self.ensures!r}, effects={self.effects!r}, outcomes={self.outcomes!r}, flow={self.flow!r}, cost={self.cost!r}, validators={self.validators!r}, machines={self.machines!r}, fast_pre={self.fast_pre!r}, params={self.params!r})"': _36.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, slot={self.slot!r}, initial={self.initial!r}, by_tool={self.by_tool!r}, tools={self.tools!r})"': _37.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, slots={self.slots!r}, state_names={self.state_names!r}, fresh_slot={self.fresh_slot!r}, consts={self.consts!r}, defaults={self.defaults!r}, initial={self.initial!r}, tools={self.tools!r}, machines={self.machines!r}, goals={self.goals!r}, warn_templates={self.warn_templates!r}, lazy_validators={self.lazy_validators!r}, python_source={self.python_source!r}, source_map={self.source_map!r}, interpreter={self.interpreter!r})"': _38.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, test={self.test!r}, message={self.message!r}, hint={self.hint!r})"': _39.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, when={self.when!r})"': _40.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, when={self.when!r}, body={self.body!r}, observed={self.observed!r}, message={self.message!r}, hint={self.hint!r})"': _41.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(items={self.items!r})"': _42.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(key={self.key!r}, value={self.value!r})"': _43.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(lines={self.lines!r}, spans={self.spans!r})"': _44.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(locals={self.locals!r}, state={self.state!r})"': _45.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(min_args={self.min_args!r}, max_args={self.max_args!r}, result={self.result!r}, arg_kinds={self.arg_kinds!r}, doc={self.doc!r})"': _46.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(name={self.name!r})"': _47.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(name={self.name!r}, fields={self.fields!r}, open={self.open!r})"': _48.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(name={self.name!r}, members={self.members!r})"': _49.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(name={self.name!r}, tag={self.tag!r}, variants={self.variants!r})"': _50.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(name={self.name!r}, target={self.target!r})"': _51.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(options={self.options!r}, name={self.name!r})"': _52.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(outcome={self.outcome!r}, kind={self.kind!r}, state={self.state!r}, probability={self.probability!r}, event={self.event!r}, assumptions={self.assumptions!r}, violations={self.violations!r}, warnings={self.warnings!r}, report={self.report!r}, flow_path={self.flow_path!r}, approximate={self.approximate!r}, guess={self.guess!r}, preconditions_assumed={self.preconditions_assumed!r}, result={self.result!r})"': _53.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(path={self.path!r}, rule={self.rule!r}, message={self.message!r}, value={self.value!r}, hint={self.hint!r})"': _54.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(plan={self.plan!r}, now={self.now!r}, state_overrides={self.state_overrides!r}, calls={self.calls!r})"': _55.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(problem={self.problem!r})"': _56.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(state={self.state!r}, probability={self.probability!r}, choices={self.choices!r}, failed_at={self.failed_at!r}, certain={self.certain!r}, guessed={self.guessed!r}, cost={self.cost!r}, cost_known={self.cost_known!r}, merged={self.merged!r}, results={self.results!r})"': _57.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(steps={self.steps!r}, source={self.source!r}, state={self.state!r}, now={self.now!r}, goal={self.goal!r}, text={self.text!r})"': _58.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(template={self.template!r}, values={self.values!r})"': _59.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(text={self.text!r}, step={self.step!r}, path={self.path!r})"': _60.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(tool={self.tool!r}, args={self.args!r}, branches={self.branches!r}, cost={self.cost!r})"': _61.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(tool={self.tool!r}, args={self.args!r}, line={self.line!r})"': _62.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(tool={self.tool!r}, verdict={self.verdict!r}, reasons={self.reasons!r})"': _63.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(type={self.type!r}, optional={self.optional!r}, has_default={self.has_default!r})"': _64.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(value={self.value!r})"': _65.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(value={self.value!r}, problems={self.problems!r}, exact={self.exact!r})"': _66.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(verdict={self.verdict!r}, steps={self.steps!r}, paths={self.paths!r}, initial={self.initial!r}, notes={self.notes!r}, failure_probability={self.failure_probability!r}, goal={self.goal!r}, goal_results={self.goal_results!r}, goal_unmet={self.goal_unmet!r}, states_explored={self.states_explored!r}, contract={self.contract!r})"': _67.__code__,
-    "def ?(self, *, span=_D):\n _object_setattr(self, 'span', span)": _68.__code__,
-    "def ?(self, *, span=_D, kind=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)": _69.__code__,
-    "def ?(self, *, span=_D, kind=_D, code, code_span=_D, message=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'code', code)\n _object_setattr(self, 'code_span', code_span)\n _object_setattr(self, 'message', message)": _70.__code__,
-    "def ?(self, *, span=_D, kind=_D, cond, then, orelse):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'cond', cond)\n _object_setattr(self, 'then', then)\n _object_setattr(self, 'orelse', orelse)": _71.__code__,
-    "def ?(self, *, span=_D, kind=_D, cond, then, orelse=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'cond', cond)\n _object_setattr(self, 'then', then)\n _object_setattr(self, 'orelse', orelse)": _72.__code__,
-    "def ?(self, *, span=_D, kind=_D, constraints=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'constraints', constraints)": _73.__code__,
-    "def ?(self, *, span=_D, kind=_D, entries):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'entries', entries)": _74.__code__,
-    "def ?(self, *, span=_D, kind=_D, fields):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'fields', fields)": _75.__code__,
-    "def ?(self, *, span=_D, kind=_D, fields, constraints=_D, open=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'fields', fields)\n _object_setattr(self, 'constraints', constraints)\n _object_setattr(self, 'open', open)": _76.__code__,
-    "def ?(self, *, span=_D, kind=_D, func, func_span=_D, args=_D, kwargs=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'func', func)\n _object_setattr(self, 'func_span', func_span)\n _object_setattr(self, 'args', args)\n _object_setattr(self, 'kwargs', kwargs)": _77.__code__,
-    "def ?(self, *, span=_D, kind=_D, header, types=_D, state=_D, consts=_D, predicates=_D, functions=_D, events=_D, goals=_D, tools=_D, machines=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'header', header)\n _object_setattr(self, 'types', types)\n _object_setattr(self, 'state', state)\n _object_setattr(self, 'consts', consts)\n _object_setattr(self, 'predicates', predicates)\n _object_setattr(self, 'functions', functions)\n _object_setattr(self, 'events', events)\n _object_setattr(self, 'goals', goals)\n _object_setattr(self, 'tools', tools)\n _object_setattr(self, 'machines', machines)": _78.__code__,
-    "def ?(self, *, span=_D, kind=_D, initial, initial_span=_D, steps, transitions):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'initial', initial)\n _object_setattr(self, 'initial_span', initial_span)\n _object_setattr(self, 'steps', steps)\n _object_setattr(self, 'transitions', transitions)": _79.__code__,
-    "def ?(self, *, span=_D, kind=_D, key, value):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'key', key)\n _object_setattr(self, 'value', value)": _80.__code__,
-    "def ?(self, *, span=_D, kind=_D, lo, hi):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'lo', lo)\n _object_setattr(self, 'hi', hi)": _81.__code__,
-    "def ?(self, *, span=_D, kind=_D, members, constraints=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'members', members)\n _object_setattr(self, 'constraints', constraints)": _82.__code__,
-    "def ?(self, *, span=_D, kind=_D, name):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)": _83.__code__,
-    "def ?(self, *, span=_D, kind=_D, name, args, constraints=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'args', args)\n _object_setattr(self, 'constraints', constraints)": _84.__code__,
-    "def ?(self, *, span=_D, kind=_D, name, body):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'body', body)": _85.__code__,
-    "def ?(self, *, span=_D, kind=_D, name, cond, description=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'cond', cond)\n _object_setattr(self, 'description', description)": _86.__code__,
-    "def ?(self, *, span=_D, kind=_D, name, constraints=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'constraints', constraints)": _87.__code__,
-    "def ?(self, *, span=_D, kind=_D, name, description=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'description', description)": _88.__code__,
-    "def ?(self, *, span=_D, kind=_D, name, description=_D, states, initial, finals, transitions):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'description', description)\n _object_setattr(self, 'states', states)\n _object_setattr(self, 'initial', initial)\n _object_setattr(self, 'finals', finals)\n _object_setattr(self, 'transitions', transitions)": _89.__code__,
-    "def ?(self, *, span=_D, kind=_D, name, outcome, code=_D, code_span=_D, message=_D, hint=_D, event=_D, when=_D, observed=_D, body=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'outcome', outcome)\n _object_setattr(self, 'code', code)\n _object_setattr(self, 'code_span', code_span)\n _object_setattr(self, 'message', message)\n _object_setattr(self, 'hint', hint)\n _object_setattr(self, 'event', event)\n _object_setattr(self, 'when', when)\n _object_setattr(self, 'observed', observed)\n _object_setattr(self, 'body', body)": _90.__code__,
-    "def ?(self, *, span=_D, kind=_D, name, params, body, description=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'params', params)\n _object_setattr(self, 'body', body)\n _object_setattr(self, 'description', description)": _91.__code__,
-    "def ?(self, *, span=_D, kind=_D, name, params, returns, body, description=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'params', params)\n _object_setattr(self, 'returns', returns)\n _object_setattr(self, 'body', body)\n _object_setattr(self, 'description', description)": _92.__code__,
-    "def ?(self, *, span=_D, kind=_D, name, params, returns=_D, description=_D, cost=_D, tags=_D, risks=_D, conditions=_D, effects=_D, outcomes=_D, flow=_D, reports=_D, lets=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'params', params)\n _object_setattr(self, 'returns', returns)\n _object_setattr(self, 'description', description)\n _object_setattr(self, 'cost', cost)\n _object_setattr(self, 'tags', tags)\n _object_setattr(self, 'risks', risks)\n _object_setattr(self, 'conditions', conditions)\n _object_setattr(self, 'effects', effects)\n _object_setattr(self, 'outcomes', outcomes)\n _object_setattr(self, 'flow', flow)\n _object_setattr(self, 'reports', reports)\n _object_setattr(self, 'lets', lets)": _93.__code__,
-    "def ?(self, *, span=_D, kind=_D, name, probability=_D, probability_span=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'probability', probability)\n _object_setattr(self, 'probability_span', probability_span)": _94.__code__,
-    "def ?(self, *, span=_D, kind=_D, name, state=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'state', state)": _95.__code__,
-    "def ?(self, *, span=_D, kind=_D, name, type, description=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'type', type)\n _object_setattr(self, 'description', description)": _96.__code__,
-    "def ?(self, *, span=_D, kind=_D, name, type, init, description=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'type', type)\n _object_setattr(self, 'init', init)\n _object_setattr(self, 'description', description)": _97.__code__,
-    "def ?(self, *, span=_D, kind=_D, name, type, optional=_D, default=_D, description=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'type', type)\n _object_setattr(self, 'optional', optional)\n _object_setattr(self, 'default', default)\n _object_setattr(self, 'description', description)": _98.__code__,
-    "def ?(self, *, span=_D, kind=_D, name, type, optional=_D, default=_D, description=_D, accepts=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'type', type)\n _object_setattr(self, 'optional', optional)\n _object_setattr(self, 'default', default)\n _object_setattr(self, 'description', description)\n _object_setattr(self, 'accepts', accepts)": _99.__code__,
-    "def ?(self, *, span=_D, kind=_D, name, type=_D, value):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'type', type)\n _object_setattr(self, 'value', value)": _100.__code__,
-    "def ?(self, *, span=_D, kind=_D, name, value):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'value', value)": _101.__code__,
-    "def ?(self, *, span=_D, kind=_D, name, version, version_span=_D, description=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'version', version)\n _object_setattr(self, 'version_span', version_span)\n _object_setattr(self, 'description', description)": _102.__code__,
-    "def ?(self, *, span=_D, kind=_D, obj, key):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'obj', obj)\n _object_setattr(self, 'key', key)": _103.__code__,
-    "def ?(self, *, span=_D, kind=_D, obj, name, name_span=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'obj', obj)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'name_span', name_span)": _104.__code__,
-    "def ?(self, *, span=_D, kind=_D, op, left, right):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'op', op)\n _object_setattr(self, 'left', left)\n _object_setattr(self, 'right', right)": _105.__code__,
-    "def ?(self, *, span=_D, kind=_D, op, operand):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'op', op)\n _object_setattr(self, 'operand', operand)": _106.__code__,
-    "def ?(self, *, span=_D, kind=_D, op, var, coll, body, unpack=_D, cond=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'op', op)\n _object_setattr(self, 'var', var)\n _object_setattr(self, 'coll', coll)\n _object_setattr(self, 'body', body)\n _object_setattr(self, 'unpack', unpack)\n _object_setattr(self, 'cond', cond)": _107.__code__,
-    "def ?(self, *, span=_D, kind=_D, operand, type, negated=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'operand', operand)\n _object_setattr(self, 'type', type)\n _object_setattr(self, 'negated', negated)": _108.__code__,
-    "def ?(self, *, span=_D, kind=_D, options, constraints=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'options', options)\n _object_setattr(self, 'constraints', constraints)": _109.__code__,
-    "def ?(self, *, span=_D, kind=_D, source, parts):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'source', source)\n _object_setattr(self, 'parts', parts)": _110.__code__,
-    "def ?(self, *, span=_D, kind=_D, source, source_span=_D, target, target_span=_D, tool, tool_span=_D, outcome=_D, outcome_span=_D, when=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'source', source)\n _object_setattr(self, 'source_span', source_span)\n _object_setattr(self, 'target', target)\n _object_setattr(self, 'target_span', target_span)\n _object_setattr(self, 'tool', tool)\n _object_setattr(self, 'tool_span', tool_span)\n _object_setattr(self, 'outcome', outcome)\n _object_setattr(self, 'outcome_span', outcome_span)\n _object_setattr(self, 'when', when)": _111.__code__,
-    "def ?(self, *, span=_D, kind=_D, source, target, target_span=_D, to_outcome=_D, event=_D, when=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'source', source)\n _object_setattr(self, 'target', target)\n _object_setattr(self, 'target_span', target_span)\n _object_setattr(self, 'to_outcome', to_outcome)\n _object_setattr(self, 'event', event)\n _object_setattr(self, 'when', when)": _112.__code__,
-    "def ?(self, *, span=_D, kind=_D, strength, cond, code=_D, code_span=_D, message=_D, hint=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'strength', strength)\n _object_setattr(self, 'cond', cond)\n _object_setattr(self, 'code', code)\n _object_setattr(self, 'code_span', code_span)\n _object_setattr(self, 'message', message)\n _object_setattr(self, 'hint', hint)": _113.__code__,
-    "def ?(self, *, span=_D, kind=_D, tag, type):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'tag', tag)\n _object_setattr(self, 'type', type)": _114.__code__,
-    "def ?(self, *, span=_D, kind=_D, tag_field, variants, constraints=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'tag_field', tag_field)\n _object_setattr(self, 'variants', variants)\n _object_setattr(self, 'constraints', constraints)": _115.__code__,
-    "def ?(self, *, span=_D, kind=_D, target, method, method_span=_D, args=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'target', target)\n _object_setattr(self, 'method', method)\n _object_setattr(self, 'method_span', method_span)\n _object_setattr(self, 'args', args)": _116.__code__,
-    "def ?(self, *, span=_D, kind=_D, target, op=_D, value):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'target', target)\n _object_setattr(self, 'op', op)\n _object_setattr(self, 'value', value)": _117.__code__,
-    "def ?(self, *, span=_D, kind=_D, text=_D, expr=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'text', text)\n _object_setattr(self, 'expr', expr)": _118.__code__,
-    "def ?(self, *, span=_D, kind=_D, type, items=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'type', type)\n _object_setattr(self, 'items', items)": _119.__code__,
-    "def ?(self, *, span=_D, kind=_D, type, var, coll, body, key=_D, unpack=_D, cond=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'type', type)\n _object_setattr(self, 'var', var)\n _object_setattr(self, 'coll', coll)\n _object_setattr(self, 'body', body)\n _object_setattr(self, 'key', key)\n _object_setattr(self, 'unpack', unpack)\n _object_setattr(self, 'cond', cond)": _120.__code__,
-    "def ?(self, *, span=_D, kind=_D, value):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'value', value)": _121.__code__,
-    "def ?(self, *, span=_D, kind=_D, value, raw=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'value', value)\n _object_setattr(self, 'raw', raw)": _122.__code__,
-    "def ?(self, *, span=_D, kind=_D, var, coll, body):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'var', var)\n _object_setattr(self, 'coll', coll)\n _object_setattr(self, 'body', body)": _123.__code__,
-    "def ?(self, args, references):\n _object_setattr(self, 'args', args)\n _object_setattr(self, 'references', references)": _124.__code__,
-    "def ?(self, code, message, certain=_D, field=_D, value=_D, declared=_D):\n _object_setattr(self, 'code', code)\n _object_setattr(self, 'message', message)\n _object_setattr(self, 'certain', certain)\n _object_setattr(self, 'field', field)\n _object_setattr(self, 'value', value)\n _object_setattr(self, 'declared', declared)": _125.__code__,
-    "def ?(self, code, message, kind, hint=_D, location=_D, field=_D, rule=_D, value=_D, values=_D, certain=_D, allowed_states=_D, path_to_allowed=_D):\n _object_setattr(self, 'code', code)\n _object_setattr(self, 'message', message)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'hint', hint)\n _object_setattr(self, 'location', location)\n _object_setattr(self, 'field', field)\n _object_setattr(self, 'rule', rule)\n _object_setattr(self, 'value', value)\n _object_setattr(self, 'values', values)\n _object_setattr(self, 'certain', certain)\n _object_setattr(self, 'allowed_states', allowed_states)\n _object_setattr(self, 'path_to_allowed', path_to_allowed)": _126.__code__,
-    'def ?(self, contract, state, args=_D, locals=_D, consts=_D, result=_D, old=_D, today=_D, now=_D, safe=_D, fresh_counter=_D, warnings=_D, reports=_D, havoc=_D, may_fail=_D):\n self.contract = contract\n self.state = state\n if args is _HAS_DEFAULT_FACTORY: args = _f_args()\n self.args = args\n if locals is _HAS_DEFAULT_FACTORY: locals = _f_locals()\n self.locals = locals\n if consts is _HAS_DEFAULT_FACTORY: consts = _f_consts()\n self.consts = consts\n self.result = result\n self.old = old\n self.today = today\n self.now = now\n self.safe = safe\n if fresh_counter is _HAS_DEFAULT_FACTORY: fresh_counter = _f_fresh_counter()\n self.fresh_counter = fresh_counter\n if warnings is _HAS_DEFAULT_FACTORY: warnings = _f_warnings()\n self.warnings = warnings\n if reports is _HAS_DEFAULT_FACTORY: reports = _f_reports()\n self.reports = reports\n self.havoc = havoc\n if may_fail is _HAS_DEFAULT_FACTORY: may_fail = _f_may_fail()\n self.may_fail = may_fail': _127.__code__,
-    "def ?(self, elem):\n _object_setattr(self, 'elem', elem)": _128.__code__,
-    "def ?(self, env, bound=_D, predicate=_D, body=_D):\n _object_setattr(self, 'env', env)\n _object_setattr(self, 'bound', bound)\n _object_setattr(self, 'predicate', predicate)\n _object_setattr(self, 'body', body)": _129.__code__,
-    "def ?(self, expr, status, values=_D, bindings=_D, predicate=_D, error=_D):\n _object_setattr(self, 'expr', expr)\n _object_setattr(self, 'status', status)\n _object_setattr(self, 'values', values)\n _object_setattr(self, 'bindings', bindings)\n _object_setattr(self, 'predicate', predicate)\n _object_setattr(self, 'error', error)": _130.__code__,
-    'def ?(self, fast, safe, span, ir=_D, makes_unknowns=_D):\n self.fast = fast\n self.safe = safe\n self.span = span\n self.ir = ir\n self.makes_unknowns = makes_unknowns': _131.__code__,
-    'def ?(self, index, tool, args, verdict, violations=_D, warnings=_D, warning_branches=_D, on_live_paths=_D, after_failure=_D, branch_labels=_D, outcomes=_D, changes=_D, reports=_D, cost=_D, failure_probability=_D, skipped=_D):\n self.index = index\n self.tool = tool\n self.args = args\n self.verdict = verdict\n if violations is _HAS_DEFAULT_FACTORY: violations = _f_violations()\n self.violations = violations\n if warnings is _HAS_DEFAULT_FACTORY: warnings = _f_warnings()\n self.warnings = warnings\n if warning_branches is _HAS_DEFAULT_FACTORY: warning_branches = _f_warning_branches()\n self.warning_branches = warning_branches\n if on_live_paths is _HAS_DEFAULT_FACTORY: on_live_paths = _f_on_live_paths()\n self.on_live_paths = on_live_paths\n if after_failure is _HAS_DEFAULT_FACTORY: after_failure = _f_after_failure()\n self.after_failure = after_failure\n if branch_labels is _HAS_DEFAULT_FACTORY: branch_labels = _f_branch_labels()\n self.branch_labels = branch_labels\n if outcomes is _HAS_DEFAULT_FACTORY: outcomes = _f_outcomes()\n self.outcomes = outcomes\n if changes is _HAS_DEFAULT_FACTORY: changes = _f_changes()\n self.changes = changes\n if reports is _HAS_DEFAULT_FACTORY: reports = _f_reports()\n self.reports = reports\n self.cost = cost\n self.failure_probability = failure_probability\n self.skipped = skipped': _132.__code__,
-    'def ?(self, initial, steps, outgoing):\n self.initial = initial\n self.steps = steps\n self.outgoing = outgoing': _133.__code__,
-    'def ?(self, ir, guard):\n self.ir = ir\n self.guard = guard': _134.__code__,
-    'def ?(self, ir, index, requires, shoulds, ensures, effects, outcomes, flow, cost, validators, machines=_D, fast_pre=_D, params=_D):\n self.ir = ir\n self.index = index\n self.requires = requires\n self.shoulds = shoulds\n self.ensures = ensures\n self.effects = effects\n self.outcomes = outcomes\n self.flow = flow\n self.cost = cost\n self.validators = validators\n if machines is _HAS_DEFAULT_FACTORY: machines = _f_machines()\n self.machines = machines\n self.fast_pre = fast_pre\n self.params = params': _135.__code__,
-    'def ?(self, ir, slot, initial, by_tool, tools):\n self.ir = ir\n self.slot = slot\n self.initial = initial\n self.by_tool = by_tool\n self.tools = tools': _136.__code__,
-    'def ?(self, ir, slots, state_names, fresh_slot, consts, defaults, initial, tools, machines, goals, warn_templates, lazy_validators, python_source, source_map, interpreter):\n self.ir = ir\n self.slots = slots\n self.state_names = state_names\n self.fresh_slot = fresh_slot\n self.consts = consts\n self.defaults = defaults\n self.initial = initial\n self.tools = tools\n self.machines = machines\n self.goals = goals\n self.warn_templates = warn_templates\n self.lazy_validators = lazy_validators\n self.python_source = python_source\n self.source_map = source_map\n self.interpreter = interpreter': _137.__code__,
-    'def ?(self, ir, test, message, hint):\n self.ir = ir\n self.test = test\n self.message = message\n self.hint = hint': _138.__code__,
-    'def ?(self, ir, when):\n self.ir = ir\n self.when = when': _139.__code__,
-    'def ?(self, ir, when, body, observed, message, hint):\n self.ir = ir\n self.when = when\n self.body = body\n self.observed = observed\n self.message = message\n self.hint = hint': _140.__code__,
-    "def ?(self, items):\n _object_setattr(self, 'items', items)": _141.__code__,
-    "def ?(self, key, value):\n _object_setattr(self, 'key', key)\n _object_setattr(self, 'value', value)": _142.__code__,
-    'def ?(self, lines=_D, spans=_D):\n if lines is _HAS_DEFAULT_FACTORY: lines = _f_lines()\n self.lines = lines\n if spans is _HAS_DEFAULT_FACTORY: spans = _f_spans()\n self.spans = spans': _143.__code__,
-    "def ?(self, literal=_D):\n _object_setattr(self, 'literal', literal)": _144.__code__,
-    'def ?(self, locals=_D, state=_D):\n if locals is _HAS_DEFAULT_FACTORY: locals = _f_locals()\n self.locals = locals\n self.state = state': _145.__code__,
-    "def ?(self, min_args, max_args, result, arg_kinds=_D, doc=_D):\n _object_setattr(self, 'min_args', min_args)\n _object_setattr(self, 'max_args', max_args)\n _object_setattr(self, 'result', result)\n _object_setattr(self, 'arg_kinds', arg_kinds)\n _object_setattr(self, 'doc', doc)": _146.__code__,
-    "def ?(self, name):\n _object_setattr(self, 'name', name)": _147.__code__,
-    "def ?(self, name, fields, open=_D):\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'fields', fields)\n _object_setattr(self, 'open', open)": _148.__code__,
-    "def ?(self, name, members):\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'members', members)": _149.__code__,
-    "def ?(self, name, tag, variants):\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'tag', tag)\n _object_setattr(self, 'variants', variants)": _150.__code__,
-    "def ?(self, name, target=_D):\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'target', target)": _151.__code__,
-    "def ?(self, options, name=_D):\n _object_setattr(self, 'options', options)\n _object_setattr(self, 'name', name)": _152.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return ()==()\n return NotImplemented': _153.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.args,self.references,)==(other.args,other.references,)\n return NotImplemented': _154.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.code,self.message,self.certain,self.field,self.value,self.declared,)==(other.code,other.message,other.certain,other.field,other.value,other.declared,)\n return NotImplemented': _155.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.code,self.message,self.kind,self.hint,self.location,self.field,self.rule,self.value,self.values,self.certain,self.allowed_states,self.path_to_allowed,)==(other.code,other.message,other.kind,other.hint,other.location,other.field,other.rule,other.value,other.values,other.certain,other.allowed_states,other.path_to_allowed,)\n return NotImplemented': _156.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.contract,self.state,self.args,self.locals,self.consts,self.result,self.old,self.today,self.now,self.safe,self.fresh_counter,self.warnings,self.reports,self.havoc,self.may_fail,)==(other.contract,other.state,other.args,other.locals,other.consts,other.result,other.old,other.today,other.now,other.safe,other.fresh_counter,other.warnings,other.reports,other.havoc,other.may_fail,)\n return NotImplemented': _157.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.elem,)==(other.elem,)\n return NotImplemented': _158.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.env,self.bound,self.predicate,self.body,)==(other.env,other.bound,other.predicate,other.body,)\n return NotImplemented': _159.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.expr,self.status,self.values,self.bindings,self.predicate,self.error,)==(other.expr,other.status,other.values,other.bindings,other.predicate,other.error,)\n return NotImplemented': _160.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.fast,self.safe,self.span,self.ir,self.makes_unknowns,)==(other.fast,other.safe,other.span,other.ir,other.makes_unknowns,)\n return NotImplemented': _161.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.index,self.tool,self.args,self.verdict,self.violations,self.warnings,self.warning_branches,self.on_live_paths,self.after_failure,self.branch_labels,self.outcomes,self.changes,self.reports,self.cost,self.failure_probability,self.skipped,)==(other.index,other.tool,other.args,other.verdict,other.violations,other.warnings,other.warning_branches,other.on_live_paths,other.after_failure,other.branch_labels,other.outcomes,other.changes,other.reports,other.cost,other.failure_probability,other.skipped,)\n return NotImplemented': _162.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.initial,self.steps,self.outgoing,)==(other.initial,other.steps,other.outgoing,)\n return NotImplemented': _163.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.guard,)==(other.ir,other.guard,)\n return NotImplemented': _164.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.index,self.requires,self.shoulds,self.ensures,self.effects,self.outcomes,self.flow,self.cost,self.validators,self.machines,self.fast_pre,self.params,)==(other.ir,other.index,other.requires,other.shoulds,other.ensures,other.effects,other.outcomes,other.flow,other.cost,other.validators,other.machines,other.fast_pre,other.params,)\n return NotImplemented': _165.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.slot,self.initial,self.by_tool,self.tools,)==(other.ir,other.slot,other.initial,other.by_tool,other.tools,)\n return NotImplemented': _166.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.slots,self.state_names,self.fresh_slot,self.consts,self.defaults,self.initial,self.tools,self.machines,self.goals,self.warn_templates,self.lazy_validators,self.python_source,self.source_map,self.interpreter,)==(other.ir,other.slots,other.state_names,other.fresh_slot,other.consts,other.defaults,other.initial,other.tools,other.machines,other.goals,other.warn_templates,other.lazy_validators,other.python_source,other.source_map,other.interpreter,)\n return NotImplemented': _167.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.test,self.message,self.hint,)==(other.ir,other.test,other.message,other.hint,)\n return NotImplemented': _168.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.when,)==(other.ir,other.when,)\n return NotImplemented': _169.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.when,self.body,self.observed,self.message,self.hint,)==(other.ir,other.when,other.body,other.observed,other.message,other.hint,)\n return NotImplemented': _170.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.items,)==(other.items,)\n return NotImplemented': _171.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.key,self.value,)==(other.key,other.value,)\n return NotImplemented': _172.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.lines,self.spans,)==(other.lines,other.spans,)\n return NotImplemented': _173.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.locals,self.state,)==(other.locals,other.state,)\n return NotImplemented': _174.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.min_args,self.max_args,self.result,self.arg_kinds,self.doc,)==(other.min_args,other.max_args,other.result,other.arg_kinds,other.doc,)\n return NotImplemented': _175.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.name,)==(other.name,)\n return NotImplemented': _176.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.name,self.fields,self.open,)==(other.name,other.fields,other.open,)\n return NotImplemented': _177.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.name,self.members,)==(other.name,other.members,)\n return NotImplemented': _178.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.name,self.tag,self.variants,)==(other.name,other.tag,other.variants,)\n return NotImplemented': _179.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.name,self.target,)==(other.name,other.target,)\n return NotImplemented': _180.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.options,self.name,)==(other.options,other.name,)\n return NotImplemented': _181.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.outcome,self.kind,self.state,self.probability,self.event,self.assumptions,self.violations,self.warnings,self.report,self.flow_path,self.approximate,self.guess,self.preconditions_assumed,self.result,)==(other.outcome,other.kind,other.state,other.probability,other.event,other.assumptions,other.violations,other.warnings,other.report,other.flow_path,other.approximate,other.guess,other.preconditions_assumed,other.result,)\n return NotImplemented': _182.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.path,self.rule,self.message,self.value,self.hint,)==(other.path,other.rule,other.message,other.value,other.hint,)\n return NotImplemented': _183.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.plan,self.now,self.state_overrides,self.calls,)==(other.plan,other.now,other.state_overrides,other.calls,)\n return NotImplemented': _184.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.problem,)==(other.problem,)\n return NotImplemented': _185.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.state,self.probability,self.choices,self.failed_at,self.certain,self.guessed,self.cost,self.cost_known,self.merged,self.results,)==(other.state,other.probability,other.choices,other.failed_at,other.certain,other.guessed,other.cost,other.cost_known,other.merged,other.results,)\n return NotImplemented': _186.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.steps,self.source,self.state,self.now,self.goal,self.text,)==(other.steps,other.source,other.state,other.now,other.goal,other.text,)\n return NotImplemented': _187.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.template,self.values,)==(other.template,other.values,)\n return NotImplemented': _188.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.text,self.step,self.path,)==(other.text,other.step,other.path,)\n return NotImplemented': _189.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.tool,self.args,self.branches,self.cost,)==(other.tool,other.args,other.branches,other.cost,)\n return NotImplemented': _190.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.tool,self.args,self.line,)==(other.tool,other.args,other.line,)\n return NotImplemented': _191.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.tool,self.verdict,self.reasons,)==(other.tool,other.verdict,other.reasons,)\n return NotImplemented': _192.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.type,self.optional,self.has_default,)==(other.type,other.optional,other.has_default,)\n return NotImplemented': _193.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.value,)==(other.value,)\n return NotImplemented': _194.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.value,self.problems,self.exact,)==(other.value,other.problems,other.exact,)\n return NotImplemented': _195.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.verdict,self.steps,self.paths,self.initial,self.notes,self.failure_probability,self.goal,self.goal_results,self.goal_unmet,self.states_explored,self.contract,)==(other.verdict,other.steps,other.paths,other.initial,other.notes,other.failure_probability,other.goal,other.goal_results,other.goal_unmet,other.states_explored,other.contract,)\n return NotImplemented': _196.__code__,
-    'def ?(self, outcome, kind, state, probability=_D, event=_D, assumptions=_D, violations=_D, warnings=_D, report=_D, flow_path=_D, approximate=_D, guess=_D, preconditions_assumed=_D, result=_D):\n self.outcome = outcome\n self.kind = kind\n self.state = state\n self.probability = probability\n self.event = event\n self.assumptions = assumptions\n if violations is _HAS_DEFAULT_FACTORY: violations = _f_violations()\n self.violations = violations\n if warnings is _HAS_DEFAULT_FACTORY: warnings = _f_warnings()\n self.warnings = warnings\n if report is _HAS_DEFAULT_FACTORY: report = _f_report()\n self.report = report\n self.flow_path = flow_path\n self.approximate = approximate\n self.guess = guess\n self.preconditions_assumed = preconditions_assumed\n self.result = result': _197.__code__,
-    "def ?(self, path, rule, message, value, hint):\n _object_setattr(self, 'path', path)\n _object_setattr(self, 'rule', rule)\n _object_setattr(self, 'message', message)\n _object_setattr(self, 'value', value)\n _object_setattr(self, 'hint', hint)": _198.__code__,
-    'def ?(self, plan, now, state_overrides, calls):\n self.plan = plan\n self.now = now\n self.state_overrides = state_overrides\n self.calls = calls': _199.__code__,
-    "def ?(self, problem):\n _object_setattr(self, 'problem', problem)": _200.__code__,
-    'def ?(self, state, probability, choices=_D, failed_at=_D, certain=_D, guessed=_D, cost=_D, cost_known=_D, merged=_D, results=_D):\n self.state = state\n self.probability = probability\n self.choices = choices\n self.failed_at = failed_at\n self.certain = certain\n self.guessed = guessed\n self.cost = cost\n self.cost_known = cost_known\n self.merged = merged\n self.results = results': _201.__code__,
-    'def ?(self, steps, source=_D, state=_D, now=_D, goal=_D, text=_D):\n self.steps = steps\n self.source = source\n if state is _HAS_DEFAULT_FACTORY: state = _f_state()\n self.state = state\n self.now = now\n self.goal = goal\n self.text = text': _202.__code__,
-    'def ?(self, template, values):\n self.template = template\n self.values = values': _203.__code__,
-    "def ?(self, text, step, path):\n _object_setattr(self, 'text', text)\n _object_setattr(self, 'step', step)\n _object_setattr(self, 'path', path)": _204.__code__,
-    'def ?(self, tool, args, branches, cost=_D):\n self.tool = tool\n self.args = args\n self.branches = branches\n self.cost = cost': _205.__code__,
-    'def ?(self, tool, args, line=_D):\n self.tool = tool\n self.args = args\n self.line = line': _206.__code__,
-    "def ?(self, tool, verdict, reasons=_D):\n _object_setattr(self, 'tool', tool)\n _object_setattr(self, 'verdict', verdict)\n _object_setattr(self, 'reasons', reasons)": _207.__code__,
-    "def ?(self, type, optional, has_default):\n _object_setattr(self, 'type', type)\n _object_setattr(self, 'optional', optional)\n _object_setattr(self, 'has_default', has_default)": _208.__code__,
-    "def ?(self, value):\n _object_setattr(self, 'value', value)": _209.__code__,
-    "def ?(self, value, problems=_D, exact=_D):\n _object_setattr(self, 'value', value)\n _object_setattr(self, 'problems', problems)\n _object_setattr(self, 'exact', exact)": _210.__code__,
-    'def ?(self, verdict, steps, paths, initial, notes=_D, failure_probability=_D, goal=_D, goal_results=_D, goal_unmet=_D, states_explored=_D, contract=_D):\n self.verdict = verdict\n self.steps = steps\n self.paths = paths\n self.initial = initial\n if notes is _HAS_DEFAULT_FACTORY: notes = _f_notes()\n self.notes = notes\n self.failure_probability = failure_probability\n self.goal = goal\n if goal_results is _HAS_DEFAULT_FACTORY: goal_results = _f_goal_results()\n self.goal_results = goal_results\n if goal_unmet is _HAS_DEFAULT_FACTORY: goal_unmet = _f_goal_unmet()\n self.goal_unmet = goal_unmet\n self.states_explored = states_explored\n self.contract = contract': _211.__code__,
+    'def ?(self):\n return hash((self.code,self.severity,self.message,self.span,self.hint,))': _5.__code__,
+    'def ?(self):\n return hash((self.elem,))': _6.__code__,
+    'def ?(self):\n return hash((self.env,self.bound,self.predicate,self.body,))': _7.__code__,
+    'def ?(self):\n return hash((self.expr,self.status,self.values,self.bindings,self.predicate,self.error,))': _8.__code__,
+    'def ?(self):\n return hash((self.items,))': _9.__code__,
+    'def ?(self):\n return hash((self.key,self.value,))': _10.__code__,
+    'def ?(self):\n return hash((self.min_args,self.max_args,self.result,self.arg_kinds,self.doc,))': _11.__code__,
+    'def ?(self):\n return hash((self.name,))': _12.__code__,
+    'def ?(self):\n return hash((self.name,self.fields,self.open,))': _13.__code__,
+    'def ?(self):\n return hash((self.name,self.members,))': _14.__code__,
+    'def ?(self):\n return hash((self.name,self.tag,self.variants,))': _15.__code__,
+    'def ?(self):\n return hash((self.name,self.target,))': _16.__code__,
+    'def ?(self):\n return hash((self.options,self.name,))': _17.__code__,
+    'def ?(self):\n return hash((self.path,self.rule,self.message,self.value,self.hint,))': _18.__code__,
+    'def ?(self):\n return hash((self.problem,))': _19.__code__,
+    'def ?(self):\n return hash((self.text,self.step,self.path,))': _20.__code__,
+    'def ?(self):\n return hash((self.tool,self.args,self.values,self.fast,self.references,))': _21.__code__,
+    'def ?(self):\n return hash((self.tool,self.verdict,self.reasons,))': _22.__code__,
+    'def ?(self):\n return hash((self.type,self.optional,self.has_default,))': _23.__code__,
+    'def ?(self):\n return hash((self.value,))': _24.__code__,
+    'def ?(self):\n return hash((self.value,self.problems,self.exact,))': _25.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"()"': _26.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(args={self.args!r}, references={self.references!r})"': _27.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(code={self.code!r}, message={self.message!r}, certain={self.certain!r}, field={self.field!r}, value={self.value!r}, declared={self.declared!r})"': _28.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(code={self.code!r}, message={self.message!r}, kind={self.kind!r}, hint={self.hint!r}, location={self.location!r}, field={self.field!r}, rule={self.rule!r}, value={self.value!r}, values={self.values!r}, certain={self.certain!r}, allowed_states={self.allowed_states!r}, path_to_allowed={self.path_to_allowed!r})"': _29.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(code={self.code!r}, severity={self.severity!r}, message={self.message!r}, span={self.span!r}, hint={self.hint!r})"': _30.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(contract={self.contract!r}, state={self.state!r}, args={self.args!r}, locals={self.locals!r}, consts={self.consts!r}, result={self.result!r}, old={self.old!r}, today={self.today!r}, now={self.now!r}, safe={self.safe!r}, fresh_counter={self.fresh_counter!r}, warnings={self.warnings!r}, reports={self.reports!r}, havoc={self.havoc!r}, may_fail={self.may_fail!r})"': _31.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(elem={self.elem!r})"': _32.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(env={self.env!r}, bound={self.bound!r}, predicate={self.predicate!r}, body={self.body!r})"': _33.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(expr={self.expr!r}, status={self.status!r}, values={self.values!r}, bindings={self.bindings!r}, predicate={self.predicate!r}, error={self.error!r})"': _34.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(fast={self.fast!r}, safe={self.safe!r}, span={self.span!r}, ir={self.ir!r}, makes_unknowns={self.makes_unknowns!r})"': _35.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(file={self.file!r}, line={self.line!r}, col={self.col!r}, end_line={self.end_line!r}, end_col={self.end_col!r})"': _36.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(index={self.index!r}, tool={self.tool!r}, args={self.args!r}, verdict={self.verdict!r}, violations={self.violations!r}, warnings={self.warnings!r}, warning_branches={self.warning_branches!r}, on_live_paths={self.on_live_paths!r}, after_failure={self.after_failure!r}, branch_labels={self.branch_labels!r}, outcomes={self.outcomes!r}, changes={self.changes!r}, reports={self.reports!r}, cost={self.cost!r}, failure_probability={self.failure_probability!r}, skipped={self.skipped!r})"': _37.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(initial={self.initial!r}, steps={self.steps!r}, outgoing={self.outgoing!r})"': _38.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, guard={self.guard!r})"': _39.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, index={self.index!r}, requires={self.requires!r}, shoulds={self.shoulds!r}, ensures={self.ensures!r}, effects={self.effects!r}, outcomes={self.outcomes!r}, flow={self.flow!r}, cost={self.cost!r}, validators={self.validators!r}, machines={self.machines!r}, fast_pre={self.fast_pre!r}, params={self.params!r})"': _40.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, slot={self.slot!r}, initial={self.initial!r}, by_tool={self.by_tool!r}, tools={self.tools!r})"': _41.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, slots={self.slots!r}, state_names={self.state_names!r}, fresh_slot={self.fresh_slot!r}, consts={self.consts!r}, defaults={self.defaults!r}, initial={self.initial!r}, tools={self.tools!r}, machines={self.machines!r}, goals={self.goals!r}, warn_templates={self.warn_templates!r}, lazy_validators={self.lazy_validators!r}, python_source={self.python_source!r}, source_map={self.source_map!r}, interpreter={self.interpreter!r})"': _42.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, test={self.test!r}, message={self.message!r}, hint={self.hint!r})"': _43.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, when={self.when!r})"': _44.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, when={self.when!r}, body={self.body!r}, observed={self.observed!r}, message={self.message!r}, hint={self.hint!r})"': _45.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(items={self.items!r})"': _46.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(key={self.key!r}, value={self.value!r})"': _47.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(lines={self.lines!r}, spans={self.spans!r})"': _48.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(locals={self.locals!r}, state={self.state!r})"': _49.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(min_args={self.min_args!r}, max_args={self.max_args!r}, result={self.result!r}, arg_kinds={self.arg_kinds!r}, doc={self.doc!r})"': _50.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(name={self.name!r})"': _51.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(name={self.name!r}, fields={self.fields!r}, open={self.open!r})"': _52.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(name={self.name!r}, members={self.members!r})"': _53.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(name={self.name!r}, tag={self.tag!r}, variants={self.variants!r})"': _54.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(name={self.name!r}, target={self.target!r})"': _55.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(options={self.options!r}, name={self.name!r})"': _56.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(outcome={self.outcome!r}, kind={self.kind!r}, state={self.state!r}, probability={self.probability!r}, event={self.event!r}, assumptions={self.assumptions!r}, violations={self.violations!r}, warnings={self.warnings!r}, report={self.report!r}, flow_path={self.flow_path!r}, approximate={self.approximate!r}, guess={self.guess!r}, preconditions_assumed={self.preconditions_assumed!r}, result={self.result!r})"': _57.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(path={self.path!r}, rule={self.rule!r}, message={self.message!r}, value={self.value!r}, hint={self.hint!r})"': _58.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(plan={self.plan!r}, now={self.now!r}, state_overrides={self.state_overrides!r}, calls={self.calls!r})"': _59.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(problem={self.problem!r})"': _60.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(state={self.state!r}, probability={self.probability!r}, choices={self.choices!r}, failed_at={self.failed_at!r}, certain={self.certain!r}, guessed={self.guessed!r}, cost={self.cost!r}, cost_known={self.cost_known!r}, merged={self.merged!r}, results={self.results!r})"': _61.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(steps={self.steps!r}, source={self.source!r}, state={self.state!r}, now={self.now!r}, goal={self.goal!r}, text={self.text!r})"': _62.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(template={self.template!r}, values={self.values!r})"': _63.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(text={self.text!r}, step={self.step!r}, path={self.path!r})"': _64.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(tool={self.tool!r}, args={self.args!r}, branches={self.branches!r}, cost={self.cost!r})"': _65.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(tool={self.tool!r}, args={self.args!r}, line={self.line!r})"': _66.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(tool={self.tool!r}, args={self.args!r}, values={self.values!r}, fast={self.fast!r}, references={self.references!r})"': _67.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(tool={self.tool!r}, verdict={self.verdict!r}, reasons={self.reasons!r})"': _68.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(type={self.type!r}, optional={self.optional!r}, has_default={self.has_default!r})"': _69.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(value={self.value!r})"': _70.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(value={self.value!r}, problems={self.problems!r}, exact={self.exact!r})"': _71.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(verdict={self.verdict!r}, steps={self.steps!r}, paths={self.paths!r}, initial={self.initial!r}, notes={self.notes!r}, failure_probability={self.failure_probability!r}, goal={self.goal!r}, goal_results={self.goal_results!r}, goal_unmet={self.goal_unmet!r}, states_explored={self.states_explored!r}, contract={self.contract!r})"': _72.__code__,
+    "def ?(self, *, code, severity, message, span=_D, hint=_D):\n _object_setattr(self, 'code', code)\n _object_setattr(self, 'severity', severity)\n _object_setattr(self, 'message', message)\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'hint', hint)": _73.__code__,
+    "def ?(self, *, file=_D, line=_D, col=_D, end_line=_D, end_col=_D):\n _object_setattr(self, 'file', file)\n _object_setattr(self, 'line', line)\n _object_setattr(self, 'col', col)\n _object_setattr(self, 'end_line', end_line)\n _object_setattr(self, 'end_col', end_col)": _74.__code__,
+    "def ?(self, *, span=_D):\n _object_setattr(self, 'span', span)": _75.__code__,
+    "def ?(self, *, span=_D, kind=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)": _76.__code__,
+    "def ?(self, *, span=_D, kind=_D, code, code_span=_D, message=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'code', code)\n _object_setattr(self, 'code_span', code_span)\n _object_setattr(self, 'message', message)": _77.__code__,
+    "def ?(self, *, span=_D, kind=_D, cond, then, orelse):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'cond', cond)\n _object_setattr(self, 'then', then)\n _object_setattr(self, 'orelse', orelse)": _78.__code__,
+    "def ?(self, *, span=_D, kind=_D, cond, then, orelse=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'cond', cond)\n _object_setattr(self, 'then', then)\n _object_setattr(self, 'orelse', orelse)": _79.__code__,
+    "def ?(self, *, span=_D, kind=_D, constraints=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'constraints', constraints)": _80.__code__,
+    "def ?(self, *, span=_D, kind=_D, entries):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'entries', entries)": _81.__code__,
+    "def ?(self, *, span=_D, kind=_D, fields):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'fields', fields)": _82.__code__,
+    "def ?(self, *, span=_D, kind=_D, fields, constraints=_D, open=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'fields', fields)\n _object_setattr(self, 'constraints', constraints)\n _object_setattr(self, 'open', open)": _83.__code__,
+    "def ?(self, *, span=_D, kind=_D, func, func_span=_D, args=_D, kwargs=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'func', func)\n _object_setattr(self, 'func_span', func_span)\n _object_setattr(self, 'args', args)\n _object_setattr(self, 'kwargs', kwargs)": _84.__code__,
+    "def ?(self, *, span=_D, kind=_D, header, types=_D, state=_D, consts=_D, predicates=_D, functions=_D, events=_D, goals=_D, tools=_D, machines=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'header', header)\n _object_setattr(self, 'types', types)\n _object_setattr(self, 'state', state)\n _object_setattr(self, 'consts', consts)\n _object_setattr(self, 'predicates', predicates)\n _object_setattr(self, 'functions', functions)\n _object_setattr(self, 'events', events)\n _object_setattr(self, 'goals', goals)\n _object_setattr(self, 'tools', tools)\n _object_setattr(self, 'machines', machines)": _85.__code__,
+    "def ?(self, *, span=_D, kind=_D, initial, initial_span=_D, steps, transitions):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'initial', initial)\n _object_setattr(self, 'initial_span', initial_span)\n _object_setattr(self, 'steps', steps)\n _object_setattr(self, 'transitions', transitions)": _86.__code__,
+    "def ?(self, *, span=_D, kind=_D, key, value):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'key', key)\n _object_setattr(self, 'value', value)": _87.__code__,
+    "def ?(self, *, span=_D, kind=_D, lo, hi):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'lo', lo)\n _object_setattr(self, 'hi', hi)": _88.__code__,
+    "def ?(self, *, span=_D, kind=_D, members, constraints=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'members', members)\n _object_setattr(self, 'constraints', constraints)": _89.__code__,
+    "def ?(self, *, span=_D, kind=_D, name):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)": _90.__code__,
+    "def ?(self, *, span=_D, kind=_D, name, args, constraints=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'args', args)\n _object_setattr(self, 'constraints', constraints)": _91.__code__,
+    "def ?(self, *, span=_D, kind=_D, name, body):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'body', body)": _92.__code__,
+    "def ?(self, *, span=_D, kind=_D, name, cond, description=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'cond', cond)\n _object_setattr(self, 'description', description)": _93.__code__,
+    "def ?(self, *, span=_D, kind=_D, name, constraints=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'constraints', constraints)": _94.__code__,
+    "def ?(self, *, span=_D, kind=_D, name, description=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'description', description)": _95.__code__,
+    "def ?(self, *, span=_D, kind=_D, name, description=_D, states, initial, finals, transitions):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'description', description)\n _object_setattr(self, 'states', states)\n _object_setattr(self, 'initial', initial)\n _object_setattr(self, 'finals', finals)\n _object_setattr(self, 'transitions', transitions)": _96.__code__,
+    "def ?(self, *, span=_D, kind=_D, name, outcome, code=_D, code_span=_D, message=_D, hint=_D, event=_D, when=_D, observed=_D, body=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'outcome', outcome)\n _object_setattr(self, 'code', code)\n _object_setattr(self, 'code_span', code_span)\n _object_setattr(self, 'message', message)\n _object_setattr(self, 'hint', hint)\n _object_setattr(self, 'event', event)\n _object_setattr(self, 'when', when)\n _object_setattr(self, 'observed', observed)\n _object_setattr(self, 'body', body)": _97.__code__,
+    "def ?(self, *, span=_D, kind=_D, name, params, body, description=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'params', params)\n _object_setattr(self, 'body', body)\n _object_setattr(self, 'description', description)": _98.__code__,
+    "def ?(self, *, span=_D, kind=_D, name, params, returns, body, description=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'params', params)\n _object_setattr(self, 'returns', returns)\n _object_setattr(self, 'body', body)\n _object_setattr(self, 'description', description)": _99.__code__,
+    "def ?(self, *, span=_D, kind=_D, name, params, returns=_D, description=_D, cost=_D, tags=_D, risks=_D, conditions=_D, effects=_D, outcomes=_D, flow=_D, reports=_D, lets=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'params', params)\n _object_setattr(self, 'returns', returns)\n _object_setattr(self, 'description', description)\n _object_setattr(self, 'cost', cost)\n _object_setattr(self, 'tags', tags)\n _object_setattr(self, 'risks', risks)\n _object_setattr(self, 'conditions', conditions)\n _object_setattr(self, 'effects', effects)\n _object_setattr(self, 'outcomes', outcomes)\n _object_setattr(self, 'flow', flow)\n _object_setattr(self, 'reports', reports)\n _object_setattr(self, 'lets', lets)": _100.__code__,
+    "def ?(self, *, span=_D, kind=_D, name, probability=_D, probability_span=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'probability', probability)\n _object_setattr(self, 'probability_span', probability_span)": _101.__code__,
+    "def ?(self, *, span=_D, kind=_D, name, state=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'state', state)": _102.__code__,
+    "def ?(self, *, span=_D, kind=_D, name, type, description=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'type', type)\n _object_setattr(self, 'description', description)": _103.__code__,
+    "def ?(self, *, span=_D, kind=_D, name, type, init, description=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'type', type)\n _object_setattr(self, 'init', init)\n _object_setattr(self, 'description', description)": _104.__code__,
+    "def ?(self, *, span=_D, kind=_D, name, type, optional=_D, default=_D, description=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'type', type)\n _object_setattr(self, 'optional', optional)\n _object_setattr(self, 'default', default)\n _object_setattr(self, 'description', description)": _105.__code__,
+    "def ?(self, *, span=_D, kind=_D, name, type, optional=_D, default=_D, description=_D, accepts=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'type', type)\n _object_setattr(self, 'optional', optional)\n _object_setattr(self, 'default', default)\n _object_setattr(self, 'description', description)\n _object_setattr(self, 'accepts', accepts)": _106.__code__,
+    "def ?(self, *, span=_D, kind=_D, name, type=_D, value):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'type', type)\n _object_setattr(self, 'value', value)": _107.__code__,
+    "def ?(self, *, span=_D, kind=_D, name, value):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'value', value)": _108.__code__,
+    "def ?(self, *, span=_D, kind=_D, name, version, version_span=_D, description=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'version', version)\n _object_setattr(self, 'version_span', version_span)\n _object_setattr(self, 'description', description)": _109.__code__,
+    "def ?(self, *, span=_D, kind=_D, obj, key):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'obj', obj)\n _object_setattr(self, 'key', key)": _110.__code__,
+    "def ?(self, *, span=_D, kind=_D, obj, name, name_span=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'obj', obj)\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'name_span', name_span)": _111.__code__,
+    "def ?(self, *, span=_D, kind=_D, op, left, right):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'op', op)\n _object_setattr(self, 'left', left)\n _object_setattr(self, 'right', right)": _112.__code__,
+    "def ?(self, *, span=_D, kind=_D, op, operand):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'op', op)\n _object_setattr(self, 'operand', operand)": _113.__code__,
+    "def ?(self, *, span=_D, kind=_D, op, var, coll, body, unpack=_D, cond=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'op', op)\n _object_setattr(self, 'var', var)\n _object_setattr(self, 'coll', coll)\n _object_setattr(self, 'body', body)\n _object_setattr(self, 'unpack', unpack)\n _object_setattr(self, 'cond', cond)": _114.__code__,
+    "def ?(self, *, span=_D, kind=_D, operand, type, negated=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'operand', operand)\n _object_setattr(self, 'type', type)\n _object_setattr(self, 'negated', negated)": _115.__code__,
+    "def ?(self, *, span=_D, kind=_D, options, constraints=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'options', options)\n _object_setattr(self, 'constraints', constraints)": _116.__code__,
+    "def ?(self, *, span=_D, kind=_D, source, parts):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'source', source)\n _object_setattr(self, 'parts', parts)": _117.__code__,
+    "def ?(self, *, span=_D, kind=_D, source, source_span=_D, target, target_span=_D, tool, tool_span=_D, outcome=_D, outcome_span=_D, when=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'source', source)\n _object_setattr(self, 'source_span', source_span)\n _object_setattr(self, 'target', target)\n _object_setattr(self, 'target_span', target_span)\n _object_setattr(self, 'tool', tool)\n _object_setattr(self, 'tool_span', tool_span)\n _object_setattr(self, 'outcome', outcome)\n _object_setattr(self, 'outcome_span', outcome_span)\n _object_setattr(self, 'when', when)": _118.__code__,
+    "def ?(self, *, span=_D, kind=_D, source, target, target_span=_D, to_outcome=_D, event=_D, when=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'source', source)\n _object_setattr(self, 'target', target)\n _object_setattr(self, 'target_span', target_span)\n _object_setattr(self, 'to_outcome', to_outcome)\n _object_setattr(self, 'event', event)\n _object_setattr(self, 'when', when)": _119.__code__,
+    "def ?(self, *, span=_D, kind=_D, strength, cond, code=_D, code_span=_D, message=_D, hint=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'strength', strength)\n _object_setattr(self, 'cond', cond)\n _object_setattr(self, 'code', code)\n _object_setattr(self, 'code_span', code_span)\n _object_setattr(self, 'message', message)\n _object_setattr(self, 'hint', hint)": _120.__code__,
+    "def ?(self, *, span=_D, kind=_D, tag, type):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'tag', tag)\n _object_setattr(self, 'type', type)": _121.__code__,
+    "def ?(self, *, span=_D, kind=_D, tag_field, variants, constraints=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'tag_field', tag_field)\n _object_setattr(self, 'variants', variants)\n _object_setattr(self, 'constraints', constraints)": _122.__code__,
+    "def ?(self, *, span=_D, kind=_D, target, method, method_span=_D, args=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'target', target)\n _object_setattr(self, 'method', method)\n _object_setattr(self, 'method_span', method_span)\n _object_setattr(self, 'args', args)": _123.__code__,
+    "def ?(self, *, span=_D, kind=_D, target, op=_D, value):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'target', target)\n _object_setattr(self, 'op', op)\n _object_setattr(self, 'value', value)": _124.__code__,
+    "def ?(self, *, span=_D, kind=_D, text=_D, expr=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'text', text)\n _object_setattr(self, 'expr', expr)": _125.__code__,
+    "def ?(self, *, span=_D, kind=_D, type, items=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'type', type)\n _object_setattr(self, 'items', items)": _126.__code__,
+    "def ?(self, *, span=_D, kind=_D, type, var, coll, body, key=_D, unpack=_D, cond=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'type', type)\n _object_setattr(self, 'var', var)\n _object_setattr(self, 'coll', coll)\n _object_setattr(self, 'body', body)\n _object_setattr(self, 'key', key)\n _object_setattr(self, 'unpack', unpack)\n _object_setattr(self, 'cond', cond)": _127.__code__,
+    "def ?(self, *, span=_D, kind=_D, value):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'value', value)": _128.__code__,
+    "def ?(self, *, span=_D, kind=_D, value, raw=_D):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'value', value)\n _object_setattr(self, 'raw', raw)": _129.__code__,
+    "def ?(self, *, span=_D, kind=_D, var, coll, body):\n _object_setattr(self, 'span', span)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'var', var)\n _object_setattr(self, 'coll', coll)\n _object_setattr(self, 'body', body)": _130.__code__,
+    "def ?(self, args, references):\n _object_setattr(self, 'args', args)\n _object_setattr(self, 'references', references)": _131.__code__,
+    "def ?(self, code, message, certain=_D, field=_D, value=_D, declared=_D):\n _object_setattr(self, 'code', code)\n _object_setattr(self, 'message', message)\n _object_setattr(self, 'certain', certain)\n _object_setattr(self, 'field', field)\n _object_setattr(self, 'value', value)\n _object_setattr(self, 'declared', declared)": _132.__code__,
+    "def ?(self, code, message, kind, hint=_D, location=_D, field=_D, rule=_D, value=_D, values=_D, certain=_D, allowed_states=_D, path_to_allowed=_D):\n _object_setattr(self, 'code', code)\n _object_setattr(self, 'message', message)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'hint', hint)\n _object_setattr(self, 'location', location)\n _object_setattr(self, 'field', field)\n _object_setattr(self, 'rule', rule)\n _object_setattr(self, 'value', value)\n _object_setattr(self, 'values', values)\n _object_setattr(self, 'certain', certain)\n _object_setattr(self, 'allowed_states', allowed_states)\n _object_setattr(self, 'path_to_allowed', path_to_allowed)": _133.__code__,
+    'def ?(self, contract, state, args=_D, locals=_D, consts=_D, result=_D, old=_D, today=_D, now=_D, safe=_D, fresh_counter=_D, warnings=_D, reports=_D, havoc=_D, may_fail=_D):\n self.contract = contract\n self.state = state\n if args is _HAS_DEFAULT_FACTORY: args = _f_args()\n self.args = args\n if locals is _HAS_DEFAULT_FACTORY: locals = _f_locals()\n self.locals = locals\n if consts is _HAS_DEFAULT_FACTORY: consts = _f_consts()\n self.consts = consts\n self.result = result\n self.old = old\n self.today = today\n self.now = now\n self.safe = safe\n if fresh_counter is _HAS_DEFAULT_FACTORY: fresh_counter = _f_fresh_counter()\n self.fresh_counter = fresh_counter\n if warnings is _HAS_DEFAULT_FACTORY: warnings = _f_warnings()\n self.warnings = warnings\n if reports is _HAS_DEFAULT_FACTORY: reports = _f_reports()\n self.reports = reports\n self.havoc = havoc\n if may_fail is _HAS_DEFAULT_FACTORY: may_fail = _f_may_fail()\n self.may_fail = may_fail': _134.__code__,
+    "def ?(self, elem):\n _object_setattr(self, 'elem', elem)": _135.__code__,
+    "def ?(self, env, bound=_D, predicate=_D, body=_D):\n _object_setattr(self, 'env', env)\n _object_setattr(self, 'bound', bound)\n _object_setattr(self, 'predicate', predicate)\n _object_setattr(self, 'body', body)": _136.__code__,
+    "def ?(self, expr, status, values=_D, bindings=_D, predicate=_D, error=_D):\n _object_setattr(self, 'expr', expr)\n _object_setattr(self, 'status', status)\n _object_setattr(self, 'values', values)\n _object_setattr(self, 'bindings', bindings)\n _object_setattr(self, 'predicate', predicate)\n _object_setattr(self, 'error', error)": _137.__code__,
+    'def ?(self, fast, safe, span, ir=_D, makes_unknowns=_D):\n self.fast = fast\n self.safe = safe\n self.span = span\n self.ir = ir\n self.makes_unknowns = makes_unknowns': _138.__code__,
+    'def ?(self, index, tool, args, verdict, violations=_D, warnings=_D, warning_branches=_D, on_live_paths=_D, after_failure=_D, branch_labels=_D, outcomes=_D, changes=_D, reports=_D, cost=_D, failure_probability=_D, skipped=_D):\n self.index = index\n self.tool = tool\n self.args = args\n self.verdict = verdict\n if violations is _HAS_DEFAULT_FACTORY: violations = _f_violations()\n self.violations = violations\n if warnings is _HAS_DEFAULT_FACTORY: warnings = _f_warnings()\n self.warnings = warnings\n if warning_branches is _HAS_DEFAULT_FACTORY: warning_branches = _f_warning_branches()\n self.warning_branches = warning_branches\n if on_live_paths is _HAS_DEFAULT_FACTORY: on_live_paths = _f_on_live_paths()\n self.on_live_paths = on_live_paths\n if after_failure is _HAS_DEFAULT_FACTORY: after_failure = _f_after_failure()\n self.after_failure = after_failure\n if branch_labels is _HAS_DEFAULT_FACTORY: branch_labels = _f_branch_labels()\n self.branch_labels = branch_labels\n if outcomes is _HAS_DEFAULT_FACTORY: outcomes = _f_outcomes()\n self.outcomes = outcomes\n if changes is _HAS_DEFAULT_FACTORY: changes = _f_changes()\n self.changes = changes\n if reports is _HAS_DEFAULT_FACTORY: reports = _f_reports()\n self.reports = reports\n self.cost = cost\n self.failure_probability = failure_probability\n self.skipped = skipped': _139.__code__,
+    'def ?(self, initial, steps, outgoing):\n self.initial = initial\n self.steps = steps\n self.outgoing = outgoing': _140.__code__,
+    'def ?(self, ir, guard):\n self.ir = ir\n self.guard = guard': _141.__code__,
+    'def ?(self, ir, index, requires, shoulds, ensures, effects, outcomes, flow, cost, validators, machines=_D, fast_pre=_D, params=_D):\n self.ir = ir\n self.index = index\n self.requires = requires\n self.shoulds = shoulds\n self.ensures = ensures\n self.effects = effects\n self.outcomes = outcomes\n self.flow = flow\n self.cost = cost\n self.validators = validators\n if machines is _HAS_DEFAULT_FACTORY: machines = _f_machines()\n self.machines = machines\n self.fast_pre = fast_pre\n self.params = params': _142.__code__,
+    'def ?(self, ir, slot, initial, by_tool, tools):\n self.ir = ir\n self.slot = slot\n self.initial = initial\n self.by_tool = by_tool\n self.tools = tools': _143.__code__,
+    'def ?(self, ir, slots, state_names, fresh_slot, consts, defaults, initial, tools, machines, goals, warn_templates, lazy_validators, python_source, source_map, interpreter):\n self.ir = ir\n self.slots = slots\n self.state_names = state_names\n self.fresh_slot = fresh_slot\n self.consts = consts\n self.defaults = defaults\n self.initial = initial\n self.tools = tools\n self.machines = machines\n self.goals = goals\n self.warn_templates = warn_templates\n self.lazy_validators = lazy_validators\n self.python_source = python_source\n self.source_map = source_map\n self.interpreter = interpreter': _144.__code__,
+    'def ?(self, ir, test, message, hint):\n self.ir = ir\n self.test = test\n self.message = message\n self.hint = hint': _145.__code__,
+    'def ?(self, ir, when):\n self.ir = ir\n self.when = when': _146.__code__,
+    'def ?(self, ir, when, body, observed, message, hint):\n self.ir = ir\n self.when = when\n self.body = body\n self.observed = observed\n self.message = message\n self.hint = hint': _147.__code__,
+    "def ?(self, items):\n _object_setattr(self, 'items', items)": _148.__code__,
+    "def ?(self, key, value):\n _object_setattr(self, 'key', key)\n _object_setattr(self, 'value', value)": _149.__code__,
+    'def ?(self, lines=_D, spans=_D):\n if lines is _HAS_DEFAULT_FACTORY: lines = _f_lines()\n self.lines = lines\n if spans is _HAS_DEFAULT_FACTORY: spans = _f_spans()\n self.spans = spans': _150.__code__,
+    "def ?(self, literal=_D):\n _object_setattr(self, 'literal', literal)": _151.__code__,
+    'def ?(self, locals=_D, state=_D):\n if locals is _HAS_DEFAULT_FACTORY: locals = _f_locals()\n self.locals = locals\n self.state = state': _152.__code__,
+    "def ?(self, min_args, max_args, result, arg_kinds=_D, doc=_D):\n _object_setattr(self, 'min_args', min_args)\n _object_setattr(self, 'max_args', max_args)\n _object_setattr(self, 'result', result)\n _object_setattr(self, 'arg_kinds', arg_kinds)\n _object_setattr(self, 'doc', doc)": _153.__code__,
+    "def ?(self, name):\n _object_setattr(self, 'name', name)": _154.__code__,
+    "def ?(self, name, fields, open=_D):\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'fields', fields)\n _object_setattr(self, 'open', open)": _155.__code__,
+    "def ?(self, name, members):\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'members', members)": _156.__code__,
+    "def ?(self, name, tag, variants):\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'tag', tag)\n _object_setattr(self, 'variants', variants)": _157.__code__,
+    "def ?(self, name, target=_D):\n _object_setattr(self, 'name', name)\n _object_setattr(self, 'target', target)": _158.__code__,
+    "def ?(self, options, name=_D):\n _object_setattr(self, 'options', options)\n _object_setattr(self, 'name', name)": _159.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return ()==()\n return NotImplemented': _160.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.args,self.references,)==(other.args,other.references,)\n return NotImplemented': _161.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.code,self.message,self.certain,self.field,self.value,self.declared,)==(other.code,other.message,other.certain,other.field,other.value,other.declared,)\n return NotImplemented': _162.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.code,self.message,self.kind,self.hint,self.location,self.field,self.rule,self.value,self.values,self.certain,self.allowed_states,self.path_to_allowed,)==(other.code,other.message,other.kind,other.hint,other.location,other.field,other.rule,other.value,other.values,other.certain,other.allowed_states,other.path_to_allowed,)\n return NotImplemented': _163.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.code,self.severity,self.message,self.span,self.hint,)==(other.code,other.severity,other.message,other.span,other.hint,)\n return NotImplemented': _164.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.contract,self.state,self.args,self.locals,self.consts,self.result,self.old,self.today,self.now,self.safe,self.fresh_counter,self.warnings,self.reports,self.havoc,self.may_fail,)==(other.contract,other.state,other.args,other.locals,other.consts,other.result,other.old,other.today,other.now,other.safe,other.fresh_counter,other.warnings,other.reports,other.havoc,other.may_fail,)\n return NotImplemented': _165.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.elem,)==(other.elem,)\n return NotImplemented': _166.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.env,self.bound,self.predicate,self.body,)==(other.env,other.bound,other.predicate,other.body,)\n return NotImplemented': _167.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.expr,self.status,self.values,self.bindings,self.predicate,self.error,)==(other.expr,other.status,other.values,other.bindings,other.predicate,other.error,)\n return NotImplemented': _168.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.fast,self.safe,self.span,self.ir,self.makes_unknowns,)==(other.fast,other.safe,other.span,other.ir,other.makes_unknowns,)\n return NotImplemented': _169.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.index,self.tool,self.args,self.verdict,self.violations,self.warnings,self.warning_branches,self.on_live_paths,self.after_failure,self.branch_labels,self.outcomes,self.changes,self.reports,self.cost,self.failure_probability,self.skipped,)==(other.index,other.tool,other.args,other.verdict,other.violations,other.warnings,other.warning_branches,other.on_live_paths,other.after_failure,other.branch_labels,other.outcomes,other.changes,other.reports,other.cost,other.failure_probability,other.skipped,)\n return NotImplemented': _170.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.initial,self.steps,self.outgoing,)==(other.initial,other.steps,other.outgoing,)\n return NotImplemented': _171.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.guard,)==(other.ir,other.guard,)\n return NotImplemented': _172.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.index,self.requires,self.shoulds,self.ensures,self.effects,self.outcomes,self.flow,self.cost,self.validators,self.machines,self.fast_pre,self.params,)==(other.ir,other.index,other.requires,other.shoulds,other.ensures,other.effects,other.outcomes,other.flow,other.cost,other.validators,other.machines,other.fast_pre,other.params,)\n return NotImplemented': _173.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.slot,self.initial,self.by_tool,self.tools,)==(other.ir,other.slot,other.initial,other.by_tool,other.tools,)\n return NotImplemented': _174.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.slots,self.state_names,self.fresh_slot,self.consts,self.defaults,self.initial,self.tools,self.machines,self.goals,self.warn_templates,self.lazy_validators,self.python_source,self.source_map,self.interpreter,)==(other.ir,other.slots,other.state_names,other.fresh_slot,other.consts,other.defaults,other.initial,other.tools,other.machines,other.goals,other.warn_templates,other.lazy_validators,other.python_source,other.source_map,other.interpreter,)\n return NotImplemented': _175.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.test,self.message,self.hint,)==(other.ir,other.test,other.message,other.hint,)\n return NotImplemented': _176.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.when,)==(other.ir,other.when,)\n return NotImplemented': _177.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.when,self.body,self.observed,self.message,self.hint,)==(other.ir,other.when,other.body,other.observed,other.message,other.hint,)\n return NotImplemented': _178.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.items,)==(other.items,)\n return NotImplemented': _179.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.key,self.value,)==(other.key,other.value,)\n return NotImplemented': _180.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.lines,self.spans,)==(other.lines,other.spans,)\n return NotImplemented': _181.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.locals,self.state,)==(other.locals,other.state,)\n return NotImplemented': _182.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.min_args,self.max_args,self.result,self.arg_kinds,self.doc,)==(other.min_args,other.max_args,other.result,other.arg_kinds,other.doc,)\n return NotImplemented': _183.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.name,)==(other.name,)\n return NotImplemented': _184.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.name,self.fields,self.open,)==(other.name,other.fields,other.open,)\n return NotImplemented': _185.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.name,self.members,)==(other.name,other.members,)\n return NotImplemented': _186.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.name,self.tag,self.variants,)==(other.name,other.tag,other.variants,)\n return NotImplemented': _187.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.name,self.target,)==(other.name,other.target,)\n return NotImplemented': _188.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.options,self.name,)==(other.options,other.name,)\n return NotImplemented': _189.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.outcome,self.kind,self.state,self.probability,self.event,self.assumptions,self.violations,self.warnings,self.report,self.flow_path,self.approximate,self.guess,self.preconditions_assumed,self.result,)==(other.outcome,other.kind,other.state,other.probability,other.event,other.assumptions,other.violations,other.warnings,other.report,other.flow_path,other.approximate,other.guess,other.preconditions_assumed,other.result,)\n return NotImplemented': _190.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.path,self.rule,self.message,self.value,self.hint,)==(other.path,other.rule,other.message,other.value,other.hint,)\n return NotImplemented': _191.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.plan,self.now,self.state_overrides,self.calls,)==(other.plan,other.now,other.state_overrides,other.calls,)\n return NotImplemented': _192.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.problem,)==(other.problem,)\n return NotImplemented': _193.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.state,self.probability,self.choices,self.failed_at,self.certain,self.guessed,self.cost,self.cost_known,self.merged,self.results,)==(other.state,other.probability,other.choices,other.failed_at,other.certain,other.guessed,other.cost,other.cost_known,other.merged,other.results,)\n return NotImplemented': _194.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.steps,self.source,self.state,self.now,self.goal,self.text,)==(other.steps,other.source,other.state,other.now,other.goal,other.text,)\n return NotImplemented': _195.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.template,self.values,)==(other.template,other.values,)\n return NotImplemented': _196.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.text,self.step,self.path,)==(other.text,other.step,other.path,)\n return NotImplemented': _197.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.tool,self.args,self.branches,self.cost,)==(other.tool,other.args,other.branches,other.cost,)\n return NotImplemented': _198.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.tool,self.args,self.line,)==(other.tool,other.args,other.line,)\n return NotImplemented': _199.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.tool,self.args,self.values,self.fast,self.references,)==(other.tool,other.args,other.values,other.fast,other.references,)\n return NotImplemented': _200.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.tool,self.verdict,self.reasons,)==(other.tool,other.verdict,other.reasons,)\n return NotImplemented': _201.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.type,self.optional,self.has_default,)==(other.type,other.optional,other.has_default,)\n return NotImplemented': _202.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.value,)==(other.value,)\n return NotImplemented': _203.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.value,self.problems,self.exact,)==(other.value,other.problems,other.exact,)\n return NotImplemented': _204.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.verdict,self.steps,self.paths,self.initial,self.notes,self.failure_probability,self.goal,self.goal_results,self.goal_unmet,self.states_explored,self.contract,)==(other.verdict,other.steps,other.paths,other.initial,other.notes,other.failure_probability,other.goal,other.goal_results,other.goal_unmet,other.states_explored,other.contract,)\n return NotImplemented': _205.__code__,
+    'def ?(self, outcome, kind, state, probability=_D, event=_D, assumptions=_D, violations=_D, warnings=_D, report=_D, flow_path=_D, approximate=_D, guess=_D, preconditions_assumed=_D, result=_D):\n self.outcome = outcome\n self.kind = kind\n self.state = state\n self.probability = probability\n self.event = event\n self.assumptions = assumptions\n if violations is _HAS_DEFAULT_FACTORY: violations = _f_violations()\n self.violations = violations\n if warnings is _HAS_DEFAULT_FACTORY: warnings = _f_warnings()\n self.warnings = warnings\n if report is _HAS_DEFAULT_FACTORY: report = _f_report()\n self.report = report\n self.flow_path = flow_path\n self.approximate = approximate\n self.guess = guess\n self.preconditions_assumed = preconditions_assumed\n self.result = result': _206.__code__,
+    "def ?(self, path, rule, message, value, hint):\n _object_setattr(self, 'path', path)\n _object_setattr(self, 'rule', rule)\n _object_setattr(self, 'message', message)\n _object_setattr(self, 'value', value)\n _object_setattr(self, 'hint', hint)": _207.__code__,
+    'def ?(self, plan, now, state_overrides, calls):\n self.plan = plan\n self.now = now\n self.state_overrides = state_overrides\n self.calls = calls': _208.__code__,
+    "def ?(self, problem):\n _object_setattr(self, 'problem', problem)": _209.__code__,
+    'def ?(self, state, probability, choices=_D, failed_at=_D, certain=_D, guessed=_D, cost=_D, cost_known=_D, merged=_D, results=_D):\n self.state = state\n self.probability = probability\n self.choices = choices\n self.failed_at = failed_at\n self.certain = certain\n self.guessed = guessed\n self.cost = cost\n self.cost_known = cost_known\n self.merged = merged\n self.results = results': _210.__code__,
+    'def ?(self, steps, source=_D, state=_D, now=_D, goal=_D, text=_D):\n self.steps = steps\n self.source = source\n if state is _HAS_DEFAULT_FACTORY: state = _f_state()\n self.state = state\n self.now = now\n self.goal = goal\n self.text = text': _211.__code__,
+    'def ?(self, template, values):\n self.template = template\n self.values = values': _212.__code__,
+    "def ?(self, text, step, path):\n _object_setattr(self, 'text', text)\n _object_setattr(self, 'step', step)\n _object_setattr(self, 'path', path)": _213.__code__,
+    'def ?(self, tool, args, branches, cost=_D):\n self.tool = tool\n self.args = args\n self.branches = branches\n self.cost = cost': _214.__code__,
+    'def ?(self, tool, args, line=_D):\n self.tool = tool\n self.args = args\n self.line = line': _215.__code__,
+    "def ?(self, tool, args, values, fast, references=_D):\n _object_setattr(self, 'tool', tool)\n _object_setattr(self, 'args', args)\n _object_setattr(self, 'values', values)\n _object_setattr(self, 'fast', fast)\n _object_setattr(self, 'references', references)": _216.__code__,
+    "def ?(self, tool, verdict, reasons=_D):\n _object_setattr(self, 'tool', tool)\n _object_setattr(self, 'verdict', verdict)\n _object_setattr(self, 'reasons', reasons)": _217.__code__,
+    "def ?(self, type, optional, has_default):\n _object_setattr(self, 'type', type)\n _object_setattr(self, 'optional', optional)\n _object_setattr(self, 'has_default', has_default)": _218.__code__,
+    "def ?(self, value):\n _object_setattr(self, 'value', value)": _219.__code__,
+    "def ?(self, value, problems=_D, exact=_D):\n _object_setattr(self, 'value', value)\n _object_setattr(self, 'problems', problems)\n _object_setattr(self, 'exact', exact)": _220.__code__,
+    'def ?(self, verdict, steps, paths, initial, notes=_D, failure_probability=_D, goal=_D, goal_results=_D, goal_unmet=_D, states_explored=_D, contract=_D):\n self.verdict = verdict\n self.steps = steps\n self.paths = paths\n self.initial = initial\n if notes is _HAS_DEFAULT_FACTORY: notes = _f_notes()\n self.notes = notes\n self.failure_probability = failure_probability\n self.goal = goal\n if goal_results is _HAS_DEFAULT_FACTORY: goal_results = _f_goal_results()\n self.goal_results = goal_results\n if goal_unmet is _HAS_DEFAULT_FACTORY: goal_unmet = _f_goal_unmet()\n self.goal_unmet = goal_unmet\n self.states_explored = states_explored\n self.contract = contract': _221.__code__,
 }

@@ -8,19 +8,24 @@ compile none.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import os
+import pickle
 import subprocess
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from contractsim import _record_methods, records
+from contractsim.diagnostics import Diagnostic, Span
 from contractsim.record_store import store_text
 from contractsim.records import compile_pending, record
+from contractsim.simulator.fast import BoundCall
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -150,3 +155,64 @@ def test_the_store_is_current() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
+
+
+def _twin(cls: type, **options: Any) -> type:
+    """The class ``@dataclass(**options)`` makes from the body of ``cls``."""
+    namespace: dict[str, Any] = {"__annotations__": {}}
+    for f in dataclasses.fields(cls):
+        namespace["__annotations__"][f.name] = f.type
+        namespace[f.name] = dataclasses.field(
+            default=f.default, default_factory=f.default_factory, compare=f.compare
+        )
+    for name in ("__eq__", "__hash__"):
+        if name in vars(cls):
+            namespace[name] = vars(cls)[name]
+    return dataclasses.dataclass(**options)(type(cls.__name__, (), namespace))
+
+
+@pytest.mark.parametrize(
+    ("cls", "options", "values"),
+    [
+        (Span, {"frozen": True, "slots": True, "kw_only": True}, {"file": "f", "line": 3}),
+        (
+            Diagnostic,
+            {"frozen": True, "slots": True, "kw_only": True},
+            {"code": "E0101", "severity": "error", "message": "m", "hint": "h"},
+        ),
+        (BoundCall, {"frozen": True}, {"tool": "t", "args": (), "values": (), "fast": None}),
+    ],
+    ids=lambda value: getattr(value, "__name__", ""),
+)
+def test_classes_moved_to_record_behave_as_their_dataclass_twins(
+    cls: type, options: dict[str, Any], values: dict[str, Any]
+) -> None:
+    """``Span``, ``Diagnostic`` (diagnostics.py) and ``BoundCall`` (simulator/fast.py) were
+    ``@dataclass`` classes; ``record`` makes them now, with the same behaviour."""
+    twin = _twin(cls, **options)
+    compile_pending()
+    assert str(inspect.signature(cls)) == str(inspect.signature(twin))
+    assert cls.__dataclass_params__.frozen and twin.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    ours, theirs = cls(**values), twin(**values)
+    assert repr(ours) == repr(theirs)
+    assert ours == cls(**values) and hash(ours) == hash(cls(**values))
+    if cls is Span:  # by its own methods, a Span equals every Span and hashes to 0
+        assert ours == Span(file="elsewhere") and hash(ours) == 0
+    else:
+        assert theirs == twin(**values) and hash(ours) == hash(theirs)
+    assert dataclasses.asdict(ours) == dataclasses.asdict(theirs)
+    assert pickle.loads(pickle.dumps(ours)) == ours
+    assert copy.deepcopy(ours) == ours
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ours.code = "x"  # type: ignore[attr-defined]
+    assert hasattr(cls, "__slots__") == hasattr(twin, "__slots__")
+
+
+def test_a_diagnostic_still_loads_through_pydantic() -> None:
+    diagnostic = Diagnostic(
+        code="E0101", severity="error", message="m", span=Span(file="f", line=2), hint=None
+    )
+    loaded = Diagnostic.load(diagnostic.dump())
+    assert loaded == diagnostic and loaded.span.same_place(diagnostic.span)
+    with pytest.raises(ValueError):
+        Diagnostic.load({**diagnostic.dump(), "extra": 1})
