@@ -138,7 +138,7 @@ def _41(self):
  return self.__class__.__qualname__ + f"(ir={self.ir!r}, slot={self.slot!r}, initial={self.initial!r}, by_tool={self.by_tool!r}, tools={self.tools!r})"
 
 def _42(self):
- return self.__class__.__qualname__ + f"(ir={self.ir!r}, slots={self.slots!r}, state_names={self.state_names!r}, fresh_slot={self.fresh_slot!r}, consts={self.consts!r}, defaults={self.defaults!r}, initial={self.initial!r}, tools={self.tools!r}, machines={self.machines!r}, goals={self.goals!r}, warn_templates={self.warn_templates!r}, lazy_validators={self.lazy_validators!r}, python_source={self.python_source!r}, source_map={self.source_map!r}, interpreter={self.interpreter!r})"
+ return self.__class__.__qualname__ + f"(ir={self.ir!r}, slots={self.slots!r}, state_names={self.state_names!r}, fresh_slot={self.fresh_slot!r}, consts={self.consts!r}, defaults={self.defaults!r}, initial={self.initial!r}, tools={self.tools!r}, machines={self.machines!r}, goals={self.goals!r}, warn_templates={self.warn_templates!r}, lazy_validators={self.lazy_validators!r}, python_source={self.python_source!r}, source_map={self.source_map!r}, interpreter={self.interpreter!r}, generated={self.generated!r})"
 
 def _43(self):
  return self.__class__.__qualname__ + f"(ir={self.ir!r}, test={self.test!r}, message={self.message!r}, hint={self.hint!r})"
@@ -795,7 +795,7 @@ def _143(self, ir, slot, initial, by_tool, tools):
  self.by_tool = by_tool
  self.tools = tools
 
-def _144(self, ir, slots, state_names, fresh_slot, consts, defaults, initial, tools, machines, goals, warn_templates, lazy_validators, python_source, source_map, interpreter):
+def _144(self, ir, slots, state_names, fresh_slot, consts, defaults, initial, tools, machines, goals, warn_templates, lazy_validators, python_source, source_map, interpreter, generated):
  self.ir = ir
  self.slots = slots
  self.state_names = state_names
@@ -811,6 +811,7 @@ def _144(self, ir, slots, state_names, fresh_slot, consts, defaults, initial, to
  self.python_source = python_source
  self.source_map = source_map
  self.interpreter = interpreter
+ self.generated = generated
 
 def _145(self, ir, test, message, hint):
  self.ir = ir
@@ -960,7 +961,7 @@ def _174(self, other):
 
 def _175(self, other):
  if other.__class__ is self.__class__:
-  return (self.ir,self.slots,self.state_names,self.fresh_slot,self.consts,self.defaults,self.initial,self.tools,self.machines,self.goals,self.warn_templates,self.lazy_validators,self.python_source,self.source_map,self.interpreter,)==(other.ir,other.slots,other.state_names,other.fresh_slot,other.consts,other.defaults,other.initial,other.tools,other.machines,other.goals,other.warn_templates,other.lazy_validators,other.python_source,other.source_map,other.interpreter,)
+  return (self.ir,self.slots,self.state_names,self.fresh_slot,self.consts,self.defaults,self.initial,self.tools,self.machines,self.goals,self.warn_templates,self.lazy_validators,self.python_source,self.source_map,self.interpreter,self.generated,)==(other.ir,other.slots,other.state_names,other.fresh_slot,other.consts,other.defaults,other.initial,other.tools,other.machines,other.goals,other.warn_templates,other.lazy_validators,other.python_source,other.source_map,other.interpreter,other.generated,)
  return NotImplemented
 
 def _176(self, other):
@@ -1273,7 +1274,7 @@ CODE = {
     'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, guard={self.guard!r})"': _39.__code__,
     'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, index={self.index!r}, requires={self.requires!r}, shoulds={self.shoulds!r}, ensures={self.ensures!r}, effects={self.effects!r}, outcomes={self.outcomes!r}, flow={self.flow!r}, cost={self.cost!r}, validators={self.validators!r}, machines={self.machines!r}, fast_pre={self.fast_pre!r}, params={self.params!r})"': _40.__code__,
     'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, slot={self.slot!r}, initial={self.initial!r}, by_tool={self.by_tool!r}, tools={self.tools!r})"': _41.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, slots={self.slots!r}, state_names={self.state_names!r}, fresh_slot={self.fresh_slot!r}, consts={self.consts!r}, defaults={self.defaults!r}, initial={self.initial!r}, tools={self.tools!r}, machines={self.machines!r}, goals={self.goals!r}, warn_templates={self.warn_templates!r}, lazy_validators={self.lazy_validators!r}, python_source={self.python_source!r}, source_map={self.source_map!r}, interpreter={self.interpreter!r})"': _42.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, slots={self.slots!r}, state_names={self.state_names!r}, fresh_slot={self.fresh_slot!r}, consts={self.consts!r}, defaults={self.defaults!r}, initial={self.initial!r}, tools={self.tools!r}, machines={self.machines!r}, goals={self.goals!r}, warn_templates={self.warn_templates!r}, lazy_validators={self.lazy_validators!r}, python_source={self.python_source!r}, source_map={self.source_map!r}, interpreter={self.interpreter!r}, generated={self.generated!r})"': _42.__code__,
     'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, test={self.test!r}, message={self.message!r}, hint={self.hint!r})"': _43.__code__,
     'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, when={self.when!r})"': _44.__code__,
     'def ?(self):\n return self.__class__.__qualname__ + f"(ir={self.ir!r}, when={self.when!r}, body={self.body!r}, observed={self.observed!r}, message={self.message!r}, hint={self.hint!r})"': _45.__code__,
@@ -1375,7 +1376,7 @@ CODE = {
     'def ?(self, ir, guard):\n self.ir = ir\n self.guard = guard': _141.__code__,
     'def ?(self, ir, index, requires, shoulds, ensures, effects, outcomes, flow, cost, validators, machines=_D, fast_pre=_D, params=_D):\n self.ir = ir\n self.index = index\n self.requires = requires\n self.shoulds = shoulds\n self.ensures = ensures\n self.effects = effects\n self.outcomes = outcomes\n self.flow = flow\n self.cost = cost\n self.validators = validators\n if machines is _HAS_DEFAULT_FACTORY: machines = _f_machines()\n self.machines = machines\n self.fast_pre = fast_pre\n self.params = params': _142.__code__,
     'def ?(self, ir, slot, initial, by_tool, tools):\n self.ir = ir\n self.slot = slot\n self.initial = initial\n self.by_tool = by_tool\n self.tools = tools': _143.__code__,
-    'def ?(self, ir, slots, state_names, fresh_slot, consts, defaults, initial, tools, machines, goals, warn_templates, lazy_validators, python_source, source_map, interpreter):\n self.ir = ir\n self.slots = slots\n self.state_names = state_names\n self.fresh_slot = fresh_slot\n self.consts = consts\n self.defaults = defaults\n self.initial = initial\n self.tools = tools\n self.machines = machines\n self.goals = goals\n self.warn_templates = warn_templates\n self.lazy_validators = lazy_validators\n self.python_source = python_source\n self.source_map = source_map\n self.interpreter = interpreter': _144.__code__,
+    'def ?(self, ir, slots, state_names, fresh_slot, consts, defaults, initial, tools, machines, goals, warn_templates, lazy_validators, python_source, source_map, interpreter, generated):\n self.ir = ir\n self.slots = slots\n self.state_names = state_names\n self.fresh_slot = fresh_slot\n self.consts = consts\n self.defaults = defaults\n self.initial = initial\n self.tools = tools\n self.machines = machines\n self.goals = goals\n self.warn_templates = warn_templates\n self.lazy_validators = lazy_validators\n self.python_source = python_source\n self.source_map = source_map\n self.interpreter = interpreter\n self.generated = generated': _144.__code__,
     'def ?(self, ir, test, message, hint):\n self.ir = ir\n self.test = test\n self.message = message\n self.hint = hint': _145.__code__,
     'def ?(self, ir, when):\n self.ir = ir\n self.when = when': _146.__code__,
     'def ?(self, ir, when, body, observed, message, hint):\n self.ir = ir\n self.when = when\n self.body = body\n self.observed = observed\n self.message = message\n self.hint = hint': _147.__code__,
@@ -1406,7 +1407,7 @@ CODE = {
     'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.guard,)==(other.ir,other.guard,)\n return NotImplemented': _172.__code__,
     'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.index,self.requires,self.shoulds,self.ensures,self.effects,self.outcomes,self.flow,self.cost,self.validators,self.machines,self.fast_pre,self.params,)==(other.ir,other.index,other.requires,other.shoulds,other.ensures,other.effects,other.outcomes,other.flow,other.cost,other.validators,other.machines,other.fast_pre,other.params,)\n return NotImplemented': _173.__code__,
     'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.slot,self.initial,self.by_tool,self.tools,)==(other.ir,other.slot,other.initial,other.by_tool,other.tools,)\n return NotImplemented': _174.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.slots,self.state_names,self.fresh_slot,self.consts,self.defaults,self.initial,self.tools,self.machines,self.goals,self.warn_templates,self.lazy_validators,self.python_source,self.source_map,self.interpreter,)==(other.ir,other.slots,other.state_names,other.fresh_slot,other.consts,other.defaults,other.initial,other.tools,other.machines,other.goals,other.warn_templates,other.lazy_validators,other.python_source,other.source_map,other.interpreter,)\n return NotImplemented': _175.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.slots,self.state_names,self.fresh_slot,self.consts,self.defaults,self.initial,self.tools,self.machines,self.goals,self.warn_templates,self.lazy_validators,self.python_source,self.source_map,self.interpreter,self.generated,)==(other.ir,other.slots,other.state_names,other.fresh_slot,other.consts,other.defaults,other.initial,other.tools,other.machines,other.goals,other.warn_templates,other.lazy_validators,other.python_source,other.source_map,other.interpreter,other.generated,)\n return NotImplemented': _175.__code__,
     'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.test,self.message,self.hint,)==(other.ir,other.test,other.message,other.hint,)\n return NotImplemented': _176.__code__,
     'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.when,)==(other.ir,other.when,)\n return NotImplemented': _177.__code__,
     'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.ir,self.when,self.body,self.observed,self.message,self.hint,)==(other.ir,other.when,other.body,other.observed,other.message,other.hint,)\n return NotImplemented': _178.__code__,
