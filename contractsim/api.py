@@ -68,6 +68,16 @@ class Contract:
 
         return compile_contract(self.ir, self.source)
 
+    def compile(self, lazy: bool = False) -> CompiledContract:
+        """:attr:`compiled`, made now if it was not. ``lazy``: its generated code is compiled
+        chunk by chunk (the predicates, each tool's functions, ...) when first called, so that
+        a process that calls a few tools compiles only theirs (``contractsim simulate``)."""
+        if "compiled" not in self.__dict__:  # where functools.cached_property keeps it
+            from .compiler.compile import compile_contract
+
+            self.__dict__["compiled"] = compile_contract(self.ir, self.source, lazy=lazy)
+        return self.compiled
+
     def simulator(self, now: datetime | str | None = None, step_seconds: float = 10.0) -> Simulator:
         """A :class:`~contractsim.simulator.engine.Simulator` for dry-running plans. ``now``
         fixes ``today()``/``now()`` (RFC 3339 text or a datetime; default: the wall clock);

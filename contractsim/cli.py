@@ -263,6 +263,7 @@ def simulate(
     from .simulator.report import render_text
 
     c = _load(contract, fmt)
+    c.compile(lazy=True)  # one plan calls a few tools: compile only their code
     try:
         run = prepare_run(c.compiled, plan, state_file, now)
         goal = goal or run.plan.goal

@@ -5,8 +5,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from .records import record
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 Severity = Literal["error", "warning", "note"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Span:
     """A region of a source file: 1-based lines and columns, ``end_col`` exclusive.
 
@@ -54,7 +55,7 @@ class Span:
 NO_SPAN = Span()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Diagnostic:
     """One finding: a stable code, a severity, a message, where it is, and what to do about it.
 

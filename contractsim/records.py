@@ -12,6 +12,14 @@ the decorator would, and compiles them in one ``exec`` per method name: the firs
 shows the stand-in's ``(*args, **kwargs)``). ``__setattr__`` and ``__delattr__`` of a frozen
 class are plain closures (nothing to compile).
 
+Compiling is the larger part of that work (the IR's 64 ``__init__`` methods take 10–20 ms), and
+the methods of contractsim's own classes are the same in every process: they are stored, as
+Python source, in :mod:`contractsim._record_methods`, which Python's bytecode cache loads like
+any module. A method whose source text is stored there takes the stored code object (keyed by
+the whole source text: a class that changed gets its new method compiled as before, never a
+stale one); ``python -m contractsim.record_store`` rewrites the store from every ``record`` class of
+the package (``--check`` says whether it is current; ``tests/test_record_store.py`` does too).
+
 ``__dataclass_params__`` records what was asked, as the decorator's does, and the classes mix
 with the decorator's in either direction (a frozen dataclass may derive from a frozen record and
 the other way round). ``order``, ``unsafe_hash``,
@@ -20,9 +28,10 @@ the other way round). ``order``, ``unsafe_hash``,
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
-import itertools
 import reprlib
+import sys
 import threading
 import types
 from collections.abc import Callable
@@ -39,23 +48,57 @@ else:
 
 _T = TypeVar("_T")
 
-#: (class, method name, source lines) waiting to be compiled by :func:`compile_pending`
-_PENDING: list[tuple[type, str, list[str]]] = []
-_NAMESPACE: dict[str, Any] = {
+#: (class, method name, source text, positional defaults, keyword defaults, globals) waiting to
+#: be compiled by :func:`compile_pending`; the source's function is named ``?``
+_PENDING: list[tuple[type, str, str, tuple[Any, ...], dict[str, Any] | None, dict[str, Any]]] = []
+#: the globals of every method (a class with default factories adds them, as ``_f_NAME``)
+_GLOBALS: dict[str, Any] = {
+    "__builtins__": builtins,
     "_HAS_DEFAULT_FACTORY": dataclasses._HAS_DEFAULT_FACTORY,  # type: ignore[attr-defined]
     "_object_setattr": object.__setattr__,
 }
-#: numbers for the names in the shared namespace (``next`` on it is atomic)
-_NUMBERS = itertools.count()
+#: every method source made in this process, in order (what ``python -m contractsim.records``
+#: stores)
+_SOURCES: dict[str, None] = {}
+#: the stored code objects by source text (:mod:`contractsim._record_methods`), read on first use
+_stored_code: dict[str, types.CodeType] | None = None
 #: one compilation at a time: a thread that finds a stand-in while another compiles waits for it
 _LOCK = threading.RLock()
 
 
 def compile_pending(method: str | None = None) -> None:
     """Compile the methods waiting to be compiled (only the ``method`` ones, e.g.
-    ``"__init__"``, if given), in one ``exec``, and install them."""
+    ``"__init__"``, if given) and install them: the code stored for their source, the others
+    compiled in one ``compile``."""
     with _LOCK:
         _compile_pending(method)
+
+
+def _stored() -> dict[str, types.CodeType]:
+    global _stored_code
+    if _stored_code is None:
+        try:
+            from . import _record_methods
+        except ImportError:  # pragma: no cover - a checkout without the store compiles all
+            _stored_code = {}
+        else:
+            _stored_code = _record_methods.CODE
+    return _stored_code
+
+
+def _compiled(sources: list[str]) -> list[types.CodeType]:
+    """The code objects of ``sources``: the stored ones, the others compiled in one go."""
+    stored = _stored()
+    missing = [source for source in dict.fromkeys(sources) if source not in stored]
+    made: dict[str, types.CodeType] = {}
+    if missing:
+        text = "\n".join(
+            source.replace("def ?(", f"def _fn{i}(", 1) for i, source in enumerate(missing)
+        )
+        module = compile(text, "<record methods>", "exec", dont_inherit=True)
+        codes = {c.co_name: c for c in module.co_consts if isinstance(c, types.CodeType)}
+        made = {source: codes[f"_fn{i}"] for i, source in enumerate(missing)}
+    return [stored[source] if source in stored else made[source] for source in sources]
 
 
 def _compile_pending(method: str | None) -> None:
@@ -63,17 +106,16 @@ def _compile_pending(method: str | None) -> None:
     if not pending:
         return
     _PENDING[:] = [entry for entry in _PENDING if method is not None and entry[1] != method]
-    lines: list[str] = []
-    names: list[str] = []
-    for _, _, source in pending:
-        name = f"_fn{next(_NUMBERS)}"
-        names.append(name)
-        lines.append(source[0].replace("def ?(", f"def {name}(", 1))
-        lines.extend(source[1:])
-    exec("\n".join(lines), _NAMESPACE)
-    for (cls, method, _), name in zip(pending, names):
-        fn = _NAMESPACE.pop(name)
-        fn.__qualname__ = f"{cls.__qualname__}.{method}"
+    codes = _compiled([entry[2] for entry in pending])
+    for (cls, method, _, defaults, kwdefaults, namespace), code in zip(pending, codes):
+        qualname = f"{cls.__qualname__}.{method}"
+        if sys.version_info >= (3, 11):
+            code = code.replace(co_name=method, co_qualname=qualname)
+        else:  # pragma: no cover - Python 3.10
+            code = code.replace(co_name=method)
+        fn: Any = types.FunctionType(code, namespace, method, defaults or None)
+        fn.__kwdefaults__ = kwdefaults
+        fn.__qualname__ = qualname
         fn.__module__ = cls.__module__
         if method == "__init__":
             fn.__annotations__ = {f.name: f.type for f in dataclasses.fields(cls)} | {
@@ -98,65 +140,92 @@ _STAND_INS = {
 }
 
 
-def _defer(cls: type, method: str, source: list[str]) -> None:
+def _defer(
+    cls: type,
+    method: str,
+    source: list[str],
+    defaults: tuple[Any, ...] = (),
+    kwdefaults: dict[str, Any] | None = None,
+    namespace: dict[str, Any] = _GLOBALS,
+) -> None:
     """Queue ``source`` as ``cls.method`` and install the stand-in that compiles it on first
     call. Under the lock: an entry queued while another thread is between reading and
     rewriting the queue in :func:`_compile_pending` would be dropped, and its stand-in would
     then call itself for ever."""
+    text = "\n".join(source)
     with _LOCK:
-        _PENDING.append((cls, method, source))
+        _SOURCES[text] = None
+        _PENDING.append((cls, method, text, defaults, kwdefaults, namespace))
         setattr(cls, method, _STAND_INS[method])
 
 
-def _value(prefix: str, value: Any) -> str:
-    """A name in the shared namespace that holds ``value``."""
-    name = f"_{prefix}{next(_NUMBERS)}"
-    _NAMESPACE[name] = value
-    return name
-
-
-def _slot_setter(cls: type, name: str) -> str | None:
-    """A name in the shared namespace for the ``__set__`` of the slot ``name`` of ``cls``: the
-    descriptor ``object.__setattr__`` finds on every call, found once (calling it directly
-    costs a quarter as much: the IR's nodes are made by the thousand). None when the
-    attribute is not a slot."""
+def _slot_setter(cls: type, name: str) -> Callable[[Any, Any], None] | None:
+    """The ``__set__`` of the slot ``name`` of ``cls``: the descriptor ``object.__setattr__``
+    finds on every call, found once (calling it directly costs a quarter as much: the IR's
+    nodes are made by the thousand). None when the attribute is not a slot. The ``__init__``
+    calls it as ``_s_NAME`` from its own globals, so its source stays that of every class with
+    the same fields (and is found in the store)."""
     for klass in cls.__mro__:
         if name in klass.__dict__:
             slot = klass.__dict__[name]
             if isinstance(slot, types.MemberDescriptorType):
-                return _value("s", slot.__set__)
+                setter: Callable[[Any, Any], None] = slot.__set__
+                return setter
             return None
     return None
 
 
-def _init_source(cls: type, fields: tuple[dataclasses.Field[Any], ...], frozen: bool) -> list[str]:
+def _init_source(
+    cls: type, fields: tuple[dataclasses.Field[Any], ...], frozen: bool
+) -> tuple[list[str], tuple[Any, ...], dict[str, Any] | None, dict[str, Any]]:
+    """The ``__init__``'s source, its positional and keyword defaults, and its globals. A
+    default is the function's own (``=_D`` in the source, never evaluated), so the source
+    depends only on the fields' names and kinds."""
     positional: list[str] = []
     keyword: list[str] = []
+    defaults: list[Any] = []
+    kwdefaults: dict[str, Any] = {}
+    namespace = _GLOBALS
     body: list[str] = []
     for f in fields:
         if f.default is not dataclasses.MISSING:
-            param = f"{f.name}={_value('d', f.default)}"
+            param = f"{f.name}=_D"
+            default = f.default
         elif f.default_factory is not dataclasses.MISSING:
-            param = f"{f.name}=_HAS_DEFAULT_FACTORY"
-            factory = _value("f", f.default_factory)
-            body.append(f" if {f.name} is _HAS_DEFAULT_FACTORY: {f.name} = {factory}()")
+            param = f"{f.name}=_D"
+            default = dataclasses._HAS_DEFAULT_FACTORY  # type: ignore[attr-defined]
+            if namespace is _GLOBALS:
+                namespace = dict(_GLOBALS)
+            namespace[f"_f_{f.name}"] = f.default_factory
+            body.append(f" if {f.name} is _HAS_DEFAULT_FACTORY: {f.name} = _f_{f.name}()")
         else:
             if positional and "=" in positional[-1] and not f.kw_only:
                 raise TypeError(f"non-default argument {f.name!r} follows default argument")
             param = f.name
-        (keyword if f.kw_only else positional).append(param)
+        if f.kw_only:
+            keyword.append(param)
+            if "=" in param:
+                kwdefaults[f.name] = default
+        else:
+            positional.append(param)
+            if "=" in param:
+                defaults.append(default)
         if frozen:
             setter = _slot_setter(cls, f.name)
-            if setter is not None:
-                body.append(f" {setter}(self, {f.name})")
-            else:
+            if setter is None:
                 body.append(f" _object_setattr(self, {f.name!r}, {f.name})")
+            else:
+                if namespace is _GLOBALS:
+                    namespace = dict(_GLOBALS)
+                namespace[f"_s_{f.name}"] = setter
+                body.append(f" _s_{f.name}(self, {f.name})")
         else:
             body.append(f" self.{f.name} = {f.name}")
     if hasattr(cls, "__post_init__"):
         body.append(" self.__post_init__()")
     params = ["self", *positional, *(["*", *keyword] if keyword else [])]
-    return [f"def ?({', '.join(params)}):", *(body or [" pass"])]
+    source = [f"def ?({', '.join(params)}):", *(body or [" pass"])]
+    return source, tuple(defaults), kwdefaults or None, namespace
 
 
 def _signature_doc(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> str:
@@ -274,7 +343,7 @@ def record(
         own = made.__dict__
         result: type[_T] = made
         if init and "__init__" not in own:
-            _defer(made, "__init__", _init_source(made, fields, frozen))
+            _defer(made, "__init__", *_init_source(made, fields, frozen))
         if repr and "__repr__" not in own:
             shown = ", ".join(f"{f.name}={{self.{f.name}!r}}" for f in fields if f.repr)
             source = ["def ?(self):", f' return self.__class__.__qualname__ + f"({shown})"']

@@ -4,6 +4,7 @@ validators, generated predicate/condition/effect functions, and transition table
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
@@ -214,6 +215,9 @@ class CompiledContract:
     python_source: str
     source_map: dict[int, Span]
     interpreter: Interpreter
+    # the generated code, compiled chunk by chunk when first called (``compile_all`` compiles
+    # it all at once)
+    generated: _Builder
 
     @property
     def validators(self) -> ValidatorBuilder:
@@ -362,12 +366,30 @@ class _Builder:
         self.defaults = self._defaults()
         self.gen = {flavour: CodeGen(contract, self.slots, flavour) for flavour in FLAVOURS}
         self.src = {flavour: Source() for flavour in FLAVOURS}
+        # the generated code is compiled in chunks, each when one of its functions is first
+        # called: the predicates, each tool's functions, the rest (machines, goals); a chunk is
+        # a range of lines, the same in both flavours' sources except for the fast-only lines
+        self.chunks: dict[Flavour, list[tuple[int, int]]] = {flavour: [] for flavour in FLAVOURS}
+        self.chunk = 0  # the chunk whose functions are being generated
+        self.modules: dict[Flavour, dict[str, Any]] = {}  # a namespace per flavour
+        self.compiled_chunks: set[tuple[Flavour, int]] = set()
+        self.roots: tuple[Any, ...] = ()
+        self.lock = threading.RLock()
         self._n = 0
         for flavour in FLAVOURS:
             for pred in contract.predicates:
                 self.gen[flavour].predicate_function(self.src[flavour], pred)
             for function in contract.functions:
                 self.gen[flavour].predicate_function(self.src[flavour], function)
+        self.end_chunk()
+
+    def end_chunk(self) -> None:
+        """Close the chunk of the functions generated since the last one."""
+        for flavour in FLAVOURS:
+            chunks = self.chunks[flavour]
+            start = chunks[-1][1] if chunks else 0
+            chunks.append((start, len(self.src[flavour].lines)))
+        self.chunk = len(self.chunks["fast"])
 
     def _consts(self) -> dict[str, Any]:
         env = Env(self.c, state={})
@@ -390,6 +412,10 @@ class _Builder:
             if f.default is not None
         }
 
+    def lazy(self, name: str, flavour: Flavour) -> _Lazy:
+        """The placeholder of a function of the chunk being generated."""
+        return _Lazy(self, name, flavour, self.chunk)
+
     def name(self, base: str) -> str:
         self._n += 1
         return f"{base}_{self._n}"
@@ -399,7 +425,7 @@ class _Builder:
         for flavour in FLAVOURS:
             self.gen[flavour].expr_function(self.src[flavour], name, e, params, e.span)
         return Compiled(
-            fast=_Lazy(self, name, "fast"), safe=_Lazy(self, name, "safe"), span=e.span, ir=e
+            fast=self.lazy(name, "fast"), safe=self.lazy(name, "safe"), span=e.span, ir=e
         )
 
     def effect_fn(
@@ -416,8 +442,8 @@ class _Builder:
         makes = _makes_fresh_values(body)
         fast: Flavour = "safe" if makes else "fast"
         return Compiled(
-            fast=_Lazy(self, name, fast),
-            safe=_Lazy(self, name, "safe"),
+            fast=self.lazy(name, fast),
+            safe=self.lazy(name, "safe"),
             span=span,
             ir=body,
             makes_unknowns=makes,
@@ -433,7 +459,7 @@ class _Builder:
         for flavour in FLAVOURS:
             self.gen[flavour].tuple_function(self.src[flavour], name, holes, params, t.span)
         return TemplateFn(
-            t, Compiled(fast=_Lazy(self, name, "fast"), safe=_Lazy(self, name, "safe"), span=t.span)
+            t, Compiled(fast=self.lazy(name, "fast"), safe=self.lazy(name, "safe"), span=t.span)
         )
 
     def condition(self, cond: ir.Condition, params: tuple[ir.Param, ...]) -> CCondition:
@@ -489,7 +515,7 @@ class _Builder:
             validators=validators,
         )
         if pre_name is not None:
-            ctool.fast_pre = _Lazy(self, pre_name, "fast")
+            ctool.fast_pre = self.lazy(pre_name, "fast")
         return ctool
 
     def flow(
@@ -553,29 +579,68 @@ class _Builder:
             tools=frozenset(by_tool),
         )
 
-    def finish(self) -> dict[Flavour, dict[str, Any]]:
-        modules: dict[Flavour, dict[str, Any]] = {}
+    def finish(self, roots: tuple[Any, ...]) -> None:
+        """Close the last chunk. ``roots`` (the compiled tools, machines and goals) hold the
+        placeholders that :meth:`function` replaces by the functions as it compiles them."""
+        self.end_chunk()
+        self.roots = roots
+
+    def function(self, flavour: Flavour, chunk: int, name: str) -> Fn:
+        """A generated function, its chunk compiled (once) if it was not: then every
+        placeholder of that chunk in the roots is replaced by its function."""
+        key = (flavour, chunk)
+        with self.lock:
+            if key not in self.compiled_chunks:
+                env = self.modules.get(flavour)
+                if env is None:
+                    env = self.modules[flavour] = self._namespace(flavour)
+                    self._compile_chunk(flavour, 0, env)  # the predicates the others call
+                self._compile_chunk(flavour, chunk, env)
+                for obj in self.roots:
+                    _resolve(obj, self)
+            fn: Fn = self.modules[flavour][name]
+            return fn
+
+    def compile_all(self) -> None:
+        """Compile every chunk of both flavours now (what was done at load before chunks)."""
+        for flavour in FLAVOURS:
+            for chunk in range(len(self.chunks[flavour])):
+                with self.lock:
+                    env = self.modules.get(flavour)
+                    if env is None:
+                        env = self.modules[flavour] = self._namespace(flavour)
+                    self._compile_chunk(flavour, chunk, env)
+        for obj in self.roots:
+            _resolve(obj, self)
+
+    def _namespace(self, flavour: Flavour) -> dict[str, Any]:
         from .typetest import declared_specs
 
-        declared = declared_specs(self.c)
-        for flavour in FLAVOURS:
-            env = runtime_env(
-                self.consts,
-                self.defaults,
-                flavour,
-                self.interpreter.texts,
-                len(self.c.state),
-            )
-            env["TS"] = tuple(self.gen[flavour].type_specs)
-            env["TY"] = declared
-            code = compile(
-                self.src[flavour].text(),
-                f"<contract {self.c.header.name}{' (safe)' if flavour == 'safe' else ''}>",
-                "exec",
-            )
-            exec(code, env)  # noqa: S102 - generated from checked IR with every literal escaped
-            modules[flavour] = env
-        return modules
+        env = runtime_env(
+            self.consts,
+            self.defaults,
+            flavour,
+            self.interpreter.texts,
+            len(self.c.state),
+        )
+        env["TS"] = tuple(self.gen[flavour].type_specs)
+        env["TY"] = declared_specs(self.c)
+        return env
+
+    def _compile_chunk(self, flavour: Flavour, chunk: int, env: dict[str, Any]) -> None:
+        if (flavour, chunk) in self.compiled_chunks:
+            return
+        start, end = self.chunks[flavour][chunk]
+        # blank lines before the chunk: its functions keep their line numbers in the whole
+        # source (source_map, tracebacks), as when the flavour was compiled in one piece
+        text = "\n" * start + "\n".join(self.src[flavour].lines[start:end]) + "\n"
+        code = compile(
+            text,
+            f"<contract {self.c.header.name}{' (safe)' if flavour == 'safe' else ''}>",
+            "exec",
+        )
+        exec(code, env)  # noqa: S102 - generated from checked IR with every literal escaped
+        self.compiled_chunks.add((flavour, chunk))
 
 
 def _makes_fresh_values(body: tuple[ir.Stmt, ...]) -> bool:
@@ -590,41 +655,49 @@ def _makes_fresh_values(body: tuple[ir.Stmt, ...]) -> bool:
 
 
 class _Lazy:
-    """A reference to a generated function, resolved once the module is compiled."""
+    """A reference to a generated function, replaced by the function once its chunk of
+    generated code is compiled; called before that, it compiles the chunk and calls it."""
 
-    __slots__ = ("builder", "name", "flavour", "fn")
+    __slots__ = ("builder", "name", "flavour", "chunk", "fn")
 
-    def __init__(self, builder: _Builder, name: str, flavour: Flavour) -> None:
+    def __init__(self, builder: _Builder, name: str, flavour: Flavour, chunk: int) -> None:
         self.builder = builder
         self.name = name
         self.flavour = flavour
+        self.chunk = chunk
         self.fn: Fn | None = None
 
-    def __call__(self, *args: Any) -> Any:  # pragma: no cover - replaced by resolve()
-        raise RuntimeError("generated code used before compilation")
+    def __call__(self, *args: Any) -> Any:
+        fn = self.fn
+        if fn is None:
+            fn = self.fn = self.builder.function(self.flavour, self.chunk, self.name)
+        return fn(*args)
 
 
-def _resolve(obj: Any, modules: dict[Flavour, dict[str, Any]]) -> Any:
-    """Replace every _Lazy placeholder in the compiled structures by the real function."""
+def _resolve(obj: Any, builder: _Builder) -> Any:
+    """Replace every _Lazy placeholder whose chunk is compiled, in the compiled structures, by
+    the real function (the others stay)."""
     if isinstance(obj, _Lazy):
-        return modules[obj.flavour][obj.name]
+        if (obj.flavour, obj.chunk) in builder.compiled_chunks:
+            return builder.modules[obj.flavour][obj.name]
+        return obj
     if isinstance(obj, Compiled):
-        obj.fast = _resolve(obj.fast, modules)
-        obj.safe = _resolve(obj.safe, modules)
+        obj.fast = _resolve(obj.fast, builder)
+        obj.safe = _resolve(obj.safe, builder)
         return obj
     if isinstance(obj, list):
         for i, item in enumerate(obj):
-            obj[i] = _resolve(item, modules)
+            obj[i] = _resolve(item, builder)
         return obj
     if isinstance(obj, dict):
         for k, item in obj.items():
-            obj[k] = _resolve(item, modules)
+            obj[k] = _resolve(item, builder)
         return obj
     if hasattr(obj, "__dataclass_fields__"):
         for name in obj.__dataclass_fields__:
             if name in ("ir", "template", "validators"):
                 continue
-            setattr(obj, name, _resolve(getattr(obj, name), modules))
+            setattr(obj, name, _resolve(getattr(obj, name), builder))
         return obj
     return obj
 
@@ -651,11 +724,19 @@ def initial_state(
     return tuple(values)
 
 
-def compile_contract(contract: ir.Contract, source_text: str = "") -> CompiledContract:
-    """Compile a checked contract into runtime artefacts."""
+def compile_contract(
+    contract: ir.Contract, source_text: str = "", *, lazy: bool = False
+) -> CompiledContract:
+    """Compile a checked contract into runtime artefacts. ``lazy``: the generated code is
+    compiled chunk by chunk (the predicates, each tool's functions, the machines' and goals'),
+    each when one of its functions is first called, instead of all now — a process that calls
+    a few tools (one ``contractsim simulate``) compiles only theirs."""
     b = _Builder(contract, source_text)
     validators = _Validators(contract)
-    tools = {t.name: b.tool(t, i, validators) for i, t in enumerate(contract.tools)}
+    tools: dict[str, CTool] = {}
+    for i, t in enumerate(contract.tools):
+        tools[t.name] = b.tool(t, i, validators)
+        b.end_chunk()
     machines = {m.name: b.machine(m) for m in contract.machines}
     for m in machines.values():
         for tool_name in m.tools:
@@ -674,9 +755,9 @@ def compile_contract(contract: ir.Contract, source_text: str = "") -> CompiledCo
                 if isinstance(s, (ir.Warn, ir.Fail)) and s.message is not None:
                     tf = TemplateFn(s.message, None)
                     warn_templates[f"{s.span.line}:{s.span.col}"] = tf
-    modules = b.finish()
-    for obj in (tools, machines, goals):
-        _resolve(obj, modules)
+    b.finish((tools, machines, goals))
+    if not lazy:
+        b.compile_all()
     state_names = [v.name for v in contract.state]
     return CompiledContract(
         ir=contract,
@@ -696,6 +777,7 @@ def compile_contract(contract: ir.Contract, source_text: str = "") -> CompiledCo
         + b.src["safe"].text(),
         source_map=b.src["fast"].spans,
         interpreter=b.interpreter,
+        generated=b,
     )
 
 

@@ -7,7 +7,6 @@ the full semantics (:meth:`Simulator.run`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import ValidationError
@@ -19,6 +18,7 @@ from ..compiler.problems import problems_from
 from ..diagnostics import did_you_mean
 from ..dsl import ir
 from ..dsl.walk import all_exprs, walk_stmts
+from ..records import record
 from .results import Verdict
 from .state import State
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .engine import Simulator
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BoundCall:
     """A call whose arguments were validated once (``sim.bind``); planners reuse these."""
 
