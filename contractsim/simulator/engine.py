@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from .explore import PlanReport
     from .goals import GoalPart
     from .observe import Observation, Observed
+    from .quick import QuickObserver
 
 
 class Simulator:
@@ -78,6 +79,10 @@ class Simulator:
         self._stepper = Stepper(self.compiled, self._explainer)
         # caches, filled on first use
         self._plan_checker: PlanChecker | None = None
+        self._quick: QuickObserver | None = None
+        self.quick_observe = True
+        """Replay observes the common calls of simple tools on a quick path with the same
+        answers (:mod:`.quick`); off, every call takes the general step (tests compare them)."""
 
     @property
     def explain(self) -> bool:
@@ -426,7 +431,18 @@ class Simulator:
             or not (seen.error is None or type(seen.error) is str)
         ):
             return self.observe(state, tool, args, seen)
-        return observe(self, state, tool, _read_args(tool, args)[0], seen)
+        args = _read_args(tool, args)[0]
+        if self.quick_observe:
+            quick = self._quick
+            if quick is None:
+                from .quick import QuickObserver
+
+                quick = self._quick = QuickObserver(self)
+            with lib.step_budget(self.step_seconds):
+                observed = quick.observe(state, tool, args, seen)
+            if observed is not None:
+                return observed
+        return observe(self, state, tool, args, seen)
 
     def run(
         self,
