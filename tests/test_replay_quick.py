@@ -30,7 +30,11 @@ GORILLA_ADAPTER = str(ROOT / "examples/gorilla_fs/adapter.py") + ":from_bfcl"
 # (contract, runs, adapter or None): every recorded run in the repository
 CORPORA: dict[str, tuple[Path, Path, str | None]] = {
     "gorilla": (GORILLA, ROOT / "tests/data/bfcl/GorillaFileSystem.jsonl", GORILLA_ADAPTER),
-    "gorilla-edge": (GORILLA, ROOT / "tests/data/bfcl/GorillaFileSystem.edge.jsonl", None),
+    "gorilla-edge": (
+        GORILLA,
+        ROOT / "tests/data/bfcl/GorillaFileSystem.edge.jsonl",
+        GORILLA_ADAPTER,
+    ),
     "gorilla-snapshots": (
         GORILLA,
         ROOT / "tests/data/bfcl/GorillaFileSystem.snapshots.jsonl",
@@ -48,10 +52,8 @@ CORPORA: dict[str, tuple[Path, Path, str | None]] = {
 def _corpus(name: str) -> tuple[Contract, list[Run]]:
     contract_path, runs_path, adapter = CORPORA[name]
     contract = load(contract_path)
-    if name == "gorilla-edge":
-        adapter = GORILLA_ADAPTER  # the edge file is in BFCL's own format, like the main one
-    runs = read_runs(runs_path, contract.compiled, None if adapter is None else load_adapter(adapter))
-    return contract, runs
+    read = None if adapter is None else load_adapter(adapter)
+    return contract, read_runs(runs_path, contract.compiled, read)
 
 
 def _flipped(runs: list[Run]) -> list[Run]:

@@ -25,16 +25,19 @@ observation and report by report on every recorded run of the repository.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from ..compiler.compile import CTool, make_context
-from .observe import Observation, Observed, _PLAIN_ARGS, _real_result, _validated_args
+from .observe import _PLAIN_ARGS, Observation, Observed, Status, _real_result, _validated_args
 from .results import Branch, StepResult, StepWarning
 from .state import State
 from .step import SIMULATED, off_spec_warnings, oversized
 
 if TYPE_CHECKING:
     from .engine import Simulator
+
+
+_UNSET: Any = object()  # (a tool whose plan is not worked out yet)
 
 
 class ToolPlan:
@@ -49,7 +52,7 @@ class ToolPlan:
         self.shoulds = tuple(c.test.fast for c in ctool.shoulds)
         self.bodies = tuple(b.fast for b in (ctool.effects, out.body) if b is not None)
         self.outcome = outcome
-        self.kind = out.ir.outcome
+        self.kind: Literal["success", "partial", "fails"] = out.ir.outcome
         self.flow_path = (ctool.flow.initial,)
 
 
@@ -86,13 +89,13 @@ class QuickObserver:
         """What :func:`.observe.observe` answers for this call, or None: take that path.
         (Called inside the step budget; ``args`` were read as contract values.)"""
         plans = self.plans
-        plan = plans.get(tool, SIMULATED)
-        if plan is SIMULATED:  # (not worked out yet)
+        plan = plans.get(tool, _UNSET)
+        if plan is _UNSET:
             ctool = self.sim.compiled.tools.get(tool)
             plan = plans[tool] = None if ctool is None else tool_plan(self.sim, ctool)
         if plan is None or state.has_unknown:
             return None
-        assert isinstance(plan, ToolPlan)
+        plan = cast(ToolPlan, plan)
         ctool = plan.ctool
         values = _validated_args(self.sim, ctool, args)
         if values is None:
@@ -112,13 +115,13 @@ class QuickObserver:
         seen: Observation,
     ) -> Observed | None:
         S = state.data
-        ctx = self.stepper._explainer._null_ctx
+        null_ctx = self.stepper._explainer._null_ctx  # (what the general step evaluates with)
         try:
             for test in plan.requires:
-                if test(S, values, None, S, ctx) is not True:
+                if test(S, values, None, S, null_ctx) is not True:
                     return None  # predicted to fail: the general path explains it
             for test in plan.shoulds:
-                if test(S, values, None, S, ctx) is not True:
+                if test(S, values, None, S, null_ctx) is not True:
                     return None  # a warning to explain
         except Exception:  # noqa: BLE001 - the general path reports it
             return None
@@ -139,7 +142,7 @@ class QuickObserver:
         new_state = state.derive(tuple(work))
         branch = Branch(
             plan.outcome,
-            plan.kind,  # type: ignore[arg-type]
+            plan.kind,
             new_state,
             probability=1.0,
             warnings=self._off_spec(ctool, args),
@@ -178,7 +181,7 @@ class QuickObserver:
             or branch.state is not state
         ):
             return None
-        status = "crash" if seen.status == "crash" else "error"
+        status: Status = "crash" if seen.status == "crash" else "error"
         return Observed(prediction, status, None, branch, state)
 
     def _off_spec(self, ctool: CTool, args: dict[str, Any]) -> list[StepWarning]:
