@@ -419,14 +419,12 @@ class Simulator:
         the state and the observation itself from runs that :func:`read_runs` checked; anything
         else (runs built by hand) takes :meth:`observe` and its errors. The arguments are read
         as contract values either way."""
-        from .observe import observe
-
         if (
             type(state) is not State
             or state.layout is not self.layout
             or type(tool) is not str
             or type(args) is not dict
-            or any(type(key) is not str for key in args)
+            or not set(map(type, args)) <= _STR
             or seen.status not in ("ok", "error", "crash")
             or not (seen.error is None or type(seen.error) is str)
         ):
@@ -442,6 +440,8 @@ class Simulator:
                 observed = quick.observe(state, tool, args, seen)
             if observed is not None:
                 return observed
+        from .observe import observe
+
         return observe(self, state, tool, args, seen)
 
     def run(
@@ -486,6 +486,7 @@ class Simulator:
 
 
 # ------------------------------------------------------------------ checks of API arguments
+_STR = frozenset({str})
 _SCALARS = frozenset({str, bool, float, type(None)})  # nothing to read in these
 _UNREADABLE_HINT = "pass plain data: str, numbers, bool, None, lists, sets, dicts"
 

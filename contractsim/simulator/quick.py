@@ -43,11 +43,25 @@ _UNSET: Any = object()  # (a tool whose plan is not worked out yet)
 class ToolPlan:
     """What the quick path needs of one qualifying tool, worked out once."""
 
-    __slots__ = ("ctool", "requires", "shoulds", "bodies", "outcome", "kind", "flow_path")
+    __slots__ = (
+        "ctool",
+        "name",
+        "requires",
+        "shoulds",
+        "bodies",
+        "outcome",
+        "kind",
+        "flow_path",
+        "costs",
+        "off_spec",
+    )
 
     def __init__(self, ctool: CTool, outcome: str) -> None:
         out = ctool.outcomes[outcome]
         self.ctool = ctool
+        self.name = ctool.name
+        self.costs = ctool.cost is not None
+        self.off_spec = ctool.declared_model is not None  # (OFF_SPEC_ARGUMENT warnings)
         self.requires = tuple(c.test.fast for c in ctool.requires)
         self.shoulds = tuple(c.test.fast for c in ctool.shoulds)
         self.bodies = tuple(b.fast for b in (ctool.effects, out.body) if b is not None)
@@ -145,14 +159,13 @@ class QuickObserver:
             plan.kind,
             new_state,
             probability=1.0,
-            warnings=self._off_spec(ctool, args),
+            warnings=self._off_spec(ctool, args) if plan.off_spec else [],
             report=dict(ctx.reports),
             flow_path=plan.flow_path,
             result=real,
         )
-        prediction = StepResult(
-            ctool.name, dict(args), [branch], self.stepper.cost(ctool, state, values, False)
-        )
+        cost = self.stepper.cost(ctool, state, values, False) if plan.costs else None
+        prediction = StepResult(plan.name, dict(args), [branch], cost)
         notes: tuple[str, ...] = ()
         problem = None
         if shape:
