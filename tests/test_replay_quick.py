@@ -304,3 +304,34 @@ def test_a_real_state_identical_to_the_carried_one_is_observed_once(
     steps = sum(len(r.steps) for r in runs)
     assert steps <= once < calls <= 2 * steps
     assert render_json(fast, "c", "t") == render_json(slow, "c", "t")
+
+
+def test_result_keys_tell_plain_json_apart_exactly() -> None:
+    from contractsim.simulator.observe import _result_key
+
+    def key(value: Any, room: int = 256) -> Any:
+        return _result_key(value, [room])
+
+    values = [1, 1.0, True, 0.0, -0.0, "1", None, [1], {"a": 1}, {"a": 1.0}, {"a": 1, "b": 2}]
+    values += [{"b": 2, "a": 1}, [[1]], ["a", ["b"]], [["a", "b"]]]
+    keys = [key(v) for v in values]
+    assert None not in keys
+    assert len(set(keys)) == len(values)
+    assert key({"a": [1, 2]}) == key({"a": [1, 2]})
+    for unkeyed in (float("nan"), float("inf"), (1,), {1: "a"}, {"a": {1, 2}}, object()):
+        assert key(unkeyed) is None
+    assert key(list(range(300))) is None  # too large to be worth a key
+    assert key(list(range(10)), room=5) is None
+
+
+def test_a_remembered_result_keeps_its_misfit_note() -> None:
+    contract = _small()
+    sim, slow = _simulator(contract, True), _simulator(contract, False)
+    state = sim.initial_state()
+    seen = Observation("ok", {"ok": "maybe"})
+    first = sim._observe_checked(state, "put", {"name": "ab"}, seen)
+    again = sim._observe_checked(state, "put", {"name": "ab"}, seen)
+    assert len(sim._stepper.real_results) == 1
+    assert first.result_problem is not None
+    assert "does not match" in first.result_problem
+    assert again == first == slow._observe_checked(state, "put", {"name": "ab"}, seen)
