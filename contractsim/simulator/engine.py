@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from .explore import PlanReport
     from .goals import GoalPart
     from .observe import Observation, Observed
+    from .quick import QuickObserver
 
 
 class Simulator:
@@ -78,6 +79,10 @@ class Simulator:
         self._stepper = Stepper(self.compiled, self._explainer)
         # caches, filled on first use
         self._plan_checker: PlanChecker | None = None
+        self._quick: QuickObserver | None = None
+        self.quick_observe = True
+        """Replay observes the common calls of simple tools on a quick path with the same
+        answers (:mod:`.quick`); off, every call takes the general step (tests compare them)."""
 
     @property
     def explain(self) -> bool:
@@ -414,19 +419,30 @@ class Simulator:
         the state and the observation itself from runs that :func:`read_runs` checked; anything
         else (runs built by hand) takes :meth:`observe` and its errors. The arguments are read
         as contract values either way."""
-        from .observe import observe
-
         if (
             type(state) is not State
             or state.layout is not self.layout
             or type(tool) is not str
             or type(args) is not dict
-            or any(type(key) is not str for key in args)
+            or not set(map(type, args)) <= _STR
             or seen.status not in ("ok", "error", "crash")
             or not (seen.error is None or type(seen.error) is str)
         ):
             return self.observe(state, tool, args, seen)
-        return observe(self, state, tool, _read_args(tool, args)[0], seen)
+        args = _read_args(tool, args)[0]
+        if self.quick_observe:
+            quick = self._quick
+            if quick is None:
+                from .quick import QuickObserver
+
+                quick = self._quick = QuickObserver(self)
+            with lib.step_budget(self.step_seconds):
+                observed = quick.observe(state, tool, args, seen)
+            if observed is not None:
+                return observed
+        from .observe import observe
+
+        return observe(self, state, tool, args, seen)
 
     def run(
         self,
@@ -470,6 +486,7 @@ class Simulator:
 
 
 # ------------------------------------------------------------------ checks of API arguments
+_STR = frozenset({str})
 _SCALARS = frozenset({str, bool, float, type(None)})  # nothing to read in these
 _UNREADABLE_HINT = "pass plain data: str, numbers, bool, None, lists, sets, dicts"
 

@@ -16,6 +16,7 @@ the state is then carried forward along the branch that matches what really happ
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -289,6 +290,65 @@ def _validated_args(sim: Simulator, ctool: CTool, args: dict[str, Any]) -> dict[
 
 
 def _real_result(
+    sim: Simulator, ctool: CTool, value: Any, notes: list[Callable[[], str]]
+) -> tuple[Any, Any]:
+    """:func:`_read_real_result`, remembered for results of plain JSON data (text, integers,
+    finite floats, booleans, null, lists and objects of them; kept apart by type): recorded
+    runs return the same few replies over and over."""
+    key = _result_key(value, [_KEYED_ITEMS])
+    if key is None:
+        return _read_real_result(sim, ctool, value, notes)
+    memo = sim._stepper.real_results
+    key = (ctool.name, key)
+    known = memo.get(key)
+    if known is None:
+        why: list[Callable[[], str]] = []
+        result, raw = _read_real_result(sim, ctool, value, why)
+        if len(memo) >= 10_000:
+            memo.clear()
+        known = memo[key] = (result, raw, tuple(why))
+    notes.extend(known[2])
+    return known[0], known[1]
+
+
+_KEYED_ITEMS = 256
+"""The most values a result may hold to be remembered (its key costs a walk)."""
+
+
+def _result_key(value: Any, room: list[int]) -> Any:
+    """A key that tells plain JSON data apart exactly (``1``, ``1.0``, ``True`` and ``-0.0``
+    differ; the order of an object's keys counts), or None for anything else or anything
+    larger than ``room``."""
+    room[0] -= 1
+    if room[0] < 0:
+        return None
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return (kind, value)
+    if kind is float:
+        return (kind, repr(value)) if math.isfinite(value) else None
+    if kind is dict:
+        items: list[Any] = [dict]
+        for name, item in value.items():
+            if type(name) is not str:
+                return None
+            part = _result_key(item, room)
+            if part is None:
+                return None
+            items += (name, part)
+        return tuple(items)
+    if kind is list:
+        items = [list]
+        for item in value:
+            part = _result_key(item, room)
+            if part is None:
+                return None
+            items.append(part)
+        return tuple(items)
+    return None
+
+
+def _read_real_result(
     sim: Simulator, ctool: CTool, value: Any, notes: list[Callable[[], str]]
 ) -> tuple[Any, Any]:
     """The real return value checked against ``-> TYPE`` (``unknown`` when it does not fit, for

@@ -75,6 +75,7 @@ class Stepper:
         self._result_use: dict[tuple[str, str], bool] = {}
         self._result_readers: dict[str, bool] = {}
         self.result_adapters: dict[str, Any] = {}  # tool → the validator of its `-> TYPE`
+        self.real_results: dict[tuple[str, Any], Any] = {}  # see observe._real_result
         self.valid_args: dict[tuple[Any, ...], dict[str, Any] | None] = {}  # see observe
         self._direct_outcomes: dict[str, object] = {}  # tool → see direct_outcome
 
