@@ -1,0 +1,167 @@
+"""A specialised LALR driver for valid text: lark's tables and tree builders in one tight loop.
+
+lark's ``ParserState.feed_token`` spends most of a parse on generic work: a method call per
+token, a ``(action, arg)`` pair unpacked per step, ``len(rule.expansion)`` and
+``rule.origin.name`` per reduction, and a tree builder called for every reduction — also for the
+ten chain rules (``?expr: or_expr`` …) above every name or number, whose result is their only
+child unchanged. :func:`parse_valid` runs the same LALR tables (the stored ones of
+:mod:`.tables`, as integer codes: a shift to state ``k`` is ``k``, a reduction by rule ``r`` is
+``n_states + r``) with the same lexer (:mod:`.lexer`) and the same tree builders
+(:mod:`.treebuild`), but
+
+* a chain reduction only changes the state on top of the stack (its value is handed up as is,
+  which is what lark's builder returns for it): one table lookup;
+* every other reduction calls the rule's builder, looked up once per rule index.
+
+It gives up (returns None) on anything but a clean parse: an unexpected token or character, or
+any other surprise. The caller then parses the text again with lark's own loop, which reports
+the error or applies the keyword-as-name fix-ups of :mod:`.parse` exactly as before. A parse
+that succeeds here is one in which lark's loop meets no error either, so it takes the same
+steps and calls the same builders: the tree is the same, ``meta`` positions included
+(``tests/test_parse_driver.py`` compares them on every known contract and thousands of
+corrupted ones).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from lark import Token, Tree
+from lark.lexer import LexerState, LineCounter, TextSlice
+
+
+class _Position:
+    """What the contextual lexer asks of the parser: the state on top of the stack."""
+
+    __slots__ = ("position",)
+
+    def __init__(self, position: int) -> None:
+        self.position = position
+
+
+class _Builders(dict[int, Any]):
+    """The tree builder of each rule by index, taken from the parser's (lazy) callbacks when
+    the rule is first reduced."""
+
+    def __init__(self, rules: list[Any], callbacks: Any) -> None:
+        super().__init__()
+        self._rules = rules
+        self._callbacks = callbacks
+
+    def __missing__(self, index: int) -> Any:
+        made = self[index] = self._callbacks[self._rules[index]]
+        return made
+
+
+class Driver:
+    """The LALR loop over one stored parser's tables (made once per process, lazily)."""
+
+    def __init__(self, lark_parser: Any) -> None:
+        frontend = lark_parser.parser
+        table = frontend.parser._parse_table
+        rows = table.states
+        self._lexer = frontend.lexer
+        self._codes = rows.codes
+        self._n_states = len(rows)
+        self._start_states = dict(table.start_states)
+        self._end_states = dict(table.end_states)
+        rules = lark_parser.rules
+        # per rule: (number of symbols, origin name, whether a chain rule)
+        self._rules = [(len(r.expansion), r.origin.name, _is_chain(r)) for r in rules]
+        self._builders = _Builders(rules, lark_parser._callbacks)
+
+    def parse(self, text: str, start: str) -> Tree[Token] | None:
+        """The tree lark builds for ``text``, or None when lark would meet an error."""
+        try:
+            return self._parse(text, start)
+        except Exception:  # an error lark reports better: let it parse the text again
+            return None
+
+    def _parse(self, text: str, start: str) -> Tree[Token] | None:
+        start_state = self._start_states[start]
+        end_state = self._end_states[start]
+        rows = self._codes
+        n_states = self._n_states
+        rules = self._rules
+        builders = self._builders
+        lexer_state = LexerState(TextSlice(text, 0, len(text)), LineCounter("\n"))
+        position = _Position(start_state)
+        states: list[int] = [start_state]
+        values: list[Any] = []
+        token: Token | None = None
+        for token in self._lexer._lex(lexer_state, position):
+            type_ = token.type
+            while True:
+                code = rows[states[-1]].get(type_)
+                if code is None:
+                    return None
+                if code < n_states:  # shift (never to the end state: only a goto reaches it)
+                    states.append(code)
+                    values.append(token)
+                    position.position = code
+                    break
+                size, origin, chain = rules[code - n_states]
+                if chain:  # the value is handed up unchanged: only the state changes
+                    states[-1] = rows[states[-2]][origin]
+                    continue
+                if size:
+                    children = values[-size:]
+                    del states[-size:]
+                    del values[-size:]
+                else:
+                    children = []
+                values.append(builders[code - n_states](children))
+                states.append(rows[states[-1]][origin])
+        # the end of the text: reduce until the start symbol is complete
+        while True:
+            code = rows[states[-1]].get("$END")
+            if code is None or code < n_states:
+                return None
+            size, origin, chain = rules[code - n_states]
+            if chain:
+                states[-1] = rows[states[-2]][origin]
+            else:
+                if size:
+                    children = values[-size:]
+                    del states[-size:]
+                    del values[-size:]
+                else:
+                    children = []
+                values.append(builders[code - n_states](children))
+                states.append(rows[states[-1]][origin])
+            if states[-1] == end_state:
+                tree: Tree[Token] = values[-1]
+                return tree
+
+
+def _is_chain(rule: Any) -> bool:
+    """Whether lark's builder for ``rule`` returns its only child unchanged (``?rule: sub``
+    with one symbol that the tree keeps as it is; see ``treebuild.ChainAwarePositions``)."""
+    options = rule.options
+    if len(rule.expansion) != 1 or not options.expand1 or rule.alias:
+        return False
+    if any(options.empty_indices):
+        return False
+    (symbol,) = rule.expansion
+    if symbol.is_term:
+        return options.keep_all_tokens or not symbol.filter_out
+    return not symbol.name.startswith("_")
+
+
+@functools.lru_cache(maxsize=1)
+def _driver() -> Driver | None:
+    from .parse import parser
+    from .tables import LazyRows
+
+    lark_parser = parser()
+    if not isinstance(lark_parser.parser.parser._parse_table.states, LazyRows):
+        return None  # built from the grammar (stale tables): lark's loop only
+    return Driver(lark_parser)
+
+
+def parse_valid(text: str, start: str = "start") -> Tree[Token] | None:
+    """The parse tree of ``text`` as lark builds it, or None when the text has an error (or the
+    parser was not loaded from the stored tables): then lark's own loop must parse it."""
+    driver = _driver()
+    return None if driver is None else driver.parse(text, start)

@@ -1,0 +1,122 @@
+"""The specialised LALR driver (issue 13, session 6): for every text lark's own loop parses
+without an error, the driver builds the same tree — rule names, children, ``None`` placeholders,
+tokens with their types, values and positions, and every attribute of every node's ``meta``
+(the container positions too); for every other text it gives up, and ``parse()`` reports the
+error exactly as lark's loop alone did."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedInput
+from test_parser_tables import CORPUS, _mutants
+
+from contractsim.diagnostics import ContractError
+from contractsim.grammar import driver
+from contractsim.grammar import parse as parse_module
+from contractsim.grammar.parse import grammar_text
+from contractsim.grammar.tables import build
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def built() -> Lark:
+    return build(grammar_text())
+
+
+def _full_shape(tree: Tree[Token] | Token | None) -> object:
+    """Everything lark's tree holds: each token's attributes, each node's whole ``meta``."""
+    if isinstance(tree, Token):
+        return (
+            tree.type,
+            str(tree),
+            tree.start_pos,
+            tree.line,
+            tree.column,
+            tree.end_line,
+            tree.end_column,
+            tree.end_pos,
+        )
+    if tree is None:
+        return None
+    assert type(tree) is Tree
+    return (tree.data, sorted(vars(tree.meta).items()), [_full_shape(c) for c in tree.children])
+
+
+def _lark_result(p: Lark, text: str, start: str = "start") -> object:
+    try:
+        return _full_shape(p.parse(text, start=start))
+    except UnexpectedInput:
+        return None
+
+
+def _driver_result(text: str, start: str = "start") -> object:
+    tree = driver.parse_valid(text, start)
+    return None if tree is None else _full_shape(tree)
+
+
+def test_the_driver_runs_on_the_stored_tables() -> None:
+    assert driver._driver() is not None
+    for path in sorted(ROOT.glob("examples/*/*.contract")):
+        assert driver.parse_valid(path.read_text("utf-8")) is not None, path
+
+
+@pytest.mark.parametrize("name,text", CORPUS, ids=[name for name, _ in CORPUS])
+def test_every_known_contract_gets_lark_s_tree(built: Lark, name: str, text: str) -> None:
+    assert _driver_result(text) == _lark_result(built, text)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mutilated_contracts_get_lark_s_tree_or_none(built: Lark, seed: int) -> None:
+    rng = random.Random(100 + seed)
+    parsed = refused = 0
+    for _name, text in rng.sample(CORPUS, 40):
+        for mutant in _mutants(text, rng, 15):
+            expected = _lark_result(built, mutant)
+            assert _driver_result(mutant) == expected, mutant
+            parsed += expected is not None
+            refused += expected is None
+    assert parsed and refused
+
+
+def test_expressions_get_lark_s_tree(built: Lark) -> None:
+    for expr in (
+        'a + b * c in {"x"}',
+        "all(p in files for p in keys(dirs)) or not x.y[1]",
+        "-x - -1 if a is not int else min(a, b)",
+        "state.type - max",
+        "(a)",
+        "[]",
+        "{}",
+        'f(x)[1].y - {"a": [1, 2.5, r"z"]}',
+        'r"a" + r"',
+        "a +",
+        "",
+    ):
+        assert _driver_result(expr, "expr") == _lark_result(built, expr, "expr"), expr
+
+
+def test_diagnostics_are_the_same_without_the_driver(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Errors (and keywords re-read as names) go through lark's loop as before."""
+
+    def outcome(text: str) -> object:
+        try:
+            return _full_shape(parse_module.parse(text, "t.contract"))
+        except ContractError as exc:
+            return [d.dump() for d in exc.diagnostics]
+
+    rng = random.Random(11)
+    texts = [text for _, text in CORPUS]
+    texts += [m for _, text in rng.sample(CORPUS, 20) for m in _mutants(text, rng, 8)]
+    texts += [
+        'contract c version "1"\nstate {\n  report: int\n}\n',
+        'contract c version "1"\ntype T = {\n  tags: str\n  cost: int\n}\n',
+    ]
+    with_driver = [outcome(text) for text in texts]
+    monkeypatch.setattr(driver, "parse_valid", lambda text, start="start": None)
+    without = [outcome(text) for text in texts]
+    assert with_driver == without
