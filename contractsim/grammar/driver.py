@@ -11,7 +11,9 @@ child unchanged. :func:`parse_valid` runs the same LALR tables (the stored ones 
 
 * a chain reduction only changes the state on top of the stack (its value is handed up as is,
   which is what lark's builder returns for it): one table lookup;
-* every other reduction calls the rule's builder, looked up once per rule index.
+* every other reduction calls a builder generated for its rule
+  (:func:`.treebuild.specialised_builder`: lark's child filter unrolled, lark's position
+  propagation without its generic checks), looked up by rule index.
 
 It gives up (returns None) on anything but a clean parse: an unexpected token or character, or
 any other surprise. The caller then parses the text again with lark's own loop, which reports
@@ -28,7 +30,16 @@ import functools
 from typing import Any
 
 from lark import Token, Tree
-from lark.lexer import LexerState, LineCounter, TextSlice
+from lark.lexer import LexerState, LineCounter
+from lark.utils import TextSlice
+
+from .lexer import _new_token
+from .treebuild import specialised_builder
+
+
+def _no_match(text: str, pos: int, end: int) -> None:
+    """The shared pattern when lark split it in parts: every token goes the lexer's long way."""
+    return None
 
 
 class _Position:
@@ -41,16 +52,16 @@ class _Position:
 
 
 class _Builders(dict[int, Any]):
-    """The tree builder of each rule by index, taken from the parser's (lazy) callbacks when
-    the rule is first reduced."""
+    """The tree builder of each rule by index (:func:`.treebuild.specialised_builder`), made
+    when the rule is first reduced: a process that parses one small file needs a fraction of
+    them."""
 
-    def __init__(self, rules: list[Any], callbacks: Any) -> None:
+    def __init__(self, rules: list[Any]) -> None:
         super().__init__()
         self._rules = rules
-        self._callbacks = callbacks
 
     def __missing__(self, index: int) -> Any:
-        made = self[index] = self._callbacks[self._rules[index]]
+        made = self[index] = specialised_builder(self._rules[index])
         return made
 
 
@@ -69,7 +80,7 @@ class Driver:
         rules = lark_parser.rules
         # per rule: (number of symbols, origin name, whether a chain rule)
         self._rules = [(len(r.expansion), r.origin.name, _is_chain(r)) for r in rules]
-        self._builders = _Builders(rules, lark_parser._callbacks)
+        self._builders = _Builders(rules)
 
     def parse(self, text: str, start: str) -> Tree[Token] | None:
         """The tree lark builds for ``text``, or None when lark would meet an error."""
@@ -85,13 +96,64 @@ class Driver:
         n_states = self._n_states
         rules = self._rules
         builders = self._builders
-        lexer_state = LexerState(TextSlice(text, 0, len(text)), LineCounter("\n"))
-        position = _Position(start_state)
         states: list[int] = [start_state]
         values: list[Any] = []
-        token: Token | None = None
-        for token in self._lexer._lex(lexer_state, position):
-            type_ = token.type
+        # the lexer's fast path inlined (SharedContextualLexer._lex: one shared pattern, the
+        # terminal it reports taken when the state's own scanner would report it too); for
+        # anything else the lexer itself reads one token from the same place
+        lexer = self._lexer
+        mres = lexer._root()._mres
+        match = mres[0].match if len(mres) == 1 else _no_match
+        by_state, state_lexer = lexer._by_state, lexer._state_lexer
+        ignore, newline_types = lexer._ignore, lexer._newline_types
+        new_token = _new_token
+        line_ctr = LineCounter("\n")  # type: ignore[no-untyped-call]
+        lexer_state = LexerState(TextSlice(text, 0, len(text)), line_ctr)
+        position = _Position(start_state)
+        n = len(text)
+        pos = 0
+        line = 1
+        line_start = 0
+        while pos < n:
+            state_lexer_ = by_state.get(states[-1]) or state_lexer(states[-1])
+            m = match(text, pos, n)
+            if m is not None and (type_ := m.lastgroup) in state_lexer_.fast:
+                value = m.group(0)
+                end = pos + len(value)
+                if type_ in ignore:
+                    if type_ in newline_types and (newlines := value.count("\n")):
+                        line += newlines
+                        line_start = pos + value.rindex("\n") + 1
+                    pos = end
+                    continue
+                if type_ in newline_types and (newlines := value.count("\n")):
+                    start_line, column = line, pos - line_start + 1
+                    line += newlines
+                    line_start = pos + value.rindex("\n") + 1
+                    token = new_token(
+                        type_, value, pos, start_line, column, line, end - line_start + 1, end
+                    )
+                else:
+                    column = pos - line_start + 1
+                    token = new_token(
+                        type_, value, pos, line, column, line, column + len(value), end
+                    )
+                keywords = state_lexer_.keywords.get(type_)
+                if keywords is not None and (keyword := keywords.get(value)) is not None:
+                    token.type = type_ = keyword
+                pos = end
+            else:
+                line_ctr.char_pos = pos
+                line_ctr.line = line
+                line_ctr.line_start_pos = line_start
+                line_ctr.column = pos - line_start + 1
+                position.position = states[-1]
+                found = next(lexer._lex(lexer_state, position), None)
+                pos, line, line_start = line_ctr.char_pos, line_ctr.line, line_ctr.line_start_pos
+                if found is None:
+                    break  # only white space and comments were left
+                token = found
+                type_ = token.type
             while True:
                 code = rows[states[-1]].get(type_)
                 if code is None:
@@ -99,7 +161,6 @@ class Driver:
                 if code < n_states:  # shift (never to the end state: only a goto reaches it)
                     states.append(code)
                     values.append(token)
-                    position.position = code
                     break
                 size, origin, chain = rules[code - n_states]
                 if chain:  # the value is handed up unchanged: only the state changes
