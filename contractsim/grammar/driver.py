@@ -27,6 +27,7 @@ corrupted ones).
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 from lark import Token, Tree
@@ -40,6 +41,122 @@ from .treebuild import specialised_builder
 def _no_match(text: str, pos: int, end: int) -> None:
     """The shared pattern when lark split it in parts: every token goes the lexer's long way."""
     return None
+
+
+# ------------------------------------------------------------------ first-character dispatch
+#
+# The shared pattern is one alternation of ~30 terminals; Python's ``re`` tries them one after
+# another at every token (a few microseconds each). Most cannot start with the character at
+# hand: ``(`` is only ``LPAR``. For each ASCII character, the alternatives that may start with
+# it (in the shared pattern's order, each with its own pattern or text) find the same first
+# match as the whole alternation, since an alternative that cannot start with the character
+# fails in either. A terminal whose first characters are not worked out here (a lookahead at
+# its start, an optional first element, a case-insensitive flag …) is kept for every character,
+# and a character outside ASCII takes the shared pattern.
+
+_BACKREFERENCE = re.compile(r"\\[1-9]|\(\?P=")
+_ASCII_DIGITS = frozenset("0123456789")
+_ASCII_SPACE = frozenset(" \t\n\r\f\v")
+_ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _first_chars(regexp: str) -> frozenset[str] | None:
+    """The ASCII characters a match of ``regexp`` may start with, or None when not known."""
+    try:
+        import re._constants as c  # type: ignore[import-not-found]
+        import re._parser as sre  # type: ignore[import-not-found]
+    except ImportError:  # an older Python: no dispatch (the shared pattern does it all)
+        return None
+    try:
+        parsed = sre.parse(regexp)
+    except Exception:
+        return None
+    if parsed.state.flags & c.SRE_FLAG_IGNORECASE:
+        return None
+
+    def first(items: Any) -> set[str] | None:
+        if not len(items):
+            return None
+        op, arg = items[0]
+        if op is c.LITERAL:
+            return {chr(arg)}
+        if op is c.IN:
+            found: set[str] = set()
+            for item_op, item_arg in arg:
+                if item_op is c.LITERAL:
+                    found.add(chr(item_arg))
+                elif item_op is c.RANGE and item_arg[1] - item_arg[0] < 256:
+                    found.update(map(chr, range(item_arg[0], item_arg[1] + 1)))
+                elif item_op is c.CATEGORY and item_arg is c.CATEGORY_DIGIT:
+                    found |= _ASCII_DIGITS
+                elif item_op is c.CATEGORY and item_arg is c.CATEGORY_SPACE:
+                    found |= _ASCII_SPACE
+                elif item_op is c.CATEGORY and item_arg is c.CATEGORY_WORD:
+                    found |= _ASCII_WORD
+                else:  # NEGATE, other categories
+                    return None
+            return found
+        if op is c.SUBPATTERN:
+            _group, add_flags, _del_flags, sub = arg
+            return None if add_flags & c.SRE_FLAG_IGNORECASE else first(sub)
+        if op is c.BRANCH:
+            union: set[str] = set()
+            for branch in arg[1]:
+                part = first(branch)
+                if part is None:
+                    return None
+                union |= part
+            return union
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT) and arg[0] >= 1:
+            return first(arg[2])
+        return None
+
+    chars = first(parsed)
+    return None if chars is None else frozenset(c_ for c_ in chars if c_.isascii())
+
+
+class _NoDispatch(dict[str, Any]):
+    """Every character to the shared pattern."""
+
+    def __missing__(self, char: str) -> None:
+        return None
+
+
+_NO_DISPATCH = _NoDispatch()
+
+
+class _Dispatch(dict[str, Any]):
+    """For each character, how the shared pattern's first match at it is found: a list of
+    (terminal, its text if a plain string, its own compiled pattern) to try in order, or None
+    for the shared pattern itself. Made per character when first met."""
+
+    def __init__(self, lexer: Any, shared: Any) -> None:
+        super().__init__()
+        names = sorted(shared.groupindex, key=shared.groupindex.__getitem__)
+        by_name = lexer._by_name
+        self._lexer = lexer
+        self._alternatives: list[tuple[str, str | None, frozenset[str] | None]] = []
+        self._off = any(name not in by_name for name in names)  # a terminal with named groups
+        for name in names[: 0 if self._off else len(names)]:
+            pattern = by_name[name].pattern
+            literal = pattern.value if pattern.type == "str" and not pattern.flags else None
+            regexp = pattern.to_regexp()
+            if _BACKREFERENCE.search(regexp):  # numbered groups would shift: no dispatch
+                self._off = True
+            chars = frozenset(literal[:1]) if literal else _first_chars(regexp)
+            self._alternatives.append((name, literal, chars))
+
+    def __missing__(self, char: str) -> Any:
+        if self._off or not char.isascii():
+            self[char] = None
+            return None
+        compiled = self._lexer._compiled
+        made = self[char] = [
+            (name, literal, None if literal is not None else compiled(name))
+            for name, literal, chars in self._alternatives
+            if chars is None or char in chars
+        ]
+        return made
 
 
 class _Position:
@@ -81,6 +198,11 @@ class Driver:
         # per rule: (number of symbols, origin name, whether a chain rule)
         self._rules = [(len(r.expansion), r.origin.name, _is_chain(r)) for r in rules]
         self._builders = _Builders(rules)
+        self._dispatch: _Dispatch | None = None
+
+    def _make_dispatch(self, shared: Any) -> _Dispatch:
+        self._dispatch = _Dispatch(self._lexer, shared)
+        return self._dispatch
 
     def parse(self, text: str, start: str) -> Tree[Token] | None:
         """The tree lark builds for ``text``, or None when lark would meet an error."""
@@ -103,7 +225,12 @@ class Driver:
         # anything else the lexer itself reads one token from the same place
         lexer = self._lexer
         mres = lexer._root()._mres
-        match = mres[0].match if len(mres) == 1 else _no_match
+        if len(mres) == 1:
+            match = mres[0].match
+            dispatch: dict[str, Any] = self._dispatch or self._make_dispatch(mres[0])
+        else:
+            match = _no_match
+            dispatch = _NO_DISPATCH
         by_state, state_lexer = lexer._by_state, lexer._state_lexer
         ignore, newline_types = lexer._ignore, lexer._newline_types
         new_token = _new_token
@@ -116,9 +243,24 @@ class Driver:
         line_start = 0
         while pos < n:
             state_lexer_ = by_state.get(states[-1]) or state_lexer(states[-1])
-            m = match(text, pos, n)
-            if m is not None and (type_ := m.lastgroup) in state_lexer_.fast:
-                value = m.group(0)
+            alternatives = dispatch[text[pos]]
+            if alternatives is None:
+                m = match(text, pos, n)
+                if m is None:
+                    type_ = None
+                else:
+                    type_, value = m.lastgroup, m.group(0)
+            else:
+                for type_, value, pattern in alternatives:  # noqa: B007 (the match's type)
+                    if value is not None:
+                        if text.startswith(value, pos):
+                            break
+                    elif (m := pattern.match(text, pos, n)) is not None:
+                        value = m.group(0)
+                        break
+                else:
+                    type_ = None
+            if type_ in state_lexer_.fast:
                 end = pos + len(value)
                 if type_ in ignore:
                     if type_ in newline_types and (newlines := value.count("\n")):
