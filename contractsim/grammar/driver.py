@@ -27,7 +27,6 @@ corrupted ones).
 from __future__ import annotations
 
 import functools
-import re
 from typing import Any
 
 from lark import Token, Tree
@@ -38,23 +37,26 @@ from .lexer import _new_token
 from .treebuild import specialised_builder
 
 
-def _no_match(text: str, pos: int, end: int) -> None:
-    """The shared pattern when lark split it in parts: every token goes the lexer's long way."""
-    return None
+class _Position:
+    """What the contextual lexer asks of the parser: the state on top of the stack."""
+
+    __slots__ = ("position",)
+
+    def __init__(self, position: int) -> None:
+        self.position = position
 
 
 # ------------------------------------------------------------------ first-character dispatch
 #
-# The shared pattern is one alternation of ~30 terminals; Python's ``re`` tries them one after
-# another at every token (a few microseconds each). Most cannot start with the character at
-# hand: ``(`` is only ``LPAR``. For each ASCII character, the alternatives that may start with
-# it (in the shared pattern's order, each with its own pattern or text) find the same first
-# match as the whole alternation, since an alternative that cannot start with the character
-# fails in either. A terminal whose first characters are not worked out here (a lookahead at
-# its start, an optional first element, a case-insensitive flag …) is kept for every character,
-# and a character outside ASCII takes the shared pattern.
+# The contextual lexer's shared pattern is one alternation of ~30 terminals, which Python's
+# ``re`` tries one after another at every token (a few microseconds each). A parser state's
+# own scanner (``_StateLexer.alternatives``: what lark's lexer for that state tries, in its
+# order) finds the first alternative that matches; one that cannot start with the character at
+# hand fails, so trying only those that may start with it finds the same match: ``(`` is only
+# ``LPAR``. A terminal whose first characters are not worked out here (a lookahead at its
+# start, an optional first element, a case-insensitive flag …) is kept for every character;
+# a character outside ASCII goes to the lexer.
 
-_BACKREFERENCE = re.compile(r"\\[1-9]|\(\?P=")
 _ASCII_DIGITS = frozenset("0123456789")
 _ASCII_SPACE = frozenset(" \t\n\r\f\v")
 _ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -115,57 +117,58 @@ def _first_chars(regexp: str) -> frozenset[str] | None:
     return None if chars is None else frozenset(c_ for c_ in chars if c_.isascii())
 
 
-class _NoDispatch(dict[str, Any]):
-    """Every character to the shared pattern."""
+class _CharTables(dict[int, Any]):
+    """For each parser state, the :class:`_CharTable` of its scanner (states that admit the
+    same terminals share one), made when the parse first reaches the state."""
 
-    def __missing__(self, char: str) -> None:
-        return None
-
-
-_NO_DISPATCH = _NoDispatch()
-
-
-class _Dispatch(dict[str, Any]):
-    """For each character, how the shared pattern's first match at it is found: a list of
-    (terminal, its text if a plain string, its own compiled pattern) to try in order, or None
-    for the shared pattern itself. Made per character when first met."""
-
-    def __init__(self, lexer: Any, shared: Any) -> None:
+    def __init__(self, lexer: Any) -> None:
         super().__init__()
-        names = sorted(shared.groupindex, key=shared.groupindex.__getitem__)
-        by_name = lexer._by_name
         self._lexer = lexer
-        self._alternatives: list[tuple[str, str | None, frozenset[str] | None]] = []
-        self._off = any(name not in by_name for name in names)  # a terminal with named groups
-        for name in names[: 0 if self._off else len(names)]:
-            pattern = by_name[name].pattern
-            literal = pattern.value if pattern.type == "str" and not pattern.flags else None
-            regexp = pattern.to_regexp()
-            if _BACKREFERENCE.search(regexp):  # numbered groups would shift: no dispatch
-                self._off = True
-            chars = frozenset(literal[:1]) if literal else _first_chars(regexp)
-            self._alternatives.append((name, literal, chars))
+        self._by_scanner: dict[int, _CharTable] = {}
+        self._first: dict[str, frozenset[str] | None] = {}
 
-    def __missing__(self, char: str) -> Any:
-        if self._off or not char.isascii():
-            self[char] = None
-            return None
-        compiled = self._lexer._compiled
-        made = self[char] = [
-            (name, literal, None if literal is not None else compiled(name))
-            for name, literal, chars in self._alternatives
-            if chars is None or char in chars
-        ]
+    def __missing__(self, state: int) -> _CharTable:
+        scanner = self._lexer._by_state.get(state) or self._lexer._state_lexer(state)
+        table = self._by_scanner.get(id(scanner))  # scanners live as long as the lexer
+        if table is None:
+            table = self._by_scanner[id(scanner)] = _CharTable(scanner, self)
+        self[state] = table
+        return table
+
+    def first_chars(self, name: str) -> frozenset[str] | None:
+        """The ASCII characters terminal ``name`` may start with (None: not known)."""
+        if name not in self._first:
+            pattern = self._lexer._by_name[name].pattern
+            if pattern.type == "str" and not pattern.flags:
+                self._first[name] = frozenset(pattern.value[:1])
+            else:
+                self._first[name] = _first_chars(pattern.to_regexp())
+        return self._first[name]
+
+
+class _CharTable(dict[str, Any]):
+    """One state's scanner by first character: the alternatives that may start with it, in
+    the scanner's order, each as (terminal, its text if a plain string, its own compiled
+    pattern); None where the lexer must read the token (a character outside ASCII, or a
+    state lark's own lexer reads)."""
+
+    def __init__(self, scanner: Any, tables: _CharTables) -> None:
+        super().__init__()
+        self.keywords = scanner.keywords
+        self._alternatives = scanner.alternatives
+        self._tables = tables
+
+    def __missing__(self, char: str) -> list[tuple[str, str | None, Any]] | None:
+        made: list[tuple[str, str | None, Any]] | None = None
+        if self._alternatives and char.isascii():
+            first_chars, compiled = self._tables.first_chars, self._tables._lexer._compiled
+            made = [
+                (name, literal, None if literal is not None else compiled(name))
+                for name, literal, _rank in self._alternatives
+                if (chars := first_chars(name)) is None or char in chars
+            ]
+        self[char] = made
         return made
-
-
-class _Position:
-    """What the contextual lexer asks of the parser: the state on top of the stack."""
-
-    __slots__ = ("position",)
-
-    def __init__(self, position: int) -> None:
-        self.position = position
 
 
 class _Builders(dict[int, Any]):
@@ -198,11 +201,7 @@ class Driver:
         # per rule: (number of symbols, origin name, whether a chain rule)
         self._rules = [(len(r.expansion), r.origin.name, _is_chain(r)) for r in rules]
         self._builders = _Builders(rules)
-        self._dispatch: _Dispatch | None = None
-
-    def _make_dispatch(self, shared: Any) -> _Dispatch:
-        self._dispatch = _Dispatch(self._lexer, shared)
-        return self._dispatch
+        self._char_tables = _CharTables(self._lexer)
 
     def parse(self, text: str, start: str) -> Tree[Token] | None:
         """The tree lark builds for ``text``, or None when lark would meet an error."""
@@ -220,18 +219,10 @@ class Driver:
         builders = self._builders
         states: list[int] = [start_state]
         values: list[Any] = []
-        # the lexer's fast path inlined (SharedContextualLexer._lex: one shared pattern, the
-        # terminal it reports taken when the state's own scanner would report it too); for
-        # anything else the lexer itself reads one token from the same place
+        # the lexer inlined: each state's scanner by first character (see _CharTable); where
+        # that cannot answer, the lexer itself reads one token from the same place
         lexer = self._lexer
-        mres = lexer._root()._mres
-        if len(mres) == 1:
-            match = mres[0].match
-            dispatch: dict[str, Any] = self._dispatch or self._make_dispatch(mres[0])
-        else:
-            match = _no_match
-            dispatch = _NO_DISPATCH
-        by_state, state_lexer = lexer._by_state, lexer._state_lexer
+        char_tables = self._char_tables
         ignore, newline_types = lexer._ignore, lexer._newline_types
         new_token = _new_token
         line_ctr = LineCounter("\n")  # type: ignore[no-untyped-call]
@@ -242,15 +233,10 @@ class Driver:
         line = 1
         line_start = 0
         while pos < n:
-            state_lexer_ = by_state.get(states[-1]) or state_lexer(states[-1])
-            alternatives = dispatch[text[pos]]
-            if alternatives is None:
-                m = match(text, pos, n)
-                if m is None:
-                    type_ = None
-                else:
-                    type_, value = m.lastgroup, m.group(0)
-            else:
+            table = char_tables[states[-1]]
+            alternatives = table[text[pos]]
+            type_ = None
+            if alternatives is not None:
                 for type_, value, pattern in alternatives:  # noqa: B007 (the match's type)
                     if value is not None:
                         if text.startswith(value, pos):
@@ -260,7 +246,7 @@ class Driver:
                         break
                 else:
                     type_ = None
-            if type_ in state_lexer_.fast:
+            if type_ is not None:
                 end = pos + len(value)
                 if type_ in ignore:
                     if type_ in newline_types and (newlines := value.count("\n")):
@@ -280,7 +266,7 @@ class Driver:
                     token = new_token(
                         type_, value, pos, line, column, line, column + len(value), end
                     )
-                keywords = state_lexer_.keywords.get(type_)
+                keywords = table.keywords.get(type_)
                 if keywords is not None and (keyword := keywords.get(value)) is not None:
                     token.type = type_ = keyword
                 pos = end
