@@ -202,6 +202,9 @@ class Driver:
         self._rules = [(len(r.expansion), r.origin.name, _is_chain(r)) for r in rules]
         self._builders = _Builders(rules)
         self._char_tables = _CharTables(self._lexer)
+        # (state below, state on top, lookahead) -> the state on top after the chain
+        # reductions the lookahead makes there (they depend on nothing else)
+        self._chains: dict[tuple[int, int, str], int] = {}
 
     def parse(self, text: str, start: str) -> Tree[Token] | None:
         """The tree lark builds for ``text``, or None when lark would meet an error."""
@@ -217,6 +220,7 @@ class Driver:
         n_states = self._n_states
         rules = self._rules
         builders = self._builders
+        chains = self._chains
         states: list[int] = [start_state]
         values: list[Any] = []
         # the lexer inlined: each state's scanner by first character (see _CharTable); where
@@ -291,8 +295,19 @@ class Driver:
                     values.append(token)
                     break
                 size, origin, chain = rules[code - n_states]
-                if chain:  # the value is handed up unchanged: only the state changes
-                    states[-1] = rows[states[-2]][origin]
+                if chain:  # the value is handed up unchanged: only the state on top changes
+                    below = states[-2]
+                    key = (below, states[-1], type_)
+                    top = chains.get(key)
+                    if top is None:  # every chain reduction this lookahead makes here, at once
+                        top = rows[below][origin]
+                        while (code := rows[top].get(type_)) is not None and code >= n_states:
+                            size, origin, chain = rules[code - n_states]
+                            if not chain:
+                                break
+                            top = rows[below][origin]
+                        chains[key] = top
+                    states[-1] = top
                     continue
                 if size:
                     children = values[-size:]

@@ -177,7 +177,11 @@ def specialised_builder(rule: Any) -> Any:
     """A function that builds, from a reduction's children, what :func:`tree_builder`'s
     callback builds for ``rule`` (same tree, same children list semantics, same positions),
     generated from the rule's shape: which children it keeps, which ``_inlined`` subtrees it
-    splices in, where ``[…]`` leaves ``None``. ``tests/test_parse_driver.py`` compares the two."""
+    splices in, where ``[…]`` leaves ``None``, which children are tokens.
+
+    For the values of the driver's stack only (:mod:`.driver`): tokens, ``None`` and trees that
+    these builders made, whose ``meta`` exists and, when not empty, holds container positions.
+    ``tests/test_parse_driver.py`` compares the trees with lark's."""
     options = rule.options
     name = rule.alias or options.template_source or rule.origin.name
     filter_lines = _filter_source(rule)
@@ -194,15 +198,66 @@ def specialised_builder(rule: Any) -> Any:
             "            _place(res.meta, children, False)",
             "        return res",
         ]
+    lines += ["    " + line for line in _search_source(rule.expansion, last=False)]
     lines += [
-        "    meta = Meta()",
-        f"    res = Tree(NAME, {kids}, meta)",
-        "    _place(meta, children, True)",
-        "    return res",
+        "    if a is None:",
+        f"        return Tree(NAME, {kids}, Meta())",
+        "    line, column, start_pos = a, b, d",
     ]
-    namespace: dict[str, Any] = {"Tree": Tree, "Meta": Meta, "_place": _place, "NAME": name}
+    lines += ["    " + line for line in _search_source(rule.expansion, last=True)]
+    lines += [
+        "    meta = new_meta(Meta)",
+        "    meta.__dict__ = {",
+        '        "empty": False, "line": line, "column": column, "start_pos": start_pos,',
+        '        "container_line": line, "container_column": column,',
+        '        "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,',
+        '        "container_end_line": a, "container_end_column": b, "container_end_pos": d,',
+        "    }",
+        f"    return Tree(NAME, {kids}, meta)",
+    ]
+    namespace: dict[str, Any] = {
+        "Tree": Tree,
+        "Meta": Meta,
+        "new_meta": object.__new__,
+        "_place": _place,
+        "NAME": name,
+    }
     exec("\n".join(lines), namespace)  # noqa: S102 (source made here from the rule's shape)
     return namespace["build"]
+
+
+def _search_source(expansion: Any, last: bool) -> list[str]:
+    """Statements that set ``a, b, d`` to where the first (``last``: last) child with a
+    position starts (ends), as ``PropagatePositions`` reads it, or ``a`` to None: a child
+    of a terminal is a token; one of a rule a token, ``None`` or a tree (empty or not)."""
+    if last:
+        order = reversed(range(len(expansion)))
+        token, tree = ("end_line", "end_column", "end_pos"), "container_end_"
+        in_tree = ("line", "column", "pos")
+    else:
+        order = iter(range(len(expansion)))
+        token, tree = ("line", "column", "start_pos"), "container_"
+        in_tree = ("line", "column", "start_pos")
+    from_token = f"a, b, d = c.{token[0]}, c.{token[1]}, c.{token[2]}"
+    from_meta = f"a, b, d = m.{tree}{in_tree[0]}, m.{tree}{in_tree[1]}, m.{tree}{in_tree[2]}"
+    lines = ["while True:"]
+    for i in order:
+        lines.append(f"    c = children[{i}]")
+        if expansion[i].is_term:
+            lines += ["    " + from_token, "    break"]
+            return lines
+        lines += [
+            "    if isinstance(c, Tree):",
+            "        m = c._meta",
+            "        if not m.empty:",
+            "            " + from_meta,
+            "            break",
+            "    elif c is not None:",
+            "        " + from_token,
+            "        break",
+        ]
+    lines += ["    a = None", "    break"]
+    return lines
 
 
 def _filter_source(rule: Any) -> list[str]:
