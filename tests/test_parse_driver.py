@@ -58,14 +58,15 @@ def _lark_result(p: Lark, text: str, start: str = "start") -> object:
 
 
 def _driver_result(text: str, start: str = "start") -> object:
-    tree = driver.parse_valid(text, start)
+    tree = driver.parse_valid(parse_module.parser(), text, start)
     return None if tree is None else _full_shape(tree)
 
 
 def test_the_driver_runs_on_the_stored_tables() -> None:
-    assert driver._driver() is not None
+    assert driver.driver_for(parse_module.parser()) is not None
+    assert driver.driver_for(build(grammar_text())) is None  # built from the grammar
     for path in sorted(ROOT.glob("examples/*/*.contract")):
-        assert driver.parse_valid(path.read_text("utf-8")) is not None, path
+        assert driver.parse_valid(parse_module.parser(), path.read_text("utf-8")) is not None, path
 
 
 @pytest.mark.parametrize("name,text", CORPUS, ids=[name for name, _ in CORPUS])
@@ -120,7 +121,7 @@ def test_diagnostics_are_the_same_without_the_driver(monkeypatch: pytest.MonkeyP
         'contract c version "1"\ntype T = {\n  tags: str\n  cost: int\n}\n',
     ]
     with_driver = [outcome(text) for text in texts]
-    monkeypatch.setattr(driver, "parse_valid", lambda text, start="start": None)
+    monkeypatch.setattr(driver, "parse_valid", lambda lark_parser, text, start="start": None)
     without = [outcome(text) for text in texts]
     assert with_driver == without
 

@@ -353,19 +353,20 @@ def _is_chain(rule: Any) -> bool:
     return not symbol.name.startswith("_")
 
 
-@functools.lru_cache(maxsize=1)
-def _driver() -> Driver | None:
-    from .parse import parser
+@functools.lru_cache(maxsize=4)
+def driver_for(lark_parser: Any) -> Driver | None:
+    """The driver over ``lark_parser``'s tables (made once), or None when the parser was not
+    loaded from the stored tables (built from the grammar: lark's loop only)."""
     from .tables import LazyRows
 
-    lark_parser = parser()
     if not isinstance(lark_parser.parser.parser._parse_table.states, LazyRows):
-        return None  # built from the grammar (stale tables): lark's loop only
+        return None
     return Driver(lark_parser)
 
 
-def parse_valid(text: str, start: str = "start") -> Tree[Token] | None:
-    """The parse tree of ``text`` as lark builds it, or None when the text has an error (or the
-    parser was not loaded from the stored tables): then lark's own loop must parse it."""
-    driver = _driver()
+def parse_valid(lark_parser: Any, text: str, start: str = "start") -> Tree[Token] | None:
+    """The parse tree of ``text`` as ``lark_parser`` builds it, or None when the text has an
+    error (or the parser was not loaded from the stored tables): then lark's own loop must
+    parse it."""
+    driver = driver_for(lark_parser)
     return None if driver is None else driver.parse(text, start)

@@ -118,7 +118,7 @@ def _parse_tree(text: str, start: str) -> Tree[Token]:
 
     Valid text is parsed by :mod:`.driver` (lark's tables in a faster loop, the same tree); on
     any error lark's own loop parses it again and everything below applies."""
-    tree = driver.parse_valid(text, start)
+    tree = driver.parse_valid(parser(), text, start)
     if tree is not None:
         return tree
     try:
