@@ -6,11 +6,14 @@ token, a ``(action, arg)`` pair unpacked per step, ``len(rule.expansion)`` and
 ten chain rules (``?expr: or_expr`` …) above every name or number, whose result is their only
 child unchanged. :func:`parse_valid` runs the same LALR tables (the stored ones of
 :mod:`.tables`, as integer codes: a shift to state ``k`` is ``k``, a reduction by rule ``r`` is
-``n_states + r``) with the same lexer (:mod:`.lexer`) and the same tree builders
+``n_states + r``), the same per-state scanners (:mod:`.lexer`) and the same tree shapes
 (:mod:`.treebuild`), but
 
+* the lexer is inlined and tries, in each state, only the terminals that may start with the
+  character at hand (see ``_CharTable``); the lexer itself reads what that cannot;
 * a chain reduction only changes the state on top of the stack (its value is handed up as is,
-  which is what lark's builder returns for it): one table lookup;
+  which is what lark's builder returns for it), and a run of them is looked up once per
+  (state below, state on top, lookahead);
 * every other reduction calls a builder generated for its rule
   (:func:`.treebuild.specialised_builder`: lark's child filter unrolled, lark's position
   propagation without its generic checks), looked up by rule index.
