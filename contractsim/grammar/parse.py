@@ -10,7 +10,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ..diagnostics import ContractError, Diagnostic, Span, error
-from . import literals, tables
+from . import driver, literals, tables
 
 MAX_NESTING = 64
 """Deepest bracket nesting accepted; deeper input is refused before parsing."""
@@ -114,7 +114,13 @@ def _parse_tree(text: str, start: str) -> Tree[Token]:
     A keyword the parser refuses is retried as a name on the spot (:func:`_keyword_as_name`). A
     keyword it took but that the next token shows was a name (``report: int`` on its own line in
     ``state { … }``; ``report`` starts a statement elsewhere) is found when the parse fails just
-    after it; the text is parsed again with that word read as a name, a few times at most."""
+    after it; the text is parsed again with that word read as a name, a few times at most.
+
+    Valid text is parsed by :mod:`.driver` (lark's tables in a faster loop, the same tree); on
+    any error lark's own loop parses it again and everything below applies."""
+    tree = driver.parse_valid(parser(), text, start)
+    if tree is not None:
+        return tree
     try:
         return parser().parse(text, start=start, on_error=lambda e: _keyword_as_name(e, text))
     except UnexpectedToken as first:

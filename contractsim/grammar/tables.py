@@ -331,6 +331,7 @@ class LazyRows(dict[int, dict[str, Any]]):
         for length in lengths:
             self._starts.append(self._starts[-1] + length)
         self._complete = False
+        self.codes = StoredCodes(symbols, symbol_ids, action_ids, self._starts)
 
     def __missing__(self, state: int) -> dict[str, Any]:
         if not isinstance(state, int) or not 0 <= state < len(self._starts) - 1:
@@ -375,6 +376,37 @@ class LazyRows(dict[int, dict[str, Any]]):
     def values(self) -> Any:
         self._decode_all()
         return super().values()
+
+
+class StoredCodes(dict[int, dict[str, int]]):
+    """The parse table's rows by state as stored: each symbol's action as one integer (a shift
+    or goto to state ``k`` is ``k``, a reduction by rule ``r`` is ``n_states + r``), decoded when
+    first asked for; what :mod:`.driver` runs on."""
+
+    def __init__(
+        self,
+        symbols: tuple[str, ...],
+        symbol_ids: array[int],
+        action_ids: array[int],
+        starts: list[int],
+    ) -> None:
+        super().__init__()
+        self._symbols = symbols
+        self._symbol_ids = symbol_ids
+        self._action_ids = action_ids
+        self._starts = starts
+
+    def __missing__(self, state: int) -> dict[str, int]:
+        if not isinstance(state, int) or not 0 <= state < len(self._starts) - 1:
+            raise KeyError(state)
+        start, end = self._starts[state], self._starts[state + 1]
+        row = self[state] = dict(
+            zip(
+                map(self._symbols.__getitem__, self._symbol_ids[start:end]),
+                self._action_ids[start:end],
+            )
+        )
+        return row
 
 
 def build(grammar: str) -> lark.Lark:

@@ -1,0 +1,375 @@
+"""A specialised LALR driver for valid text: lark's tables and tree builders in one tight loop.
+
+lark's ``ParserState.feed_token`` spends most of a parse on generic work: a method call per
+token, a ``(action, arg)`` pair unpacked per step, ``len(rule.expansion)`` and
+``rule.origin.name`` per reduction, and a tree builder called for every reduction — also for the
+ten chain rules (``?expr: or_expr`` …) above every name or number, whose result is their only
+child unchanged. :func:`parse_valid` runs the same LALR tables (the stored ones of
+:mod:`.tables`, as integer codes: a shift to state ``k`` is ``k``, a reduction by rule ``r`` is
+``n_states + r``), the same per-state scanners (:mod:`.lexer`) and the same tree shapes
+(:mod:`.treebuild`), but
+
+* the lexer is inlined and tries, in each state, only the terminals that may start with the
+  character at hand (see ``_CharTable``); the lexer itself reads what that cannot;
+* a chain reduction only changes the state on top of the stack (its value is handed up as is,
+  which is what lark's builder returns for it), and a run of them is looked up once per
+  (state below, state on top, lookahead);
+* every other reduction calls a builder generated for its rule
+  (:func:`.treebuild.specialised_builder`: lark's child filter unrolled, lark's position
+  propagation without its generic checks), looked up by rule index.
+
+It gives up (returns None) on anything but a clean parse: an unexpected token or character, or
+any other surprise. The caller then parses the text again with lark's own loop, which reports
+the error or applies the keyword-as-name fix-ups of :mod:`.parse` exactly as before. A parse
+that succeeds here is one in which lark's loop meets no error either, so it takes the same
+steps and calls the same builders: the tree is the same, ``meta`` positions included
+(``tests/test_parse_driver.py`` compares them on every known contract and thousands of
+corrupted ones).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from lark import Token, Tree
+from lark.lexer import LexerState, LineCounter
+from lark.utils import TextSlice
+
+from .lexer import _new_token
+from .treebuild import specialised_builder
+
+
+class _Position:
+    """What the contextual lexer asks of the parser: the state on top of the stack."""
+
+    __slots__ = ("position",)
+
+    def __init__(self, position: int) -> None:
+        self.position = position
+
+
+# ------------------------------------------------------------------ first-character dispatch
+#
+# The contextual lexer's shared pattern is one alternation of ~30 terminals, which Python's
+# ``re`` tries one after another at every token (a few microseconds each). A parser state's
+# own scanner (``_StateLexer.alternatives``: what lark's lexer for that state tries, in its
+# order) finds the first alternative that matches; one that cannot start with the character at
+# hand fails, so trying only those that may start with it finds the same match: ``(`` is only
+# ``LPAR``. A terminal whose first characters are not worked out here (a lookahead at its
+# start, an optional first element, a case-insensitive flag …) is kept for every character;
+# a character outside ASCII goes to the lexer.
+
+_ASCII_DIGITS = frozenset("0123456789")
+_ASCII_SPACE = frozenset(" \t\n\r\f\v")
+_ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _first_chars(regexp: str) -> frozenset[str] | None:
+    """The ASCII characters a match of ``regexp`` may start with, or None when not known."""
+    try:
+        import re._constants as c  # type: ignore[import-not-found]
+        import re._parser as sre  # type: ignore[import-not-found]
+    except ImportError:  # an older Python: no dispatch (the shared pattern does it all)
+        return None
+    try:
+        parsed = sre.parse(regexp)
+    except Exception:
+        return None
+    if parsed.state.flags & c.SRE_FLAG_IGNORECASE:
+        return None
+
+    def first(items: Any) -> set[str] | None:
+        if not len(items):
+            return None
+        op, arg = items[0]
+        if op is c.LITERAL:
+            return {chr(arg)}
+        if op is c.IN:
+            found: set[str] = set()
+            for item_op, item_arg in arg:
+                if item_op is c.LITERAL:
+                    found.add(chr(item_arg))
+                elif item_op is c.RANGE and item_arg[1] - item_arg[0] < 256:
+                    found.update(map(chr, range(item_arg[0], item_arg[1] + 1)))
+                elif item_op is c.CATEGORY and item_arg is c.CATEGORY_DIGIT:
+                    found |= _ASCII_DIGITS
+                elif item_op is c.CATEGORY and item_arg is c.CATEGORY_SPACE:
+                    found |= _ASCII_SPACE
+                elif item_op is c.CATEGORY and item_arg is c.CATEGORY_WORD:
+                    found |= _ASCII_WORD
+                else:  # NEGATE, other categories
+                    return None
+            return found
+        if op is c.SUBPATTERN:
+            _group, add_flags, _del_flags, sub = arg
+            return None if add_flags & c.SRE_FLAG_IGNORECASE else first(sub)
+        if op is c.BRANCH:
+            union: set[str] = set()
+            for branch in arg[1]:
+                part = first(branch)
+                if part is None:
+                    return None
+                union |= part
+            return union
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT) and arg[0] >= 1:
+            return first(arg[2])
+        return None
+
+    chars = first(parsed)
+    return None if chars is None else frozenset(c_ for c_ in chars if c_.isascii())
+
+
+class _CharTables(dict[int, Any]):
+    """For each parser state, the :class:`_CharTable` of its scanner (states that admit the
+    same terminals share one), made when the parse first reaches the state."""
+
+    def __init__(self, lexer: Any) -> None:
+        super().__init__()
+        self._lexer = lexer
+        self._by_scanner: dict[int, _CharTable] = {}
+        self._first: dict[str, frozenset[str] | None] = {}
+
+    def __missing__(self, state: int) -> _CharTable:
+        scanner = self._lexer._by_state.get(state) or self._lexer._state_lexer(state)
+        table = self._by_scanner.get(id(scanner))  # scanners live as long as the lexer
+        if table is None:
+            table = self._by_scanner[id(scanner)] = _CharTable(scanner, self)
+        self[state] = table
+        return table
+
+    def first_chars(self, name: str) -> frozenset[str] | None:
+        """The ASCII characters terminal ``name`` may start with (None: not known)."""
+        if name not in self._first:
+            pattern = self._lexer._by_name[name].pattern
+            if pattern.type == "str" and not pattern.flags:
+                self._first[name] = frozenset(pattern.value[:1])
+            else:
+                self._first[name] = _first_chars(pattern.to_regexp())
+        return self._first[name]
+
+
+class _CharTable(dict[str, Any]):
+    """One state's scanner by first character: the alternatives that may start with it, in
+    the scanner's order, each as (terminal, its text if a plain string, its own compiled
+    pattern); None where the lexer must read the token (a character outside ASCII, or a
+    state lark's own lexer reads)."""
+
+    def __init__(self, scanner: Any, tables: _CharTables) -> None:
+        super().__init__()
+        self.keywords = scanner.keywords
+        self._alternatives = scanner.alternatives
+        self._tables = tables
+
+    def __missing__(self, char: str) -> list[tuple[str, str | None, Any]] | None:
+        made: list[tuple[str, str | None, Any]] | None = None
+        if self._alternatives and char.isascii():
+            first_chars, compiled = self._tables.first_chars, self._tables._lexer._compiled
+            made = [
+                (name, literal, None if literal is not None else compiled(name))
+                for name, literal, _rank in self._alternatives
+                if (chars := first_chars(name)) is None or char in chars
+            ]
+        self[char] = made
+        return made
+
+
+class _Builders(dict[int, Any]):
+    """The tree builder of each rule by index (:func:`.treebuild.specialised_builder`), made
+    when the rule is first reduced: a process that parses one small file needs a fraction of
+    them."""
+
+    def __init__(self, rules: list[Any]) -> None:
+        super().__init__()
+        self._rules = rules
+
+    def __missing__(self, index: int) -> Any:
+        made = self[index] = specialised_builder(self._rules[index])
+        return made
+
+
+class Driver:
+    """The LALR loop over one stored parser's tables (made once per process, lazily)."""
+
+    def __init__(self, lark_parser: Any) -> None:
+        frontend = lark_parser.parser
+        table = frontend.parser._parse_table
+        rows = table.states
+        self._lexer = frontend.lexer
+        self._codes = rows.codes
+        self._n_states = len(rows)
+        self._start_states = dict(table.start_states)
+        self._end_states = dict(table.end_states)
+        rules = lark_parser.rules
+        # per rule: (number of symbols, origin name, whether a chain rule)
+        self._rules = [(len(r.expansion), r.origin.name, _is_chain(r)) for r in rules]
+        self._builders = _Builders(rules)
+        self._char_tables = _CharTables(self._lexer)
+        # (state below, state on top, lookahead) -> the state on top after the chain
+        # reductions the lookahead makes there (they depend on nothing else)
+        self._chains: dict[tuple[int, int, str], int] = {}
+
+    def parse(self, text: str, start: str) -> Tree[Token] | None:
+        """The tree lark builds for ``text``, or None when lark would meet an error."""
+        try:
+            return self._parse(text, start)
+        except Exception:  # an error lark reports better: let it parse the text again
+            return None
+
+    def _parse(self, text: str, start: str) -> Tree[Token] | None:
+        start_state = self._start_states[start]
+        end_state = self._end_states[start]
+        rows = self._codes
+        n_states = self._n_states
+        rules = self._rules
+        builders = self._builders
+        chains = self._chains
+        states: list[int] = [start_state]
+        values: list[Any] = []
+        # the lexer inlined: each state's scanner by first character (see _CharTable); where
+        # that cannot answer, the lexer itself reads one token from the same place
+        lexer = self._lexer
+        char_tables = self._char_tables
+        ignore, newline_types = lexer._ignore, lexer._newline_types
+        new_token = _new_token
+        line_ctr = LineCounter("\n")  # type: ignore[no-untyped-call]
+        lexer_state = LexerState(TextSlice(text, 0, len(text)), line_ctr)
+        position = _Position(start_state)
+        n = len(text)
+        pos = 0
+        line = 1
+        line_start = 0
+        while pos < n:
+            table = char_tables[states[-1]]
+            alternatives = table[text[pos]]
+            type_ = None
+            if alternatives is not None:
+                for type_, value, pattern in alternatives:  # noqa: B007 (the match's type)
+                    if value is not None:
+                        if text.startswith(value, pos):
+                            break
+                    elif (m := pattern.match(text, pos, n)) is not None:
+                        value = m.group(0)
+                        break
+                else:
+                    type_ = None
+            if type_ is not None:
+                end = pos + len(value)
+                if type_ in ignore:
+                    if type_ in newline_types and (newlines := value.count("\n")):
+                        line += newlines
+                        line_start = pos + value.rindex("\n") + 1
+                    pos = end
+                    continue
+                if type_ in newline_types and (newlines := value.count("\n")):
+                    start_line, column = line, pos - line_start + 1
+                    line += newlines
+                    line_start = pos + value.rindex("\n") + 1
+                    token = new_token(
+                        type_, value, pos, start_line, column, line, end - line_start + 1, end
+                    )
+                else:
+                    column = pos - line_start + 1
+                    token = new_token(
+                        type_, value, pos, line, column, line, column + len(value), end
+                    )
+                keywords = table.keywords.get(type_)
+                if keywords is not None and (keyword := keywords.get(value)) is not None:
+                    token.type = type_ = keyword
+                pos = end
+            else:
+                line_ctr.char_pos = pos
+                line_ctr.line = line
+                line_ctr.line_start_pos = line_start
+                line_ctr.column = pos - line_start + 1
+                position.position = states[-1]
+                found = next(lexer._lex(lexer_state, position), None)
+                pos, line, line_start = line_ctr.char_pos, line_ctr.line, line_ctr.line_start_pos
+                if found is None:
+                    break  # only white space and comments were left
+                token = found
+                type_ = token.type
+            while True:
+                code = rows[states[-1]].get(type_)
+                if code is None:
+                    return None
+                if code < n_states:  # shift (never to the end state: only a goto reaches it)
+                    states.append(code)
+                    values.append(token)
+                    break
+                size, origin, chain = rules[code - n_states]
+                if chain:  # the value is handed up unchanged: only the state on top changes
+                    below = states[-2]
+                    key = (below, states[-1], type_)
+                    top = chains.get(key)
+                    if top is None:  # every chain reduction this lookahead makes here, at once
+                        top = rows[below][origin]
+                        while (code := rows[top].get(type_)) is not None and code >= n_states:
+                            size, origin, chain = rules[code - n_states]
+                            if not chain:
+                                break
+                            top = rows[below][origin]
+                        chains[key] = top
+                    states[-1] = top
+                    continue
+                if size:
+                    children = values[-size:]
+                    del states[-size:]
+                    del values[-size:]
+                else:
+                    children = []
+                values.append(builders[code - n_states](children))
+                states.append(rows[states[-1]][origin])
+        # the end of the text: reduce until the start symbol is complete
+        while True:
+            code = rows[states[-1]].get("$END")
+            if code is None or code < n_states:
+                return None
+            size, origin, chain = rules[code - n_states]
+            if chain:
+                states[-1] = rows[states[-2]][origin]
+            else:
+                if size:
+                    children = values[-size:]
+                    del states[-size:]
+                    del values[-size:]
+                else:
+                    children = []
+                values.append(builders[code - n_states](children))
+                states.append(rows[states[-1]][origin])
+            if states[-1] == end_state:
+                tree: Tree[Token] = values[-1]
+                return tree
+
+
+def _is_chain(rule: Any) -> bool:
+    """Whether lark's builder for ``rule`` returns its only child unchanged (``?rule: sub``
+    with one symbol that the tree keeps as it is; see ``treebuild.ChainAwarePositions``)."""
+    options = rule.options
+    if len(rule.expansion) != 1 or not options.expand1 or rule.alias:
+        return False
+    if any(options.empty_indices):
+        return False
+    (symbol,) = rule.expansion
+    if symbol.is_term:
+        return options.keep_all_tokens or not symbol.filter_out
+    return not symbol.name.startswith("_")
+
+
+@functools.lru_cache(maxsize=4)
+def driver_for(lark_parser: Any) -> Driver | None:
+    """The driver over ``lark_parser``'s tables (made once), or None when the parser was not
+    loaded from the stored tables (built from the grammar: lark's loop only)."""
+    from .tables import LazyRows
+
+    if not isinstance(lark_parser.parser.parser._parse_table.states, LazyRows):
+        return None
+    return Driver(lark_parser)
+
+
+def parse_valid(lark_parser: Any, text: str, start: str = "start") -> Tree[Token] | None:
+    """The parse tree of ``text`` as ``lark_parser`` builds it, or None when the text has an
+    error (or the parser was not loaded from the stored tables): then lark's own loop must
+    parse it."""
+    driver = driver_for(lark_parser)
+    return None if driver is None else driver.parse(text, start)
