@@ -11,6 +11,7 @@ from ..diagnostics import Diagnostic, Span, suggestion_hint
 from . import ir
 from . import types as T
 from .builtins import BUILTINS
+from .hiding import check_hidden_names
 from .lets import inline_tool_lets
 from .typecheck import SEMVER, Checker, Scope, Symbol, _child_types, _root_name
 from .walk import all_exprs, replace_nodes, stmt_exprs, walk_expr, walk_stmts
@@ -915,6 +916,7 @@ PASSES: tuple[Callable[[Checker], None], ...] = (
     check_state,
     check_predicates,
     check_tools,
+    check_hidden_names,
     check_machines,
     check_constant_values,
     lint_unused,
