@@ -353,7 +353,7 @@ for _ty, _op in [
     (
         "map[str, int]",
         lambda dr, d, w: (
-            f"{{str(i{d}): q{d} for (i{d}, q{d}) in enumerate({expr(dr, 'list[int]', d, w)})"
+            f"{{str(ix{d}): q{d} for (ix{d}, q{d}) in enumerate({expr(dr, 'list[int]', d, w)})"
             f" if {expr(dr, 'bool', d, w)}}}"
         ),
     ),
@@ -461,7 +461,7 @@ def stmt(draw: Any, depth: int) -> str:
         return f"if true {{ let v = {expr(draw, 'int', 2, w)}; i1 = v * 2 }}"
     if choice == 8:
         # loops named by depth: a nested loop (or a quantifier's `q`) must not hide it (E0331)
-        q = f"q{depth}"
+        q = f"lp{depth}"  # (apart from the quantifiers' `q{d}`)
         return f"for {q} in {expr(draw, 'list[int]', 1, w)} {{ {block(draw, depth - 1)} }}"
     # issue 16: `var`, list updates that may be out of range, `fail`, `break`, `continue`
     if choice == 10:
@@ -488,7 +488,7 @@ def stmt(draw: Any, depth: int) -> str:
         return f"if {expr(draw, 'bool', 2, w)} {{ fail {code}{message} }}"
     if choice == 13:
         jump = draw(st.sampled_from(["break", "continue"]))
-        q = f"q{depth}"
+        q = f"lp{depth}"  # (apart from the quantifiers' `q{d}`)
         return (
             f"for {q} in {expr(draw, 'list[int]', 1, w)} {{ "
             f"if {q} > {expr(draw, 'int', 1, w)} {{ {jump} }}; {block(draw, depth - 1)} }}"
