@@ -21,7 +21,7 @@ from contractsim import UNKNOWN
 from contractsim.compiler import lib
 from contractsim.compiler.compile import make_context
 from contractsim.compiler.interp import Env, Interpreter
-from contractsim.compiler.values import Bounded, FMap, Fresh
+from contractsim.compiler.values import Bounded, FMap, Fresh, OpenRecord
 from contractsim.dsl.builtins import BUILTINS
 
 SETTINGS = settings(
@@ -336,12 +336,14 @@ for _ty, _op in [
     ("float", _bin("float", ["+", "*"], "number", "float")),
     ("str", lambda dr, d, w: f"str({expr(dr, 'any', d, w)})"),
     ("list[int]", _bin("list[int]", ["+"], "list[int]", "list[int]")),
-    # comprehensions, first/last, filtered quantifiers and `a if c else b` (lang-compute)
+    # comprehensions, first/last, filtered quantifiers and `a if c else b` (lang-compute); the
+    # variables of those that nest generated expressions are named by depth (`q1` holds `q0`):
+    # a nested loop variable of the same name would hide the outer one (E0331)
     (
         "list[int]",
         lambda dr, d, w: (
-            f"[{expr(dr, 'int', d, w)} + q for q in {_of('list[int]', 'set[int]')(dr, d, w)}"
-            f" if q > {expr(dr, 'int', d, w)}]"
+            f"[{expr(dr, 'int', d, w)} + q{d} for q{d} in {_of('list[int]', 'set[int]')(dr, d, w)}"
+            f" if q{d} > {expr(dr, 'int', d, w)}]"
         ),
     ),
     (
@@ -351,28 +353,29 @@ for _ty, _op in [
     (
         "map[str, int]",
         lambda dr, d, w: (
-            f"{{str(i): q for (i, q) in enumerate({expr(dr, 'list[int]', d, w)})"
+            f"{{str(ix{d}): q{d} for (ix{d}, q{d}) in enumerate({expr(dr, 'list[int]', d, w)})"
             f" if {expr(dr, 'bool', d, w)}}}"
         ),
     ),
     (
         "bool",
         lambda dr, d, w: (
-            f"({dr(st.sampled_from(['first', 'last']))}(q * 2 for q in"
-            f" {_of('list[int]', 'set[int]')(dr, d, w)} if q > {expr(dr, 'int', d, w)}) == null)"
+            f"({dr(st.sampled_from(['first', 'last']))}(q{d} * 2 for q{d} in"
+            f" {_of('list[int]', 'set[int]')(dr, d, w)} if q{d} > {expr(dr, 'int', d, w)}) == null)"
         ),
     ),
     (
         "int",
         lambda dr, d, w: (
-            f"sum(q for q in {expr(dr, 'list[int]', d, w)} if q != {expr(dr, 'int', d, w)})"
+            f"sum(q{d} for q{d} in {expr(dr, 'list[int]', d, w)}"
+            f" if q{d} != {expr(dr, 'int', d, w)})"
             f" + count(q > 0 for q in {expr(dr, 'set[int]', d, w)} if q != i1)"
         ),
     ),
     (
         "bool",
         lambda dr, d, w: (
-            f"{dr(st.sampled_from(['all', 'any']))}(q > {expr(dr, 'int', d, w)} for q in"
+            f"{dr(st.sampled_from(['all', 'any']))}(q{d} > {expr(dr, 'int', d, w)} for q{d} in"
             f" {expr(dr, 'list[int]', d, w)} if {expr(dr, 'bool', d, w)})"
         ),
     ),
@@ -453,13 +456,20 @@ def stmt(draw: Any, depth: int) -> str:
     if choice == 6:
         return f'warn W{draw(st.integers(0, 2))} "at {{{hole(draw, ty, 2, w)}}} on {{today()}}"'
     if choice == 7:
-        return f"let v = {expr(draw, 'int', 2, w)}; i1 = v * 2"
+        # locals sit in a block of their own: a second `let v` in the same block would hide
+        # the first (E0331)
+        return f"if true {{ let v = {expr(draw, 'int', 2, w)}; i1 = v * 2 }}"
     if choice == 8:
-        return f"for q in {expr(draw, 'list[int]', 1, w)} {{ {block(draw, depth - 1)} }}"
+        # loops named by depth: a nested loop (or a quantifier's `q`) must not hide it (E0331)
+        q = f"lp{depth}"  # (apart from the quantifiers' `q{d}`)
+        return f"for {q} in {expr(draw, 'list[int]', 1, w)} {{ {block(draw, depth - 1)} }}"
     # issue 16: `var`, list updates that may be out of range, `fail`, `break`, `continue`
     if choice == 10:
         # (named apart from the tool-level `let w` every generated tool has)
-        return f"var acc = {expr(draw, 'int', 2, w)}; acc += {expr(draw, 'int', 1, w)}; i1 = acc"
+        return (
+            f"if true {{ var acc = {expr(draw, 'int', 2, w)}; acc += {expr(draw, 'int', 1, w)}; "
+            "i1 = acc }"
+        )
     if choice == 11:
         return draw(
             st.sampled_from(
@@ -467,7 +477,8 @@ def stmt(draw: Any, depth: int) -> str:
                     "l.pop()",
                     f"l.remove_at({_SMALL(draw, 0, w)})",
                     f"l.insert({_SMALL(draw, 0, w)}, {expr(draw, 'int', 1, w)})",
-                    f"var lst = l; lst.insert(0, {expr(draw, 'int', 1, w)}); lst.pop(); l = lst",
+                    f"if true {{ var lst = l; lst.insert(0, {expr(draw, 'int', 1, w)}); "
+                    "lst.pop(); l = lst }",
                 ]
             )
         )
@@ -477,14 +488,15 @@ def stmt(draw: Any, depth: int) -> str:
         return f"if {expr(draw, 'bool', 2, w)} {{ fail {code}{message} }}"
     if choice == 13:
         jump = draw(st.sampled_from(["break", "continue"]))
+        q = f"lp{depth}"  # (apart from the quantifiers' `q{d}`)
         return (
-            f"for q in {expr(draw, 'list[int]', 1, w)} {{ "
-            f"if q > {expr(draw, 'int', 1, w)} {{ {jump} }}; {block(draw, depth - 1)} }}"
+            f"for {q} in {expr(draw, 'list[int]', 1, w)} {{ "
+            f"if {q} > {expr(draw, 'int', 1, w)} {{ {jump} }}; {block(draw, depth - 1)} }}"
         )
     if choice == 14:
         return (
-            f"var tot = 0; for q in {expr(draw, 'list[int]', 1, w)} {{ tot += q; "
-            f"if {expr(draw, 'bool', 1, w)} {{ break }} }}; i1 = tot"
+            f"if true {{ var tot = 0; for qt in {expr(draw, 'list[int]', 1, w)} {{ tot += qt; "
+            f"if {expr(draw, 'bool', 1, w)} {{ break }} }}; i1 = tot }}"
         )
     cond = expr(draw, "bool", 2, w)
     return f"if {cond} {{ {block(draw, depth - 1)} }} else {{ {block(draw, depth - 1)} }}"
@@ -547,6 +559,13 @@ BOUNDED_OF: dict[str, Any] = {  # bounded unknowns (issue 16) for the number var
 }
 
 
+SIMULATED_REC = st.builds(  # a simulated call's result: its undeclared fields are not known
+    lambda a, b: OpenRecord({"a": a, "b": b, "c": UNKNOWN, "d e": UNKNOWN}),
+    SMALL_INT | st.just(UNKNOWN),
+    SMALL_STR,
+)
+
+
 @st.composite
 def states(draw: Any, unknown: bool) -> dict[str, Any]:
     out = {}
@@ -556,6 +575,8 @@ def states(draw: Any, unknown: bool) -> dict[str, Any]:
             out[n] = UNKNOWN
         elif roll == 1 and t in BOUNDED_OF:
             out[n] = draw(BOUNDED_OF[t])
+        elif roll == 1 and t == "Rec":
+            out[n] = draw(SIMULATED_REC)
         else:
             out[n] = draw(VALUE_OF[t])
     return out
@@ -630,7 +651,8 @@ def test_conditions_templates_and_effects_agree_with_interpreter(
         return tuple(out)
 
     known = not any(
-        v is UNKNOWN or isinstance(v, Bounded) for v in (*before.values(), *after.values())
+        v is UNKNOWN or isinstance(v, (Bounded, OpenRecord))
+        for v in (*before.values(), *after.values())
     )
     ensure = tool.ensures[0]
     message = ensure.message

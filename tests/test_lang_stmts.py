@@ -405,7 +405,7 @@ tool first_big(limit: int) {
 tool scoped() {
   effect {
     var a = 1
-    if true { var a = 10; a += 1 }
+    if true { var b = 10; b += 1 }
     total = a
   }
 }

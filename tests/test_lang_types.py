@@ -609,8 +609,8 @@ def test_type_tests_narrow_in_conditionals_and_comprehension_filters() -> None:
     assert "E0301" in codes
 
 
-def test_a_tool_let_reaches_comprehension_filters_and_stops_at_names_that_hide_it() -> None:
-    c = contractsim.loads(
+def test_a_tool_let_reaches_comprehension_filters_and_no_name_may_hide_it() -> None:
+    text = (
         'contract c version "1.0.0"\n'
         "state { l: list[int] = [1, 2, 3], total: int = 0, seen: list[int] = [], n: int = 0 }\n"
         "tool t(x: int) {\n"
@@ -618,10 +618,15 @@ def test_a_tool_let_reaches_comprehension_filters_and_stops_at_names_that_hide_i
         "  effect {\n"
         "    total = sum(q for q in l if q != w)\n"
         "    seen = [q * 10 for q in l if q != w]\n"
-        "    n = count(w > 2 for w in l)\n"
+        "    n = count(v > 2 for v in l)\n"
         "  }\n"
         "}\n"
     )
+    hiding = text.replace("count(v > 2 for v in l)", "count(w > 2 for w in l)")
+    assert [(d.code, d.message) for d in check_text(hiding, "t.contract")] == [
+        ("E0331", "loop variable `w` hides the binding `w`")
+    ]
+    c = contractsim.loads(text)
     sim = c.simulator(now="2024-01-01T00:00:00Z")
     (branch,) = sim.step(sim.initial_state(), "t", {"x": 1}).branches
     state = branch.state

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from ..dsl.patterns import regex_search
 from .formats import is_date as _is_date
 from .formats import is_datetime as _is_datetime
-from .values import UNKNOWN, Bounded, FMap, Fresh, Unknown
+from .values import UNKNOWN, Bounded, FMap, Fresh, OpenRecord, Unknown
 
 U = UNKNOWN
 
@@ -281,7 +281,20 @@ def truthy(x: Any) -> bool:
 
 
 def _safe_truthy(x: Any) -> Any:
+    if type(x) is OpenRecord and not x:
+        return U  # no declared field: whether the real value has any is not known
     return U if x is U else truthy(x)
+
+
+def _safe_get(m: Any, key: Any, default: Any = None) -> Any:
+    """``get`` over unknowns: a key a simulated open record does not hold is unknown, not
+    absent (the real value may hold it)."""
+    if type(m) is OpenRecord:
+        for a in (key, default):  # as lift: an unknown argument makes the value unknown
+            if a is U or type(a) is Fresh or type(a) is Bounded or type(a) is OpenRecord:
+                return U
+        return m[key] if key in m else U
+    return _lifted_get(m, key, default)
 
 
 def _min(*xs: Any) -> Any:
@@ -336,11 +349,12 @@ handled by the code generator and the interpreter themselves."""
 
 def lift(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Make a function three-valued: unknown in, unknown out. A fresh value counts as unknown
-    here: its text (its length, its prefix …) is not known yet."""
+    here: its text (its length, its prefix …) is not known yet; so does a simulated open
+    record (:class:`OpenRecord`): its size, keys and values are not known."""
 
     def lifted(*args: Any) -> Any:
         for a in args:
-            if a is U or type(a) is Fresh or type(a) is Bounded:
+            if a is U or type(a) is Fresh or type(a) is Bounded or type(a) is OpenRecord:
                 return U
         return fn(*args)
 
@@ -476,11 +490,14 @@ BUILTIN_FUNCS.update(
 )
 
 
+_lifted_get = lift(_get)
+
 SAFE_FUNCS: dict[str, Callable[..., Any]] = {
     name: (lift_deep if name in ("str", "join", "zfill", "count") else lift)(fn)
     for name, fn in BUILTIN_FUNCS.items()
 }
 SAFE_FUNCS["truthy"] = _safe_truthy  # a fresh value is known to be non-empty
+SAFE_FUNCS["get"] = _safe_get  # reads the declared fields of a simulated open record
 
 
 # ------------------------------------------------------------------------------------- operators
@@ -526,8 +543,9 @@ def arith(op: str, a: Any, b: Any) -> Any:
 
 
 def unobserved(v: Any) -> bool:
-    """Unknown (bounded or not), or a fresh value (text that is new but not known yet)."""
-    return v is U or type(v) is Fresh or type(v) is Bounded
+    """Unknown (bounded or not), a fresh value (text that is new but not known yet), or a
+    simulated open record (whose keys are not all known)."""
+    return v is U or type(v) is Fresh or type(v) is Bounded or type(v) is OpenRecord
 
 
 def safe_arith(op: str, a: Any, b: Any) -> Any:
@@ -589,6 +607,8 @@ def safe_contains(item: Any, coll: Any) -> Any:
         return _interval_contains(item, coll)
     if contains(item, coll):
         return True
+    if type(coll) is OpenRecord:
+        return U  # a field a simulated open record does not declare may be there
     if isinstance(coll, (frozenset, FMap, tuple)):
         if U in coll:
             return U
@@ -832,6 +852,8 @@ def _contains_unknown(v: Any) -> bool:
     stack = [v]  # without recursion: a value may nest deeper than Python's stack
     while stack:
         coll = stack.pop()
+        if type(coll) is OpenRecord:
+            return True  # fields nobody has seen
         for part in (coll.keys(), coll.values()) if isinstance(coll, FMap) else (coll,):
             if set(map(type, part)) <= _OBSERVED_SCALARS:
                 continue  # (told at C speed: text and numbers hold nothing unobserved)
@@ -907,7 +929,7 @@ def value_size(value: Any, limit: int = MAX_VALUE_SIZE) -> int:
     return _size(value, 0, limit)[0]
 
 
-_COLLECTIONS = {tuple, frozenset, FMap}
+_COLLECTIONS = {tuple, frozenset, FMap, OpenRecord}
 _SIZES: dict[int, tuple[Any, int, int]] = {}  # id → (the value, its size, its height)
 _SIZES_KEPT = 100_000
 
@@ -923,7 +945,7 @@ def _size(v: Any, depth: int, limit: int) -> tuple[int, int]:
         return limit + 1, 0
     total = 1 + len(v)
     height = 1
-    for part in (v.keys(), v.values()) if kind is FMap else (v,):
+    for part in (v.keys(), v.values()) if kind is FMap or kind is OpenRecord else (v,):
         kinds = set(map(type, part))
         if str in kinds:
             total += sum(map(len, part if len(kinds) == 1 else _strings(part)))

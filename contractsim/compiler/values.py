@@ -194,6 +194,48 @@ class FMap(dict):  # type: ignore[type-arg]
         return (FMap, (dict(self),))
 
 
+class OpenRecord(FMap):
+    """A value of an open record type that simulation made (a call's ``result``): it holds the
+    declared fields, and the real value may hold more that nobody has seen. So a field it does
+    not hold is not known to be absent: ``get(r, "x", d)`` and ``"x" in r`` are unknown, and so
+    are its size, its keys and iterating over them (see ``compiler/lib.py``). Values built in the
+    contract, parsed from arguments or returned by a real call are plain :class:`FMap` values.
+
+    It never equals a plain map (that one is known to have no more fields)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is OpenRecord and dict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        try:
+            return self._hash
+        except AttributeError:
+            h = hash(("open", frozenset(self.items())))
+            self._hash = h
+            return h
+
+    def set(self, key: Any, value: Any) -> OpenRecord:
+        new = OpenRecord(self)
+        dict.__setitem__(new, key, value)
+        return new
+
+    def without(self, key: Any) -> OpenRecord:
+        new = OpenRecord(self)
+        dict.pop(new, key, None)
+        return new
+
+    def __repr__(self) -> str:
+        return "OpenRecord(" + dict.__repr__(self) + ")"
+
+    def __reduce__(self) -> tuple[type[OpenRecord], tuple[dict[Any, Any]]]:
+        return (OpenRecord, (dict(self),))
+
+
 MAX_FREEZE_DEPTH = 10_000
 """Nesting :func:`freeze` accepts (it works without recursion; deeper data is refused)."""
 _END = object()

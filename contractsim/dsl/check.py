@@ -12,6 +12,7 @@ from ..diagnostics import Diagnostic, Span, suggestion_hint
 from . import ir
 from . import types as T
 from .builtins import BUILTINS
+from .hiding import check_hidden_names
 from .lets import inline_tool_lets
 from .typecheck import SEMVER, Checker, Scope, Symbol, _child_types, _root_name
 from .visitor import child_expr_list
@@ -968,6 +969,7 @@ PASSES: tuple[Callable[[Checker], None], ...] = (
     check_state,
     check_predicates,
     check_tools,
+    check_hidden_names,
     check_machines,
     check_constant_values,
     lint_unused,

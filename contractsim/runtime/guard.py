@@ -77,9 +77,12 @@ class GuardError:
     allowed_tools: tuple[str, ...] = ()
     blocked: bool = True  # the function was not called
     detail: str | None = None  # what the tool itself said, for a call that was made
+    # what else is wrong with a refused call: failed `should`s, OFF_SPEC_ARGUMENT
+    warnings: tuple[StepWarning, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict: code, message, hint, field, every violation, allowed tools."""
+        """A JSON-ready dict: code, message, hint, field, every violation, the warnings (what
+        else is wrong with the call), allowed tools."""
         out: dict[str, Any] = {
             "error": self.code,
             "tool": self.tool,
@@ -94,6 +97,8 @@ class GuardError:
             out["detail"] = self.detail
         if len(self.violations) > 1 or (self.violations and self.violations[0].values):
             out["violations"] = [v.to_json() for v in self.violations]
+        if self.warnings:
+            out["warnings"] = [w.to_json() for w in self.warnings]
         out["allowed_tools"] = list(self.allowed_tools)
         return out
 
@@ -109,6 +114,8 @@ class GuardError:
         for v in self.violations:
             for text, value in v.values[:4]:
                 lines.append(f"  where {text} = {value}")
+        for w in self.warnings:
+            lines.append(f"also (warning) {w.code}: {w.message}")
         hints = [v.hint for v in self.violations if v.hint] or ([self.hint] if self.hint else [])
         for hint in dict.fromkeys(hints):
             lines.append(f"Fix: {hint}")
@@ -723,6 +730,7 @@ class Guard:
             first.field,
             tuple(violations),
             tuple(self._allowed(exclude=prediction.tool)),
+            warnings=tuple(w for w in prediction.warnings if w.refused),
         )
 
     def _refused(

@@ -99,6 +99,16 @@ def _fast_tool(compiled: CompiledContract, ctool: CTool) -> _FastTool | None:
         exprs.extend(stmt_exprs(s))
     if "result" in used_names(exprs):
         return None
+    from ..dsl.walk import walk_expr
+
+    if any(
+        (isinstance(x, ir.Call) and x.func == "fresh") or isinstance(x, ir.UnknownIn)
+        for e in exprs
+        for x in walk_expr(e)
+    ):
+        # it makes a value unknown (`x = len(fresh())`, `x = unknown in [1, 9]`): the fast code
+        # is for known states only, and the calls after it would read that value
+        return None
     machines: list[tuple[int, dict[str, list[tuple[str, Any]]]]] = []
     for mname in ctool.machines:
         m = compiled.machines[mname]

@@ -124,6 +124,8 @@ def _step_lines(step: StepReport, colour: bool) -> list[str]:
         suffix = "" if w.certain else " (possibly)"
         if branches:
             suffix += f" (on branch {branches})"
+        if w.refused:
+            suffix += " (also wrong with the refused call)"
         out.append(f"       ! {w.code}: {w.message}{suffix}")
     if len(step.outcomes) > 1 or any(k != "ok" for k in step.outcomes):
         parts = []

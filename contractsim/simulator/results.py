@@ -63,6 +63,8 @@ class StepWarning:
     field: str | None = None
     value: Any = None
     declared: str | None = None
+    # on a call that fails before it runs: what else is wrong with it (not something it did)
+    refused: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"code": self.code, "message": self.message, "certain": self.certain}
@@ -70,6 +72,8 @@ class StepWarning:
             out["field"] = self.field
             out["value"] = thaw(self.value)
             out["declared"] = self.declared
+        if self.refused:
+            out["refused"] = True
         return out
 
 

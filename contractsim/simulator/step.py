@@ -100,7 +100,11 @@ class Stepper:
                 # a value passed on from an earlier step's result (`$1.result.token`)
                 return self.step_symbolic(state, ctool, args)
             violations = self._argument_violations(ctool, problems_from(exc, "args"))
-            return StepResult(tool, args, [Branch(None, "fails", state, violations=violations)])
+            # (the soft preconditions need valid arguments: only OFF_SPEC_ARGUMENT is known)
+            also = _besides(off_spec_warnings(ctool, args, refused=True), violations)
+            return StepResult(
+                tool, args, [Branch(None, "fails", state, violations=violations, warnings=also)]
+            )
         values = model_values(model)
         return self.step_validated(state, ctool, values, args)
 
@@ -167,8 +171,11 @@ class Stepper:
                 )
             values[param.name] = value
         if violations:
+            also = _besides(off_spec_warnings(ctool, probe, refused=True), violations)
             return StepResult(
-                ctool.name, args, [Branch(None, "fails", state, violations=violations)]
+                ctool.name,
+                args,
+                [Branch(None, "fails", state, violations=violations, warnings=also)],
             )
         return self.step_validated(state, ctool, values, args)
 
@@ -289,27 +296,18 @@ class Stepper:
             else:
                 violations.append(self._explainer.not_bool(cond, result))
         if violations and not force:
+            # every violated rule is reported: the soft ones too, as what else is wrong
+            also = self.soft_warnings(state, ctool, values, raw_args, safe, refused=True)
             return StepResult(
                 ctool.name,
                 raw_args,
-                [Branch(None, "fails", state, violations=violations)],
+                [Branch(None, "fails", state, violations=violations, warnings=also)],
                 self.cost(ctool, state, values, safe),
             )
         branches, held_state = self.undecided_branches(state, ctool, values, undecided)
         if force:
             branches = []  # it happened: the rules held (or the contract is wrong)
-        warnings = off_spec_warnings(ctool, raw_args)
-        for cond in ctool.shoulds:
-            result = self._explainer.eval(cond.test, state, values, safe, ctool)
-            if result is True:
-                continue
-            if isinstance(result, Violation):
-                warnings.append(StepWarning(result.code, result.message))
-                continue
-            v = self._explainer.condition_violation(
-                cond, state, values, ctool, certain=result is False
-            )
-            warnings.append(StepWarning(v.code, v.message, certain=result is False))
+        warnings = self.soft_warnings(state, ctool, values, raw_args, safe, refused=False)
         # the branches where the unknown preconditions hold: their own failures stay certain,
         # since the complementary worlds fail already (the branch above)
         held = tuple(f"{text} holds" for _, _, text in undecided)
@@ -317,6 +315,9 @@ class Stepper:
         failure_chosen = chosen is not None and ctool.outcomes[chosen].kind == "fails"
         if held_state is None and not force:
             # no world satisfies every rule at once: the call fails on every branch
+            also = [replace(w, refused=True) for w in warnings]
+            for b in branches:
+                b.warnings = also + b.warnings
             return StepResult(ctool.name, raw_args, branches, self.cost(ctool, state, values, safe))
         if held_state is not None and held_state is not state and not failure_chosen:
             state = held_state
@@ -337,6 +338,35 @@ class Stepper:
         if machine_moves:
             branches = self.move_machines(branches, machine_moves)
         return StepResult(ctool.name, raw_args, branches, self.cost(ctool, state, values, safe))
+
+    def soft_warnings(
+        self,
+        state: State,
+        ctool: CTool,
+        values: dict[str, Any],
+        raw_args: Mapping[str, Any],
+        safe: bool,
+        refused: bool,
+    ) -> list[StepWarning]:
+        """OFF_SPEC_ARGUMENT and the failed soft preconditions (``should``). With ``refused``
+        (the call fails before it runs) they are marked as what else is wrong with it, and a
+        ``should`` that cannot be evaluated is left out (an earlier rule failing explains it)."""
+        warnings = off_spec_warnings(ctool, raw_args, refused)
+        for cond in ctool.shoulds:
+            result = self._explainer.eval(cond.test, state, values, safe, ctool)
+            if result is True:
+                continue
+            if isinstance(result, Violation):
+                if not refused:
+                    warnings.append(StepWarning(result.code, result.message))
+                continue
+            v = self._explainer.condition_violation(
+                cond, state, values, ctool, certain=result is False
+            )
+            warnings.append(
+                StepWarning(v.code, v.message, certain=result is False, refused=refused)
+            )
+        return warnings
 
     def undecided_branches(
         self,
@@ -1044,9 +1074,23 @@ def literal_of(prim: str | None, value: Any) -> Any:
 _ARG_PATH = re.compile(r"^args\.([^.\[]+)")
 
 
-def off_spec_warnings(ctool: CTool, raw_args: Mapping[str, Any]) -> list[StepWarning]:
+def _besides(warnings: list[StepWarning], violations: list[Violation]) -> list[StepWarning]:
+    """The warnings about arguments that no violation already refuses."""
+
+    def argument(path: str | None) -> str | None:
+        match = _ARG_PATH.match(path or "")
+        return match.group(1) if match else None
+
+    invalid = {argument(v.field) for v in violations}
+    return [w for w in warnings if argument(w.field) not in invalid]
+
+
+def off_spec_warnings(
+    ctool: CTool, raw_args: Mapping[str, Any], refused: bool = False
+) -> list[StepWarning]:
     """OFF_SPEC_ARGUMENT for each argument the tool accepts (``p: DECLARED accepts ACCEPTED``)
-    but that its declared type refuses: like a failed ``should``, the call proceeds."""
+    but that its declared type refuses: like a failed ``should``, the call proceeds (with
+    ``refused``: the call fails for another reason, and this is what else is wrong with it)."""
     if ctool.declared_model is None:
         return []
     try:
@@ -1070,6 +1114,7 @@ def off_spec_warnings(ctool: CTool, raw_args: Mapping[str, Any]) -> list[StepWar
                 field=problem.path,
                 value=problem.value,
                 declared=declared,
+                refused=refused,
             )
         )
     return out

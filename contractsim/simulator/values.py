@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from ..compiler.compile import CompiledContract
 from ..compiler.foreign import contract_value
 from ..compiler.problems import problems_from
-from ..compiler.values import UNKNOWN, Bounded, FMap, Fresh
+from ..compiler.values import UNKNOWN, Bounded, FMap, Fresh, OpenRecord
 from ..diagnostics import ContractError, Diagnostic, suggestion_hint
 from ..dsl import ir
 from .formats import diagnostic_at, line_of
@@ -193,19 +193,20 @@ def fresh_value(
     before: tuple[Any, Any] | None = None,
 ) -> Any:
     """What a call returns, in simulation: new strings are fresh ids (differing from the texts
-    in ``before``, see :class:`Fresh`), the rest is unknown."""
+    in ``before``, see :class:`Fresh`), the rest is unknown; a record of an open type is an
+    :class:`OpenRecord` (it may hold fields it does not declare)."""
     decls = {d.name: d.type for d in compiled.ir.types}
     depth = 0
     while isinstance(t, ir.NamedType) and t.name in decls and depth < 32:
         t = decls[t.name]
         depth += 1
     if isinstance(t, ir.RecordType):
-        return FMap(
-            {
-                f.name: fresh_value(f.type, compiled, work, f"{label}.{f.name}", before)
-                for f in t.fields
-            }
-        )
+        fields = {
+            f.name: fresh_value(f.type, compiled, work, f"{label}.{f.name}", before)
+            for f in t.fields
+        }
+        # the real value of an open record may hold fields it does not declare
+        return OpenRecord(fields) if t.open else FMap(fields)
     if (
         isinstance(t, ir.NamedType)
         and t.name == "str"
