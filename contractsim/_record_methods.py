@@ -21,7 +21,7 @@ def _2(self):
  return hash((self.args,self.references,))
 
 def _3(self):
- return hash((self.code,self.message,self.certain,self.field,self.value,self.declared,))
+ return hash((self.code,self.message,self.certain,self.field,self.value,self.declared,self.refused,))
 
 def _4(self):
  return hash((self.code,self.message,self.kind,self.hint,self.location,self.field,self.rule,self.value,self.values,self.certain,self.allowed_states,self.path_to_allowed,))
@@ -99,7 +99,7 @@ def _28(self):
  return self.__class__.__qualname__ + f"(args={self.args!r}, references={self.references!r})"
 
 def _29(self):
- return self.__class__.__qualname__ + f"(code={self.code!r}, message={self.message!r}, certain={self.certain!r}, field={self.field!r}, value={self.value!r}, declared={self.declared!r})"
+ return self.__class__.__qualname__ + f"(code={self.code!r}, message={self.message!r}, certain={self.certain!r}, field={self.field!r}, value={self.value!r}, declared={self.declared!r}, refused={self.refused!r})"
 
 def _30(self):
  return self.__class__.__qualname__ + f"(code={self.code!r}, message={self.message!r}, kind={self.kind!r}, hint={self.hint!r}, location={self.location!r}, field={self.field!r}, rule={self.rule!r}, value={self.value!r}, values={self.values!r}, certain={self.certain!r}, allowed_states={self.allowed_states!r}, path_to_allowed={self.path_to_allowed!r})"
@@ -675,13 +675,14 @@ def _134(self, args, references):
  _object_setattr(self, 'args', args)
  _object_setattr(self, 'references', references)
 
-def _135(self, code, message, certain=_D, field=_D, value=_D, declared=_D):
+def _135(self, code, message, certain=_D, field=_D, value=_D, declared=_D, refused=_D):
  _object_setattr(self, 'code', code)
  _object_setattr(self, 'message', message)
  _object_setattr(self, 'certain', certain)
  _object_setattr(self, 'field', field)
  _object_setattr(self, 'value', value)
  _object_setattr(self, 'declared', declared)
+ _object_setattr(self, 'refused', refused)
 
 def _136(self, code, message, kind, hint=_D, location=_D, field=_D, rule=_D, value=_D, values=_D, certain=_D, allowed_states=_D, path_to_allowed=_D):
  _object_setattr(self, 'code', code)
@@ -916,7 +917,7 @@ def _165(self, other):
 
 def _166(self, other):
  if other.__class__ is self.__class__:
-  return (self.code,self.message,self.certain,self.field,self.value,self.declared,)==(other.code,other.message,other.certain,other.field,other.value,other.declared,)
+  return (self.code,self.message,self.certain,self.field,self.value,self.declared,self.refused,)==(other.code,other.message,other.certain,other.field,other.value,other.declared,other.refused,)
  return NotImplemented
 
 def _167(self, other):
@@ -1270,7 +1271,7 @@ CODE = {
     'def ?(self):\n pass': _0.__code__,
     'def ?(self):\n return hash(())': _1.__code__,
     'def ?(self):\n return hash((self.args,self.references,))': _2.__code__,
-    'def ?(self):\n return hash((self.code,self.message,self.certain,self.field,self.value,self.declared,))': _3.__code__,
+    'def ?(self):\n return hash((self.code,self.message,self.certain,self.field,self.value,self.declared,self.refused,))': _3.__code__,
     'def ?(self):\n return hash((self.code,self.message,self.kind,self.hint,self.location,self.field,self.rule,self.value,self.values,self.certain,self.allowed_states,self.path_to_allowed,))': _4.__code__,
     'def ?(self):\n return hash((self.code,self.severity,self.message,self.span,self.hint,))': _5.__code__,
     'def ?(self):\n return hash((self.elem,))': _6.__code__,
@@ -1296,7 +1297,7 @@ CODE = {
     'def ?(self):\n return hash((self.value,self.problems,self.exact,))': _26.__code__,
     'def ?(self):\n return self.__class__.__qualname__ + f"()"': _27.__code__,
     'def ?(self):\n return self.__class__.__qualname__ + f"(args={self.args!r}, references={self.references!r})"': _28.__code__,
-    'def ?(self):\n return self.__class__.__qualname__ + f"(code={self.code!r}, message={self.message!r}, certain={self.certain!r}, field={self.field!r}, value={self.value!r}, declared={self.declared!r})"': _29.__code__,
+    'def ?(self):\n return self.__class__.__qualname__ + f"(code={self.code!r}, message={self.message!r}, certain={self.certain!r}, field={self.field!r}, value={self.value!r}, declared={self.declared!r}, refused={self.refused!r})"': _29.__code__,
     'def ?(self):\n return self.__class__.__qualname__ + f"(code={self.code!r}, message={self.message!r}, kind={self.kind!r}, hint={self.hint!r}, location={self.location!r}, field={self.field!r}, rule={self.rule!r}, value={self.value!r}, values={self.values!r}, certain={self.certain!r}, allowed_states={self.allowed_states!r}, path_to_allowed={self.path_to_allowed!r})"': _30.__code__,
     'def ?(self):\n return self.__class__.__qualname__ + f"(code={self.code!r}, severity={self.severity!r}, message={self.message!r}, span={self.span!r}, hint={self.hint!r})"': _31.__code__,
     'def ?(self):\n return self.__class__.__qualname__ + f"(contract={self.contract!r}, state={self.state!r}, args={self.args!r}, locals={self.locals!r}, consts={self.consts!r}, result={self.result!r}, old={self.old!r}, today={self.today!r}, now={self.now!r}, safe={self.safe!r}, fresh_counter={self.fresh_counter!r}, warnings={self.warnings!r}, reports={self.reports!r}, havoc={self.havoc!r}, may_fail={self.may_fail!r})"': _32.__code__,
@@ -1402,7 +1403,7 @@ CODE = {
     'def ?(self, *, span=_D, kind=_D, value, raw=_D):\n _s_span(self, span)\n _s_kind(self, kind)\n _s_value(self, value)\n _s_raw(self, raw)': _132.__code__,
     'def ?(self, *, span=_D, kind=_D, var, coll, body):\n _s_span(self, span)\n _s_kind(self, kind)\n _s_var(self, var)\n _s_coll(self, coll)\n _s_body(self, body)': _133.__code__,
     "def ?(self, args, references):\n _object_setattr(self, 'args', args)\n _object_setattr(self, 'references', references)": _134.__code__,
-    "def ?(self, code, message, certain=_D, field=_D, value=_D, declared=_D):\n _object_setattr(self, 'code', code)\n _object_setattr(self, 'message', message)\n _object_setattr(self, 'certain', certain)\n _object_setattr(self, 'field', field)\n _object_setattr(self, 'value', value)\n _object_setattr(self, 'declared', declared)": _135.__code__,
+    "def ?(self, code, message, certain=_D, field=_D, value=_D, declared=_D, refused=_D):\n _object_setattr(self, 'code', code)\n _object_setattr(self, 'message', message)\n _object_setattr(self, 'certain', certain)\n _object_setattr(self, 'field', field)\n _object_setattr(self, 'value', value)\n _object_setattr(self, 'declared', declared)\n _object_setattr(self, 'refused', refused)": _135.__code__,
     "def ?(self, code, message, kind, hint=_D, location=_D, field=_D, rule=_D, value=_D, values=_D, certain=_D, allowed_states=_D, path_to_allowed=_D):\n _object_setattr(self, 'code', code)\n _object_setattr(self, 'message', message)\n _object_setattr(self, 'kind', kind)\n _object_setattr(self, 'hint', hint)\n _object_setattr(self, 'location', location)\n _object_setattr(self, 'field', field)\n _object_setattr(self, 'rule', rule)\n _object_setattr(self, 'value', value)\n _object_setattr(self, 'values', values)\n _object_setattr(self, 'certain', certain)\n _object_setattr(self, 'allowed_states', allowed_states)\n _object_setattr(self, 'path_to_allowed', path_to_allowed)": _136.__code__,
     'def ?(self, contract, state, args=_D, locals=_D, consts=_D, result=_D, old=_D, today=_D, now=_D, safe=_D, fresh_counter=_D, warnings=_D, reports=_D, havoc=_D, may_fail=_D):\n self.contract = contract\n self.state = state\n if args is _HAS_DEFAULT_FACTORY: args = _f_args()\n self.args = args\n if locals is _HAS_DEFAULT_FACTORY: locals = _f_locals()\n self.locals = locals\n if consts is _HAS_DEFAULT_FACTORY: consts = _f_consts()\n self.consts = consts\n self.result = result\n self.old = old\n self.today = today\n self.now = now\n self.safe = safe\n if fresh_counter is _HAS_DEFAULT_FACTORY: fresh_counter = _f_fresh_counter()\n self.fresh_counter = fresh_counter\n if warnings is _HAS_DEFAULT_FACTORY: warnings = _f_warnings()\n self.warnings = warnings\n if reports is _HAS_DEFAULT_FACTORY: reports = _f_reports()\n self.reports = reports\n self.havoc = havoc\n if may_fail is _HAS_DEFAULT_FACTORY: may_fail = _f_may_fail()\n self.may_fail = may_fail': _137.__code__,
     "def ?(self, elem):\n _object_setattr(self, 'elem', elem)": _138.__code__,
@@ -1433,7 +1434,7 @@ CODE = {
     "def ?(self, options, name=_D):\n _object_setattr(self, 'options', options)\n _object_setattr(self, 'name', name)": _163.__code__,
     'def ?(self, other):\n if other.__class__ is self.__class__:\n  return ()==()\n return NotImplemented': _164.__code__,
     'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.args,self.references,)==(other.args,other.references,)\n return NotImplemented': _165.__code__,
-    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.code,self.message,self.certain,self.field,self.value,self.declared,)==(other.code,other.message,other.certain,other.field,other.value,other.declared,)\n return NotImplemented': _166.__code__,
+    'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.code,self.message,self.certain,self.field,self.value,self.declared,self.refused,)==(other.code,other.message,other.certain,other.field,other.value,other.declared,other.refused,)\n return NotImplemented': _166.__code__,
     'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.code,self.message,self.kind,self.hint,self.location,self.field,self.rule,self.value,self.values,self.certain,self.allowed_states,self.path_to_allowed,)==(other.code,other.message,other.kind,other.hint,other.location,other.field,other.rule,other.value,other.values,other.certain,other.allowed_states,other.path_to_allowed,)\n return NotImplemented': _167.__code__,
     'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.code,self.severity,self.message,self.span,self.hint,)==(other.code,other.severity,other.message,other.span,other.hint,)\n return NotImplemented': _168.__code__,
     'def ?(self, other):\n if other.__class__ is self.__class__:\n  return (self.contract,self.state,self.args,self.locals,self.consts,self.result,self.old,self.today,self.now,self.safe,self.fresh_counter,self.warnings,self.reports,self.havoc,self.may_fail,)==(other.contract,other.state,other.args,other.locals,other.consts,other.result,other.old,other.today,other.now,other.safe,other.fresh_counter,other.warnings,other.reports,other.havoc,other.may_fail,)\n return NotImplemented': _169.__code__,
