@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lark import Lark
@@ -65,3 +66,34 @@ def test_builders_of_other_tables_are_not_used() -> None:
     index = min(contract_builders.BUILDERS)
     assert fallback[index] is not contract_builders.BUILDERS[index]
     assert fallback[index].__code__.co_code == contract_builders.BUILDERS[index].__code__.co_code
+
+
+def test_small_literals_cost_only_a_small_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """blank_literals reads each candidate literal from a chunk of about the threshold's size,
+    not 64K characters (the whole rest of an ordinary contract, once per `= [` or `= {`)."""
+    from contractsim.grammar import literals
+    from contractsim.grammar.parse import _keywords
+
+    tokenised: list[int] = []
+    real = literals._Reader._tokenise
+
+    def counting(self: Any, start: int, end: int) -> None:
+        tokenised.append(end - start)
+        real(self, start, end)
+
+    monkeypatch.setattr(literals._Reader, "_tokenise", counting)
+    filler = "".join(f"  x{i}: set[str] = {{}}\n" for i in range(400))
+    text = "state {\n" + filler + "}\n"
+    assert len(text) > 4 * literals.FAST_LITERAL_MIN
+    assert literals.blank_literals(text, _keywords()) == (text, [])
+    assert len(tokenised) == 400
+    longest_line = max(map(len, text.splitlines(keepends=True)))
+    assert max(tokenised) <= literals.FAST_LITERAL_MIN + longest_line
+    # a literal that is large after all is still read, whole, in a few larger chunks
+    tokenised.clear()
+    big = "{" + ",\n    ".join(f'"k{i}"' for i in range(3000)) + "}"
+    text = f"state {{\n  x: set[str] = {big}\n  y: int = 1\n}}\n"
+    blanked, found = literals.blank_literals(text, _keywords())
+    assert len(found) == 1 and text[found[0].start : found[0].end] == big
+    assert len(blanked) == len(text)
+    assert 1 < len(tokenised) <= 5
