@@ -12,7 +12,10 @@ its per-state scanners lazily and lexes with one shared pattern.
 
 A stored module that does not belong to this grammar, these parser options and this lark
 version is ignored, and the parser is built from the grammar as before — slower, never wrong.
-``tests/test_speed.py`` fails when the module is stale; regenerate it with::
+The same command writes ``contract_builders.py``, the driver's per-rule tree builders as
+ordinary functions (:func:`builders_source`), so that a process imports them from the bytecode
+cache instead of compiling them. ``tests/test_speed.py`` fails when the tables are stale
+(``tests/test_parse_start.py`` when the builders are); regenerate both with::
 
     python -m contractsim.grammar.tables
 """
