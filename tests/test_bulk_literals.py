@@ -192,10 +192,10 @@ def test_tuples_of_scalars_are_typed_once_per_combination_as_before(
 def test_a_literal_longer_than_the_first_chunk_reads_the_same(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The tokens are cut from chunks of text ending with a line, twice as large while the
-    literal goes on: tiny chunks (many retries, cuts between every pair of lines) change
-    nothing."""
-    monkeypatch.setattr(literals, "_CHUNK", 4)
+    """The tokens are cut from chunks of text ending with a line, larger while the literal
+    goes on (the first as long as the threshold, 1 in _both_ways): tiny chunks growing slowly
+    (many retries, cuts between every pair of lines) change nothing."""
+    monkeypatch.setattr(literals, "_GROWTH", 2)
     rng = random.Random(100 + seed)
     for _ in range(10):
         body = ",\n    ".join(_element(rng, 1) for _ in range(rng.randrange(1, 12)))

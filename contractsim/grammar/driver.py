@@ -37,7 +37,7 @@ from lark.lexer import LexerState, LineCounter
 from lark.utils import TextSlice
 
 from .lexer import _new_token
-from .treebuild import specialised_builder
+from .treebuild import is_chain_rule, specialised_builder
 
 
 class _Position:
@@ -175,16 +175,20 @@ class _CharTable(dict[str, Any]):
 
 
 class _Builders(dict[int, Any]):
-    """The tree builder of each rule by index (:func:`.treebuild.specialised_builder`), made
-    when the rule is first reduced: a process that parses one small file needs a fraction of
-    them."""
+    """The tree builder of each rule by index (:func:`.treebuild.specialised_builder`): the
+    one stored in ``contract_builders.py`` for the stored tables (imported from Python's
+    bytecode cache), else made when the rule is first reduced."""
 
-    def __init__(self, rules: list[Any]) -> None:
+    def __init__(self, rules: list[Any], stored: dict[int, Any] | None) -> None:
         super().__init__()
         self._rules = rules
+        self._stored = stored or {}
 
     def __missing__(self, index: int) -> Any:
-        made = self[index] = specialised_builder(self._rules[index])
+        made = self._stored.get(index)
+        if made is None:
+            made = specialised_builder(self._rules[index])
+        self[index] = made
         return made
 
 
@@ -192,6 +196,8 @@ class Driver:
     """The LALR loop over one stored parser's tables (made once per process, lazily)."""
 
     def __init__(self, lark_parser: Any) -> None:
+        from .tables import stored_builders
+
         frontend = lark_parser.parser
         table = frontend.parser._parse_table
         rows = table.states
@@ -202,8 +208,8 @@ class Driver:
         self._end_states = dict(table.end_states)
         rules = lark_parser.rules
         # per rule: (number of symbols, origin name, whether a chain rule)
-        self._rules = [(len(r.expansion), r.origin.name, _is_chain(r)) for r in rules]
-        self._builders = _Builders(rules)
+        self._rules = [(len(r.expansion), r.origin.name, is_chain_rule(r)) for r in rules]
+        self._builders = _Builders(rules, stored_builders(getattr(table.states, "key", None)))
         self._char_tables = _CharTables(self._lexer)
         # (state below, state on top, lookahead) -> the state on top after the chain
         # reductions the lookahead makes there (they depend on nothing else)
@@ -340,20 +346,6 @@ class Driver:
             if states[-1] == end_state:
                 tree: Tree[Token] = values[-1]
                 return tree
-
-
-def _is_chain(rule: Any) -> bool:
-    """Whether lark's builder for ``rule`` returns its only child unchanged (``?rule: sub``
-    with one symbol that the tree keeps as it is; see ``treebuild.ChainAwarePositions``)."""
-    options = rule.options
-    if len(rule.expansion) != 1 or not options.expand1 or rule.alias:
-        return False
-    if any(options.empty_indices):
-        return False
-    (symbol,) = rule.expansion
-    if symbol.is_term:
-        return options.keep_all_tokens or not symbol.filter_out
-    return not symbol.name.startswith("_")
 
 
 @functools.lru_cache(maxsize=4)

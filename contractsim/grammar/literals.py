@@ -53,8 +53,11 @@ _TOKENS = re.compile(
 _BLANK_STARTS = defaultdict(lambda: True, {c: False for c in " \t\f\r\n#"})
 _NUMBER_STARTS = frozenset("0123456789")
 _NAME_STARTS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
-_CHUNK = 1 << 16
-"""Characters tokenised at first (to the end of a line); doubled while the literal goes on."""
+_FIRST_CHUNK = 256
+"""Characters tokenised at first for a candidate literal (to the end of a line): most of those
+met in ordinary contracts (``= {}``, ``= ["a", "b"]``) end inside it."""
+_GROWTH = 4
+"""How much larger each next chunk of text tokenised for a literal is (see ``_Reader.literal``)."""
 _NEWLINE = re.compile("\n")
 _KEYWORD_LEAVES = frozenset(("true", "false", "null"))
 _CLOSE = {"{": "}", "[": "]", "(": ")"}
@@ -249,7 +252,7 @@ def blank_literals(
         start = m.end()
         try:
             reader = _Reader(text, keywords)
-            node = reader.literal(start)
+            node = reader.literal(start, min(minimum, _FIRST_CHUNK))
         except _NotALiteral:
             continue
         end = int(node[2])
@@ -309,12 +312,16 @@ class _Reader:
         self.tokens: list[str] = []
         self.offsets: list[int] = []
 
-    def literal(self, start: int) -> Node:
+    def literal(self, start: int, first_chunk: int) -> Node:
         """The outermost literal: a collection (the caller found `{` or `[` at ``start``).
-        The tokens of a chunk of text that ends with a line are read; if the literal goes on
-        past them, a chunk twice as large."""
+        The tokens of a chunk of ``first_chunk`` characters (to the end of its line) are read;
+        if the literal goes on past them, a chunk ``_GROWTH`` times as large, and so on. A
+        short literal costs only its own chunk, not a chunk the size of a bulk literal; a
+        large one costs its text about ``_GROWTH / (_GROWTH - 1)`` times. The
+        tokens of a literal that ends inside a chunk do not depend on the chunk's size: a
+        chunk ends after a newline, and only white space and comments hold one."""
         text = self.text
-        chunk = _CHUNK
+        chunk = max(first_chunk, 1)
         while True:
             newline = text.find("\n", start + chunk)
             end = len(text) if newline < 0 else newline + 1
@@ -328,7 +335,7 @@ class _Reader:
             except IndexError:  # the tokens ran out before the literal did
                 if end == len(text):
                     raise _NotALiteral from None
-                chunk *= 2
+                chunk *= _GROWTH
 
     def _tokenise(self, start: int, end: int) -> None:
         tokens = _TOKENS.findall(self.text, start, end)

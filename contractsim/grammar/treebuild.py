@@ -173,6 +173,20 @@ def _place(meta: Any, children: list[Any], fresh: bool) -> None:
         meta.container_end_pos = end_pos
 
 
+def is_chain_rule(rule: Any) -> bool:
+    """Whether lark's builder for ``rule`` returns its only child unchanged (``?rule: sub``
+    with one symbol that the tree keeps as it is; see :class:`ChainAwarePositions`)."""
+    options = rule.options
+    if len(rule.expansion) != 1 or not options.expand1 or rule.alias:
+        return False
+    if any(options.empty_indices):
+        return False
+    (symbol,) = rule.expansion
+    if symbol.is_term:
+        return options.keep_all_tokens or not symbol.filter_out
+    return not symbol.name.startswith("_")
+
+
 def specialised_builder(rule: Any) -> Any:
     """A function that builds, from a reduction's children, what :func:`tree_builder`'s
     callback builds for ``rule`` (same tree, same children list semantics, same positions),
@@ -181,11 +195,30 @@ def specialised_builder(rule: Any) -> Any:
 
     For the values of the driver's stack only (:mod:`.driver`): tokens, ``None`` and trees that
     these builders made, whose ``meta`` exists and, when not empty, holds container positions.
-    ``tests/test_parse_driver.py`` compares the trees with lark's."""
+    ``tests/test_parse_driver.py`` compares the trees with lark's. The stored parser's builders
+    are generated ahead of time from the same source (:func:`builder_source`, stored in
+    ``contract_builders.py`` by ``python -m contractsim.grammar.tables``); this compiles one."""
+    namespace: dict[str, Any] = dict(BUILDER_GLOBALS)
+    exec(builder_source(rule, "build"), namespace)  # noqa: S102 (made here from the rule's shape)
+    return namespace["build"]
+
+
+BUILDER_GLOBALS: dict[str, Any] = {
+    "Tree": Tree,
+    "Meta": Meta,
+    "new_meta": object.__new__,
+    "_place": _place,
+}
+"""The names the builders' source uses (:func:`builder_source`)."""
+
+
+def builder_source(rule: Any, function_name: str) -> str:
+    """The source of :func:`specialised_builder`'s function for ``rule``, named
+    ``function_name``; it uses only the names of :data:`BUILDER_GLOBALS`."""
     options = rule.options
-    name = rule.alias or options.template_source or rule.origin.name
+    name = repr(str(rule.alias or options.template_source or rule.origin.name))
     filter_lines = _filter_source(rule)
-    lines = ["def build(children):"]
+    lines = [f"def {function_name}(children):"]
     lines += ["    " + line for line in filter_lines]
     kids = "filtered" if filter_lines else "children"
     if options.expand1 and not rule.alias:
@@ -201,7 +234,7 @@ def specialised_builder(rule: Any) -> Any:
     lines += ["    " + line for line in _search_source(rule.expansion, last=False)]
     lines += [
         "    if a is None:",
-        f"        return Tree(NAME, {kids}, Meta())",
+        f"        return Tree({name}, {kids}, Meta())",
         "    line, column, start_pos = a, b, d",
     ]
     lines += ["    " + line for line in _search_source(rule.expansion, last=True)]
@@ -213,17 +246,9 @@ def specialised_builder(rule: Any) -> Any:
         '        "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,',
         '        "container_end_line": a, "container_end_column": b, "container_end_pos": d,',
         "    }",
-        f"    return Tree(NAME, {kids}, meta)",
+        f"    return Tree({name}, {kids}, meta)",
     ]
-    namespace: dict[str, Any] = {
-        "Tree": Tree,
-        "Meta": Meta,
-        "new_meta": object.__new__,
-        "_place": _place,
-        "NAME": name,
-    }
-    exec("\n".join(lines), namespace)  # noqa: S102 (source made here from the rule's shape)
-    return namespace["build"]
+    return "\n".join(lines) + "\n"
 
 
 def _search_source(expansion: Any, last: bool) -> list[str]:
