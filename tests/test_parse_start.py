@@ -4,6 +4,7 @@ or skipped on the fast paths changes no tree, no position and no diagnostic."""
 from __future__ import annotations
 
 import inspect
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -97,3 +98,23 @@ def test_small_literals_cost_only_a_small_chunk(monkeypatch: pytest.MonkeyPatch)
     assert len(found) == 1 and text[found[0].start : found[0].end] == big
     assert len(blanked) == len(text)
     assert 1 < len(tokenised) <= 5
+
+
+def test_builders_are_not_imported_from_source_where_no_bytecode_can_be_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Compiling the half-megabyte builders module costs ~0.3 s: a process that may not write
+    bytecode and finds none compiles the builders it needs one by one instead."""
+    from contractsim.grammar import tables
+
+    (tmp_path / "cs_fake_builders.py").write_text("BUILDERS = {}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    assert not tables._bytecode_at_hand("cs_fake_builders")
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    assert tables._bytecode_at_hand("cs_fake_builders")  # this import writes it
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    import py_compile
+
+    py_compile.compile(str(tmp_path / "cs_fake_builders.py"))
+    assert tables._bytecode_at_hand("cs_fake_builders")

@@ -25,7 +25,9 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib
+import importlib.util
 import json
+import os
 import re
 import sys
 from array import array
@@ -248,10 +250,23 @@ def builders_source(parser: lark.Lark, key: str) -> str:
 # ------------------------------------------------------------------------------- loading
 
 
+def _bytecode_at_hand(module: str) -> bool:
+    """Whether importing ``module`` reads compiled bytecode, or writes it for the next process.
+    The stored builders are half a megabyte of source: compiling them all costs about 0.3 s, ten
+    times what compiling the hundred or so a file uses costs, so a process that may not write
+    bytecode (``PYTHONDONTWRITEBYTECODE``, as many container images set) and finds none compiles
+    the builders it needs one by one instead."""
+    if module in sys.modules or not sys.dont_write_bytecode:
+        return True
+    spec = importlib.util.find_spec(module)
+    cached = spec.cached if spec is not None else None
+    return cached is not None and os.path.exists(cached)
+
+
 def stored_builders(key: str | None) -> dict[int, Any] | None:
     """The stored tree builders by rule index (``contract_builders.py``), or None when they are
     missing or were not generated with the stored tables of ``key``."""
-    if key is None:
+    if key is None or not _bytecode_at_hand(f"{__package__}.{BUILDERS_MODULE}"):
         return None
     try:
         stored = importlib.import_module(f"{__package__}.{BUILDERS_MODULE}")
