@@ -112,7 +112,7 @@ def test_builders_are_not_imported_from_source_where_no_bytecode_can_be_kept(
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     assert not tables._bytecode_at_hand("cs_fake_builders")
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
-    assert tables._bytecode_at_hand("cs_fake_builders")  # this import writes it
+    assert tables._bytecode_at_hand("cs_fake_builders")  # the import would write it
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     import py_compile
 
