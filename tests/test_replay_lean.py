@@ -111,7 +111,8 @@ def _plain_models() -> list[tuple[str, type[PlainArgsModel], tuple[str, ...]]]:
     """Every plain argument model (accepted and declared types) of the examples, the golden
     files that load, and a tool with a parameter of every plain kind."""
     out = []
-    paths = sorted(ROOT.glob("examples/**/*.contract")) + sorted(ROOT.glob("tests/golden/*.contract"))
+    paths = sorted(ROOT.glob("examples/**/*.contract"))
+    paths += sorted(ROOT.glob("tests/golden/*.contract"))
     for path in [None, *paths]:
         try:
             compiled = (loads(_KINDS) if path is None else load(path)).compiled
@@ -149,8 +150,12 @@ def test_arguments_validated_into_a_dict_as_through_the_model() -> None:
             if rng.random() < 0.3:
                 args = dict(reversed(list(args.items())))
             candidates.append(args)
+
+        def through(args: dict[str, Any], model: type[PlainArgsModel] = model) -> Any:
+            return model_values(model.model_validate(args))
+
         for args in candidates:
-            through_model = _outcome(lambda a: model_values(model.model_validate(a)), args)
+            through_model = _outcome(through, args)
             into_dict = _outcome(model.validate_values, args)
             assert into_dict == through_model, (_label, args)
             compared += 1
