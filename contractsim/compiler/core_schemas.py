@@ -162,12 +162,23 @@ class PlainArgsModel:
     model_fields: ClassVar[dict[str, PlainField]] = {}
     core_schema: ClassVar[dict[str, Any]]
     validator: ClassVar[SchemaValidator]
+    values_validator: ClassVar[SchemaValidator]
+    """The same fields validated straight into a dict under the contract's names (a typed-dict
+    schema of the very field schemas): what :func:`model_values` reads of :attr:`validator`'s
+    model, without the model, for replay's hot path (:meth:`validate_values`)."""
 
     @classmethod
     def model_validate(cls, obj: Any) -> PlainArgsModel:
         """The validated arguments; raises ``ValidationError`` as the pydantic model does."""
         model: PlainArgsModel = cls.validator.validate_python(obj)
         return model
+
+    @classmethod
+    def validate_values(cls, obj: Any) -> dict[str, Any]:
+        """``model_values(cls.model_validate(obj))``, about four times faster; raises
+        ``ValidationError`` for the same inputs (``tests/test_replay_lean.py`` compares them)."""
+        values: dict[str, Any] = cls.values_validator.validate_python(obj)
+        return values
 
 
 def plain_args_model(
@@ -179,6 +190,7 @@ def plain_args_model(
     title = re.sub(r"\W", "_", f"{tool.name}_{'declared' if declared else 'args'}") + " model"
     fields: dict[str, Any] = {}
     infos: dict[str, PlainField] = {}
+    dict_fields: dict[str, Any] = {}
     for i, p in enumerate(tool.params):
         schema = _schema(p.type if declared else p.accepted_type, decls, 0)
         if schema is None:
@@ -201,9 +213,19 @@ def plain_args_model(
             "metadata": {},
         }
         infos[f"f{i}"] = PlainField(p.name, None if default is _REQUIRED else default)
+        dict_fields[p.name] = {
+            "type": "typed-dict-field",
+            "schema": schema,
+            "required": default is _REQUIRED,
+        }
     model = cast("type[PlainArgsModel]", type(title, (PlainArgsModel,), {"model_fields": infos}))
-    model.core_schema = {"type": "model", "cls": model, **model_schema_body(title, fields)}
+    body = model_schema_body(title, fields)
+    model.core_schema = {"type": "model", "cls": model, **body}
     model.validator = SchemaValidator(cast("CoreSchema", model.core_schema))
+    values_schema = {"type": "typed-dict", "fields": dict_fields, "extra_behavior": "forbid"}
+    model.values_validator = SchemaValidator(
+        cast("CoreSchema", values_schema), cast("Any", body["config"])
+    )
     return model
 
 

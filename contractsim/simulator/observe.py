@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from ..compiler import lib
 from ..compiler.compile import OBSERVED_ERROR, CTool
-from ..compiler.core_schemas import model_values
+from ..compiler.core_schemas import PlainArgsModel, model_values
 from ..compiler.foreign import contract_value, exception_text
 from ..compiler.problems import problems_from
 from ..compiler.values import UNKNOWN
@@ -265,8 +265,16 @@ _PLAIN_ARGS = (str, int, bool, type(None))
 
 
 def _validated_args(sim: Simulator, ctool: CTool, args: dict[str, Any]) -> dict[str, Any] | None:
-    """The validated arguments, or None when they are invalid. Recorded runs repeat the same
-    calls: the answer for arguments of plain text, integers, booleans and nulls is kept."""
+    """The validated arguments, or None when they are invalid. A tool whose parameters are all
+    of plain types is validated by pydantic-core straight into a dict (faster than a memo);
+    for the others, recorded runs repeat the same calls: the answer for arguments of plain
+    text, integers, booleans and nulls is kept."""
+    model = ctool.args_model
+    if isinstance(model, type) and issubclass(model, PlainArgsModel):
+        try:
+            return model.validate_values(args)
+        except ValidationError:
+            return None
     key: tuple[Any, ...] | None = (ctool.name,)
     for name, value in args.items():
         kind = type(value)
