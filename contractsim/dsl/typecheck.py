@@ -123,6 +123,8 @@ class Checker(NodeVisitor):
         self.validators: Any = None  # one ValidatorBuilder per check, made on first use
         # every `{}` met, by node identity: what its context made of it (see resolve_empty)
         self.empty_literals: dict[int, tuple[ir.Collection, T.EmptyLiteral]] = {}
+        # resolve_quiet's answers, by node identity (see there)
+        self._quiet_types: dict[int, tuple[ir.TypeExpr, T.Ty]] = {}
 
     def empty_literal(self, e: ir.Collection) -> T.EmptyLiteral:
         """The record of what the ``{}`` at ``e`` is, shared by every look at the node."""
@@ -323,14 +325,28 @@ class Checker(NodeVisitor):
             self.check_constraints(sub)
 
     def resolve_quiet(self, t: ir.TypeExpr) -> T.Ty:
+        """``resolve(t)`` without its diagnostics. A parameter's type is asked for at each use;
+        the answer is kept by node identity, since it depends only on ``t`` and on the named
+        types, each fixed once resolved -- except while a recursive type is being resolved (its
+        inner uses see ``any`` then), so nothing is kept or read during that."""
+        if not self._resolving:
+            found = self._quiet_types.get(id(t))
+            if found is not None and found[0] is t:
+                return found[1]
         saved = len(self.diags)
         ty = self.resolve(t)
         del self.diags[saved:]
+        if not self._resolving:
+            self._quiet_types[id(t)] = (t, ty)
         return ty
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e: ir.Expr, scope: Scope) -> T.Ty:
-        return self.visit(e, scope)  # type: ignore[no-any-return]
+        # NodeVisitor.visit inlined: this runs once per expression checked
+        method = self._methods.get(e.__class__)
+        if method is None:
+            return self.visit(e, scope)  # type: ignore[no-any-return]
+        return method(self, e, scope)  # type: ignore[no-any-return]
 
     def generic_visit(self, node: ir.Node, *args: Any) -> Any:
         raise TypeError(f"the type checker has no rule for {type(node).__name__}")
