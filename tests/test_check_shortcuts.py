@@ -168,3 +168,60 @@ def test_checker_diagnostics_and_types_unchanged(name: str, text: str) -> None:
             assert got.resolve_quiet(p.type) == expected.resolve_quiet(p.type)
     for t, ty in got._quiet_types.values():
         assert ty == expected.resolve_quiet(t)
+
+
+def _all_types() -> list[Any]:
+    from contractsim.dsl import types as T
+
+    prims = [T.BOOL, T.INT, T.FLOAT, T.STR, T.NULL, T.ANY, T.Prim("int"), T.Prim("str")]
+    others = [
+        T.DYN,
+        T.ListT(T.INT),
+        T.SetT(T.STR),
+        T.MapT(T.STR, T.INT),
+        T.TupleT((T.INT, T.STR)),
+        T.EmptyT(),
+        T.EnumT("E", ("a", "b")),
+        T.RecordT("R", (("a", T.FieldT(T.INT, False, False)),), False),
+        T.TypeRefT("R"),
+        T.NUMBER_T,
+    ]
+    unions = [T.UnionT((a, b)) for a in prims + others[:7] for b in prims + others[:7]]
+    return prims + others + unions + [T.UnionT((u, T.STR)) for u in unions[:40]]
+
+
+def test_type_predicates_unchanged() -> None:
+    """``is_numeric``, ``is_arithmetic`` and ``is_stringy`` read a ``Prim``'s name; the answers
+    are those of the ``==`` tests they replace, on every kind of type and union of two."""
+    from contractsim.dsl import types as T
+
+    def numeric(t: Any) -> bool:
+        if isinstance(t, T.UnionT):
+            return all(numeric(o) for o in t.options)
+        return t in T.NUMERIC or t == T.ANY
+
+    def arithmetic(t: Any) -> bool:
+        if isinstance(t, T.UnionT):
+            return all(arithmetic(o) for o in t.options)
+        return t in T.NUMERIC or t == T.BOOL or t == T.ANY
+
+    def stringy(t: Any) -> bool:
+        if isinstance(t, T.UnionT):
+            return all(stringy(o) for o in t.options)
+        return t == T.STR or isinstance(t, T.EnumT) or t == T.ANY
+
+    seen = set()
+    for t in _all_types():
+        got = (T.is_numeric(t), T.is_arithmetic(t), T.is_stringy(t))
+        assert got == (numeric(t), arithmetic(t), stringy(t)), t
+        seen.add(got)
+    assert len(seen) >= 4  # the cases are not all alike
+
+
+def test_every_builtin_argument_kind_has_its_test() -> None:
+    from contractsim.dsl.builtins import BUILTINS
+    from contractsim.dsl.typecheck import _ARG_KIND_TESTS
+
+    kinds = {kind for b in BUILTINS.values() for kind in b.arg_kinds}
+    assert kinds <= set(_ARG_KIND_TESTS)
+    assert "num" in kinds and "str" in kinds

@@ -6,7 +6,7 @@ The passes in :mod:`contractsim.dsl.check` drive it declaration by declaration.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import field
 from typing import Any
 
@@ -1076,22 +1076,8 @@ class Checker(NodeVisitor):
 
     def builtin_arg(self, func: str, kind: str, ty: T.Ty, a: ir.Expr) -> None:
         base = T.strip_null(ty)
-        ok = {
-            "str": T.is_stringy(base),
-            "num": T.is_arithmetic(base),
-            "any": True,
-            "sized": T.is_stringy(base)
-            or isinstance(base, (T.ListT, T.SetT, T.MapT, T.TupleT, T.EmptyT)),
-            "coll": isinstance(base, (T.ListT, T.SetT, T.EmptyT)) or base == T.ANY,
-            "set": isinstance(base, (T.SetT, T.EmptyT)) or base == T.ANY,
-            "map": isinstance(base, (T.MapT, T.EmptyT)) or base == T.ANY,
-            "pattern": isinstance(a, ir.ScalarLit) and isinstance(a.value, str),
-            "seq": T.is_stringy(base) or isinstance(base, (T.ListT, T.EmptyT)) or base == T.ANY,
-            "iterable": T.is_stringy(base)
-            or isinstance(base, (T.ListT, T.SetT, T.MapT, T.EmptyT))
-            or base == T.ANY,
-            "date_format": True,  # checked below, with its own code
-        }[kind]
+        # only the test ``kind`` names is computed (each is a pure function of ``base``)
+        ok = _ARG_KIND_TESTS[kind](base, a)
         if kind == "date_format":
             self.date_format(a)
             return
@@ -1468,3 +1454,26 @@ def _number_literal(e: ir.Expr) -> int | float | None:
         if not isinstance(e.value, bool):
             return e.value
     return None
+
+
+# builtin_arg's test for each argument kind: whether an argument of type ``base`` (null
+# stripped) or the expression ``a`` fits it
+_ARG_KIND_TESTS: dict[str, Callable[[T.Ty, ir.Expr], bool]] = {
+    "str": lambda base, a: T.is_stringy(base),
+    "num": lambda base, a: T.is_arithmetic(base),
+    "any": lambda base, a: True,
+    "sized": lambda base, a: (
+        T.is_stringy(base) or isinstance(base, (T.ListT, T.SetT, T.MapT, T.TupleT, T.EmptyT))
+    ),
+    "coll": lambda base, a: isinstance(base, (T.ListT, T.SetT, T.EmptyT)) or base == T.ANY,
+    "set": lambda base, a: isinstance(base, (T.SetT, T.EmptyT)) or base == T.ANY,
+    "map": lambda base, a: isinstance(base, (T.MapT, T.EmptyT)) or base == T.ANY,
+    "pattern": lambda base, a: isinstance(a, ir.ScalarLit) and isinstance(a.value, str),
+    "seq": lambda base, a: (
+        T.is_stringy(base) or isinstance(base, (T.ListT, T.EmptyT)) or base == T.ANY
+    ),
+    "iterable": lambda base, a: (
+        T.is_stringy(base) or isinstance(base, (T.ListT, T.SetT, T.MapT, T.EmptyT)) or base == T.ANY
+    ),
+    "date_format": lambda base, a: True,  # checked in builtin_arg, with its own code
+}

@@ -185,26 +185,40 @@ NUMBER_T = UnionT((INT, FLOAT), "number")
 """``number``: the built-in alias of ``int | float``."""
 
 
+# The checker asks these of nearly every operand. A `Prim` equals only a `Prim` of the same
+# name (its `==` is the record's, by class and fields), so they read the name instead of
+# calling `==` against each constant; `tests/test_check_shortcuts.py` compares.
+_NUMERIC_NAMES = frozenset({"int", "float", "any"})
+_ARITHMETIC_NAMES = frozenset({"int", "float", "bool", "any"})
+_STRINGY_NAMES = frozenset({"str", "any"})
+
+
 def is_numeric(t: Ty) -> bool:
     """A number, or a union whose every option is one (``int | float``)."""
+    if t.__class__ is Prim:
+        return t.name in _NUMERIC_NAMES  # type: ignore[attr-defined]
     if isinstance(t, UnionT):
         return all(is_numeric(o) for o in t.options)
-    return t in NUMERIC or t == ANY
+    return False
 
 
 def is_arithmetic(t: Ty) -> bool:
     """What ordering and arithmetic accept, with Python's semantics: ``int``, ``float`` and
     ``bool`` (``true + 1 == 2``), and any union of them."""
+    if t.__class__ is Prim:
+        return t.name in _ARITHMETIC_NAMES  # type: ignore[attr-defined]
     if isinstance(t, UnionT):
         return all(is_arithmetic(o) for o in t.options)
-    return t in NUMERIC or t == BOOL or t == ANY
+    return False
 
 
 def is_stringy(t: Ty) -> bool:
     """A string or an enum, or a union whose every option is one."""
+    if t.__class__ is Prim:
+        return t.name in _STRINGY_NAMES  # type: ignore[attr-defined]
     if isinstance(t, UnionT):
         return all(is_stringy(o) for o in t.options)
-    return t == STR or isinstance(t, EnumT) or t == ANY
+    return isinstance(t, EnumT)
 
 
 def nullable(t: Ty) -> bool:
