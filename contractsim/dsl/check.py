@@ -922,7 +922,7 @@ def lint_unused(ck: Checker) -> None:
         e = stack.pop()
         cls = e.__class__
         if cls is name_cls or cls is call_cls:
-            used_name = e.name if cls is name_cls else e.func  # type: ignore[attr-defined]
+            used_name = e.name if cls is name_cls else e.func  # type: ignore[union-attr]
             if used_name in unused:
                 unused.discard(used_name)
                 if not unused:

@@ -196,7 +196,7 @@ _STRINGY_NAMES = frozenset({"str", "any"})
 def is_numeric(t: Ty) -> bool:
     """A number, or a union whose every option is one (``int | float``)."""
     if t.__class__ is Prim:
-        return t.name in _NUMERIC_NAMES  # type: ignore[attr-defined]
+        return t.name in _NUMERIC_NAMES
     if isinstance(t, UnionT):
         return all(is_numeric(o) for o in t.options)
     return False
@@ -206,7 +206,7 @@ def is_arithmetic(t: Ty) -> bool:
     """What ordering and arithmetic accept, with Python's semantics: ``int``, ``float`` and
     ``bool`` (``true + 1 == 2``), and any union of them."""
     if t.__class__ is Prim:
-        return t.name in _ARITHMETIC_NAMES  # type: ignore[attr-defined]
+        return t.name in _ARITHMETIC_NAMES
     if isinstance(t, UnionT):
         return all(is_arithmetic(o) for o in t.options)
     return False
@@ -215,7 +215,7 @@ def is_arithmetic(t: Ty) -> bool:
 def is_stringy(t: Ty) -> bool:
     """A string or an enum, or a union whose every option is one."""
     if t.__class__ is Prim:
-        return t.name in _STRINGY_NAMES  # type: ignore[attr-defined]
+        return t.name in _STRINGY_NAMES
     if isinstance(t, UnionT):
         return all(is_stringy(o) for o in t.options)
     return isinstance(t, EnumT)
