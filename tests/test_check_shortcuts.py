@@ -225,3 +225,23 @@ def test_every_builtin_argument_kind_has_its_test() -> None:
     kinds = {kind for b in BUILTINS.values() for kind in b.arg_kinds}
     assert kinds <= set(_ARG_KIND_TESTS)
     assert "num" in kinds and "str" in kinds
+
+
+def test_span_of_a_tree_without_positions_is_the_file_alone() -> None:
+    """``span`` reads a tree's ``_meta`` without lark's property: a tree with no Meta, or an
+    empty one, still gives the span of the file alone; a placed one its place."""
+    from lark import Tree
+    from lark.tree import Meta
+
+    from contractsim.diagnostics import Span
+    from contractsim.dsl.lower import _Lowerer
+
+    lowerer = _Lowerer("f.contract")
+    assert lowerer.span(Tree("x", [])) == Span(file="f.contract")
+    assert lowerer.span(Tree("x", [], Meta())) == Span(file="f.contract")
+    placed = Meta()
+    placed.empty = False
+    placed.line, placed.column, placed.end_line, placed.end_column = 2, 3, 4, 5
+    assert lowerer.span(Tree("x", [], placed)) == Span(
+        file="f.contract", line=2, col=3, end_line=4, end_col=5
+    )
