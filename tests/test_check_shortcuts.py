@@ -238,8 +238,10 @@ def test_span_of_a_tree_without_positions_is_the_file_alone() -> None:
 
     lowerer = _Lowerer("f.contract")
     assert lowerer.span(Tree("x", [])) == Span(file="f.contract")
-    assert lowerer.span(Tree("x", [], Meta())) == Span(file="f.contract")
-    placed = Meta()
+    assert lowerer.span(Tree("x", [], Meta())) == Span(  # type: ignore[no-untyped-call]
+        file="f.contract"
+    )
+    placed = Meta()  # type: ignore[no-untyped-call]
     placed.empty = False
     placed.line, placed.column, placed.end_line, placed.end_column = 2, 3, 4, 5
     assert lowerer.span(Tree("x", [], placed)) == Span(
