@@ -236,11 +236,20 @@ def strip_null(t: Ty) -> Ty:
 
 def assignable(value: Ty, target: Ty) -> bool:
     """Can a value of type ``value`` be stored where ``target`` is expected?"""
-    if value == target or ANY in (value, target):
+    # `value == target or ANY in (value, target)`, `target == DYN`, `value == DYN` answered by
+    # class and name first: checker types equal only types of their own class
+    if value is target:
         return True
-    if target == DYN:
+    value_cls, target_cls = value.__class__, target.__class__
+    if (value_cls is Prim and value.name == "any") or (  # type: ignore[attr-defined]
+        target_cls is Prim and target.name == "any"  # type: ignore[attr-defined]
+    ):
+        return True
+    if value_cls is target_cls and value == target:
+        return True
+    if target_cls is DynT:
         return is_json(value)
-    if value == DYN:
+    if value_cls is DynT:
         return covers_json(target)
     if isinstance(target, UnionT):
         if isinstance(value, UnionT):
