@@ -912,28 +912,35 @@ def check_machines(ck: Checker) -> None:
 
 
 def lint_unused(ck: Checker) -> None:
-    used: set[str] = set()
+    # the declared names no expression uses yet: the walk stops once every one is used
+    unused = {p.name for p in ck.c.predicates}
+    unused.update(f.name for f in ck.c.functions)
+    unused.update(var.name for var in ck.c.state)
     # every expression, as `all_exprs` walks them, without a generator per level
-    stack = expr_roots(ck.c)
+    stack = expr_roots(ck.c) if unused else []
+    name_cls, call_cls = ir.Name, ir.Call
     while stack:
         e = stack.pop()
-        if isinstance(e, ir.Name):
-            used.add(e.name)
-        elif isinstance(e, ir.Call):
-            used.add(e.func)
+        cls = e.__class__
+        if cls is name_cls or cls is call_cls:
+            used_name = e.name if cls is name_cls else e.func  # type: ignore[union-attr]
+            if used_name in unused:
+                unused.discard(used_name)
+                if not unused:
+                    break
         child_expr_list(e, stack)
     events_used = {o.event.name for t in ck.c.tools for o in t.outcomes if o.event}
     events_used |= {
         tr.event.name for t in ck.c.tools if t.flow for tr in t.flow.transitions if tr.event
     }
     for p in ck.c.predicates:
-        if p.name not in used:
+        if p.name in unused:
             ck.warn("W0601", f"predicate `{p.name}` is never used", p.span)
     for f in ck.c.functions:
-        if f.name not in used:
+        if f.name in unused:
             ck.warn("W0601", f"function `{f.name}` is never used", f.span)
     for var in ck.c.state:
-        if var.name not in used:
+        if var.name in unused:
             ck.warn(
                 "W0602",
                 f"state variable `{var.name}` is never read or changed",

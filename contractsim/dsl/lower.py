@@ -74,8 +74,10 @@ class _Lowerer:
             line, col = node.line or 1, node.column or 1
             end_line, end_col = node.end_line or line, node.end_column or col + len(node)
         else:
-            meta = node.meta
-            if getattr(meta, "empty", True):
+            # ``node.meta`` read without lark's property (which makes an empty Meta when
+            # there is none: a span of the file alone, as no Meta does here)
+            meta = node._meta
+            if meta is None or getattr(meta, "empty", True):
                 return Span(file=self.filename)
             line, col, end_line, end_col = meta.line, meta.column, meta.end_line, meta.end_column
         if self.line_shift or self.col_shift:

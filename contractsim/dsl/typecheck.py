@@ -6,7 +6,7 @@ The passes in :mod:`contractsim.dsl.check` drive it declaration by declaration.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import field
 from typing import Any
 
@@ -123,6 +123,8 @@ class Checker(NodeVisitor):
         self.validators: Any = None  # one ValidatorBuilder per check, made on first use
         # every `{}` met, by node identity: what its context made of it (see resolve_empty)
         self.empty_literals: dict[int, tuple[ir.Collection, T.EmptyLiteral]] = {}
+        # resolve_quiet's answers, by node identity (see there)
+        self._quiet_types: dict[int, tuple[ir.TypeExpr, T.Ty]] = {}
 
     def empty_literal(self, e: ir.Collection) -> T.EmptyLiteral:
         """The record of what the ``{}`` at ``e`` is, shared by every look at the node."""
@@ -323,14 +325,28 @@ class Checker(NodeVisitor):
             self.check_constraints(sub)
 
     def resolve_quiet(self, t: ir.TypeExpr) -> T.Ty:
+        """``resolve(t)`` without its diagnostics. A parameter's type is asked for at each use;
+        the answer is kept by node identity, since it depends only on ``t`` and on the named
+        types, each fixed once resolved -- except while a recursive type is being resolved (its
+        inner uses see ``any`` then), so nothing is kept or read during that."""
+        if not self._resolving:
+            found = self._quiet_types.get(id(t))
+            if found is not None and found[0] is t:
+                return found[1]
         saved = len(self.diags)
         ty = self.resolve(t)
         del self.diags[saved:]
+        if not self._resolving:
+            self._quiet_types[id(t)] = (t, ty)
         return ty
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e: ir.Expr, scope: Scope) -> T.Ty:
-        return self.visit(e, scope)  # type: ignore[no-any-return]
+        # NodeVisitor.visit inlined: this runs once per expression checked
+        method = self._methods.get(e.__class__)
+        if method is None:
+            return self.visit(e, scope)  # type: ignore[no-any-return]
+        return method(self, e, scope)  # type: ignore[no-any-return]
 
     def generic_visit(self, node: ir.Node, *args: Any) -> Any:
         raise TypeError(f"the type checker has no rule for {type(node).__name__}")
@@ -1060,22 +1076,8 @@ class Checker(NodeVisitor):
 
     def builtin_arg(self, func: str, kind: str, ty: T.Ty, a: ir.Expr) -> None:
         base = T.strip_null(ty)
-        ok = {
-            "str": T.is_stringy(base),
-            "num": T.is_arithmetic(base),
-            "any": True,
-            "sized": T.is_stringy(base)
-            or isinstance(base, (T.ListT, T.SetT, T.MapT, T.TupleT, T.EmptyT)),
-            "coll": isinstance(base, (T.ListT, T.SetT, T.EmptyT)) or base == T.ANY,
-            "set": isinstance(base, (T.SetT, T.EmptyT)) or base == T.ANY,
-            "map": isinstance(base, (T.MapT, T.EmptyT)) or base == T.ANY,
-            "pattern": isinstance(a, ir.ScalarLit) and isinstance(a.value, str),
-            "seq": T.is_stringy(base) or isinstance(base, (T.ListT, T.EmptyT)) or base == T.ANY,
-            "iterable": T.is_stringy(base)
-            or isinstance(base, (T.ListT, T.SetT, T.MapT, T.EmptyT))
-            or base == T.ANY,
-            "date_format": True,  # checked below, with its own code
-        }[kind]
+        # only the test ``kind`` names is computed (each is a pure function of ``base``)
+        ok = _ARG_KIND_TESTS[kind](base, a)
         if kind == "date_format":
             self.date_format(a)
             return
@@ -1452,3 +1454,26 @@ def _number_literal(e: ir.Expr) -> int | float | None:
         if not isinstance(e.value, bool):
             return e.value
     return None
+
+
+# builtin_arg's test for each argument kind: whether an argument of type ``base`` (null
+# stripped) or the expression ``a`` fits it
+_ARG_KIND_TESTS: dict[str, Callable[[T.Ty, ir.Expr], bool]] = {
+    "str": lambda base, a: T.is_stringy(base),
+    "num": lambda base, a: T.is_arithmetic(base),
+    "any": lambda base, a: True,
+    "sized": lambda base, a: (
+        T.is_stringy(base) or isinstance(base, (T.ListT, T.SetT, T.MapT, T.TupleT, T.EmptyT))
+    ),
+    "coll": lambda base, a: isinstance(base, (T.ListT, T.SetT, T.EmptyT)) or base == T.ANY,
+    "set": lambda base, a: isinstance(base, (T.SetT, T.EmptyT)) or base == T.ANY,
+    "map": lambda base, a: isinstance(base, (T.MapT, T.EmptyT)) or base == T.ANY,
+    "pattern": lambda base, a: isinstance(a, ir.ScalarLit) and isinstance(a.value, str),
+    "seq": lambda base, a: (
+        T.is_stringy(base) or isinstance(base, (T.ListT, T.EmptyT)) or base == T.ANY
+    ),
+    "iterable": lambda base, a: (
+        T.is_stringy(base) or isinstance(base, (T.ListT, T.SetT, T.MapT, T.EmptyT)) or base == T.ANY
+    ),
+    "date_format": lambda base, a: True,  # checked in builtin_arg, with its own code
+}

@@ -185,26 +185,40 @@ NUMBER_T = UnionT((INT, FLOAT), "number")
 """``number``: the built-in alias of ``int | float``."""
 
 
+# The checker asks these of nearly every operand. A `Prim` equals only a `Prim` of the same
+# name (its `==` is the record's, by class and fields), so they read the name instead of
+# calling `==` against each constant; `tests/test_check_shortcuts.py` compares.
+_NUMERIC_NAMES = frozenset({"int", "float", "any"})
+_ARITHMETIC_NAMES = frozenset({"int", "float", "bool", "any"})
+_STRINGY_NAMES = frozenset({"str", "any"})
+
+
 def is_numeric(t: Ty) -> bool:
     """A number, or a union whose every option is one (``int | float``)."""
+    if t.__class__ is Prim:
+        return t.name in _NUMERIC_NAMES
     if isinstance(t, UnionT):
         return all(is_numeric(o) for o in t.options)
-    return t in NUMERIC or t == ANY
+    return False
 
 
 def is_arithmetic(t: Ty) -> bool:
     """What ordering and arithmetic accept, with Python's semantics: ``int``, ``float`` and
     ``bool`` (``true + 1 == 2``), and any union of them."""
+    if t.__class__ is Prim:
+        return t.name in _ARITHMETIC_NAMES
     if isinstance(t, UnionT):
         return all(is_arithmetic(o) for o in t.options)
-    return t in NUMERIC or t == BOOL or t == ANY
+    return False
 
 
 def is_stringy(t: Ty) -> bool:
     """A string or an enum, or a union whose every option is one."""
+    if t.__class__ is Prim:
+        return t.name in _STRINGY_NAMES
     if isinstance(t, UnionT):
         return all(is_stringy(o) for o in t.options)
-    return t == STR or isinstance(t, EnumT) or t == ANY
+    return isinstance(t, EnumT)
 
 
 def nullable(t: Ty) -> bool:
@@ -222,11 +236,20 @@ def strip_null(t: Ty) -> Ty:
 
 def assignable(value: Ty, target: Ty) -> bool:
     """Can a value of type ``value`` be stored where ``target`` is expected?"""
-    if value == target or ANY in (value, target):
+    # `value == target or ANY in (value, target)`, `target == DYN`, `value == DYN` answered by
+    # class and name first: checker types equal only types of their own class
+    if value is target:
         return True
-    if target == DYN:
+    value_cls, target_cls = value.__class__, target.__class__
+    if (value_cls is Prim and value.name == "any") or (  # type: ignore[attr-defined]
+        target_cls is Prim and target.name == "any"  # type: ignore[attr-defined]
+    ):
+        return True
+    if value_cls is target_cls and value == target:
+        return True
+    if target_cls is DynT:
         return is_json(value)
-    if value == DYN:
+    if value_cls is DynT:
         return covers_json(target)
     if isinstance(target, UnionT):
         if isinstance(value, UnionT):
