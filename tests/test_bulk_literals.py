@@ -240,9 +240,7 @@ COLUMN_CASES = {
         True,
     ),
     "int triples in a list": (
-        "e: list[tuple[int, int, int]] = [{}]".format(
-            _pairs(40, lambda i: f"({i}, {i * 7}, -0)".replace("-0", "0"))
-        ),
+        "e: list[tuple[int, int, int]] = [{}]".format(_pairs(40, lambda i: f"({i}, {i * 7}, 0)")),
         True,
     ),
     "lists of varied length": (
@@ -323,3 +321,32 @@ def test_flat_collections_built_column_by_column_lower_the_same(
     bulk, slow = _both_ways(_state(decl), monkeypatch)
     assert bulk == slow
     assert any(taken) == by_columns
+
+
+VALUE_CASES = {
+    **{case: decl for case, (decl, _) in COLUMN_CASES.items()},
+    "sets, empty sets and tuples": "e: list[any] = [{}]".format(
+        ", ".join(("{}", f"{{{i}, 1}}", f"({i},)", "[]")[i % 4] for i in range(40))
+    ),
+    "lists of floats and constants": "e: list[list[any]] = [{}]".format(
+        ", ".join(f"[{i}.5, true, null]" for i in range(40))
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(VALUE_CASES))
+def test_flat_collections_have_the_values_computed_one_by_one(
+    case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from contractsim.compiler import interp
+
+    contract, _ = lower(parse(_state(VALUE_CASES[case]), "t.contract"), "t.contract")
+    init = contract.state[0].init
+    assert init is not None
+    values = []
+    for minimum in (interp.FLAT_VALUES_FROM, 10**9):
+        monkeypatch.setattr(interp, "FLAT_VALUES_FROM", minimum)
+        env = interp.Env(contract, state={}, consts={"K": 3})
+        values.append(interp.Interpreter(contract).eval(init, env))
+    assert values[0] == values[1]
+    assert [type(v) for v in values[0]] == [type(v) for v in values[1]]
