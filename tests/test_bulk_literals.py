@@ -224,3 +224,129 @@ def test_every_example_and_golden_file_lowers_and_checks_the_same_in_bulk(
         bulk, slow = _both_ways(text, monkeypatch)
         assert bulk == slow, path
     assert used > 10
+
+
+# ---------------------------------------------- round 2 (s6b-literal): columns of flat collections
+
+
+def _pairs(n: int, make: Any, sep: str = ", ") -> str:
+    return sep.join(make(i) for i in range(n))
+
+
+COLUMN_CASES = {
+    # (declaration, whether the column-wise builder takes it)
+    "string pairs": (
+        "e: set[tuple[str, str]] = {{{}}}".format(_pairs(40, lambda i: f'("n{i}", "m{i}")')),
+        True,
+    ),
+    "int triples in a list": (
+        "e: list[tuple[int, int, int]] = [{}]".format(_pairs(40, lambda i: f"({i}, {i * 7}, 0)")),
+        True,
+    ),
+    "lists of varied length": (
+        "e: list[list[str]] = [{}]".format(
+            _pairs(50, lambda i: "[" + ", ".join(f'"x{j}"' for j in range(i % 4 + 1)) + "]")
+        ),
+        True,
+    ),
+    "sets of strings": (
+        "e: list[set[str]] = [{}]".format(_pairs(33, lambda i: f'{{"a{i}", "b"}}')),
+        True,
+    ),
+    "on a later line": (
+        "e: set[tuple[str, str]] = {{  # the pairs\n    {}\n  }}".format(
+            _pairs(40, lambda i: f'("n{i}", "")')
+        ),
+        True,
+    ),
+    "an empty set among them": (
+        "e: list[set[int]] = [{}, {{}}]".format(_pairs(40, lambda i: f"{{{i}}}")),
+        False,
+    ),
+    "an escape among them": (
+        'e: list[tuple[str]] = [{}, ("a\\tb",)]'.format(_pairs(40, lambda i: f'("{i}",)')),
+        False,
+    ),
+    "a private-use brace among them": (
+        'e: list[tuple[str]] = [{}, ("\ue000",)]'.format(_pairs(40, lambda i: f'("{i}",)')),
+        False,
+    ),
+    "strings and integers mixed": (
+        "e: list[tuple[str, int]] = [{}]".format(_pairs(40, lambda i: f'("{i}", {i})')),
+        False,
+    ),
+    "a long integer": (
+        "e: list[tuple[int]] = [{}, ({},)]".format(_pairs(40, lambda i: f"({i},)"), "9" * 19),
+        False,
+    ),
+    "a name among them": (
+        "e: list[tuple[int]] = [{}, (K,)]".format(_pairs(40, lambda i: f"({i},)")),
+        False,
+    ),
+    "over two lines": (
+        "e: set[tuple[str, str]] = {{{},\n {}}}".format(
+            _pairs(20, lambda i: f'("a{i}", "b")'), _pairs(20, lambda i: f'("c{i}", "d")')
+        ),
+        False,
+    ),
+    "wrong arity, checked the same": (
+        'e: set[tuple[str, str]] = {{{}, ("x",)}}'.format(_pairs(40, lambda i: f'("n{i}", "m")')),
+        True,
+    ),
+    "a duplicate, checked the same": (
+        'e: list[tuple[str, str]] = [{}, ("n1", "m")]'.format(
+            _pairs(40, lambda i: f'("n{i}", "m")')
+        ),
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COLUMN_CASES))
+def test_flat_collections_built_column_by_column_lower_the_same(
+    case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from contractsim.dsl import bulk as bulk_module
+
+    decl, by_columns = COLUMN_CASES[case]
+    taken: list[bool] = []
+    real = bulk_module._flat_columns
+
+    def spy(*args: Any) -> Any:
+        built = real(*args)
+        taken.append(built is not None)
+        return built
+
+    monkeypatch.setattr(bulk_module, "_flat_columns", spy)
+    bulk, slow = _both_ways(_state(decl), monkeypatch)
+    assert bulk == slow
+    assert any(taken) == by_columns
+
+
+VALUE_CASES = {
+    **{case: decl for case, (decl, _) in COLUMN_CASES.items()},
+    "sets, empty sets and tuples": "e: list[any] = [{}]".format(
+        ", ".join(("{}", f"{{{i}, 1}}", f"({i},)", "[]")[i % 4] for i in range(40))
+    ),
+    "lists of floats and constants": "e: list[list[any]] = [{}]".format(
+        ", ".join(f"[{i}.5, true, null]" for i in range(40))
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(VALUE_CASES))
+def test_flat_collections_have_the_values_computed_one_by_one(
+    case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from contractsim.compiler import interp
+
+    contract, _ = lower(parse(_state(VALUE_CASES[case]), "t.contract"), "t.contract")
+    init = contract.state[0].init
+    assert init is not None
+    values = []
+    for minimum in (interp.FLAT_VALUES_FROM, 10**9):
+        monkeypatch.setattr(interp, "FLAT_VALUES_FROM", minimum)
+        env = interp.Env(contract, state={}, consts={"K": 3})
+        values.append(interp.Interpreter(contract).eval(init, env))
+    assert values[0] == values[1]
+    assert [type(v) for v in values[0]] == [type(v) for v in values[1]]

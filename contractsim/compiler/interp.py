@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import field
 from functools import cached_property
+from itertools import chain, islice
+from operator import attrgetter
 from typing import Any
 
 from ..dsl import ir
@@ -206,6 +208,10 @@ class Interpreter(NodeVisitor):
         return lib.safe_arith(op, left, right)
 
     def visit_Collection(self, e: ir.Collection, env: Env) -> Any:
+        if len(e.items) >= FLAT_VALUES_FROM:  # a set of 100,000 pairs, say
+            children = _flat_children(e.items)
+            if children is not None:
+                return frozenset(children) if e.type == "set" else tuple(children)
         # bulk data is literals of literals: their elements are computed here, as `visit_ScalarLit`
         # and this method compute them, without the visitor's dispatch per element
         items = [
@@ -547,3 +553,42 @@ def contract_texts(contract: ir.Contract) -> frozenset[str]:
         if isinstance(t.type, ir.EnumType):
             texts.update(m.value for m in t.type.members)
     return frozenset(x for x in texts if isinstance(x, str))
+
+
+# ------------------------------------------------ bulk literals (issue 13, branch s6b-literal)
+
+FLAT_VALUES_FROM = 32
+"""A collection of at least this many collections of scalar literals has its values computed
+by :func:`_flat_children`."""
+_items_of = attrgetter("items")
+_value_of = attrgetter("value")
+_type_of = attrgetter("type")
+
+
+def _flat_children(items: tuple[ir.Expr, ...]) -> list[Any] | None:
+    """The values of ``items`` when all are lists, sets and tuples of scalar literals (what
+    :meth:`Interpreter.visit_Collection` computes for each, computed column-wise at C speed),
+    else None."""
+    if set(map(type, items)) != {ir.Collection}:
+        return None
+    parts = list(map(_items_of, items))
+    leaves = list(chain.from_iterable(parts))
+    if set(map(type, leaves)) != {ir.ScalarLit}:
+        return None
+    values = list(map(_value_of, leaves))
+    sizes = set(map(len, parts))
+    children: list[Any]
+    if len(sizes) == 1:  # all pairs, say: cut at C speed
+        children = list(zip(*[iter(values)] * sizes.pop()))
+    else:
+        rest = iter(values)
+        children = [tuple(islice(rest, len(part))) for part in parts]
+    kinds = set(map(_type_of, items))
+    if kinds <= {"tuple", "list"}:
+        return children
+    if kinds == {"set"}:
+        return list(map(frozenset, children))
+    return [
+        frozenset(child) if kind == "set" else frozenset() if kind == "empty" else child
+        for child, kind in zip(children, map(_type_of, items))
+    ]

@@ -16,7 +16,10 @@ from __future__ import annotations
 import dataclasses
 import re
 from bisect import bisect_right
+from collections import deque
 from collections.abc import Callable
+from itertools import chain, islice, repeat
+from operator import add, getitem, itemgetter, sub
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Span
@@ -31,6 +34,11 @@ _PLAIN = re.compile(r'[^"\\\ue000\ue001\n]*')
 
 _CONSTANTS = {"true": True, "false": False, "null": None}
 _new = object.__new__
+_NOT_PLAIN = ('"', "\\", "\ue000", "\ue001", "\n")
+"""The characters `_PLAIN` refuses."""
+_COLUMNS_FROM = 32
+"""Collections of at least this many flat collections on one line are built column by column."""
+_FLAT_KINDS = {"tuple", "list", "set"}
 
 
 def _fields(cls: type) -> list[str]:
@@ -138,6 +146,72 @@ if _FAST:
             append(node)
         return tuple(built)
 
+    def _consume(calls: Any) -> None:
+        deque(calls, 0)
+
+    def _column_spans(file: str, line: int, cols: list[int], end_cols: list[int]) -> list[Span]:
+        """Spans on one line, each field set for all of them by one ``map`` (C speed)."""
+        n = len(cols)
+        spans: list[Span] = list(map(_new, repeat(Span, n)))
+        _consume(map(_s_file, spans, repeat(file, n)))
+        _consume(map(_s_line, spans, repeat(line, n)))
+        _consume(map(_s_col, spans, cols))
+        _consume(map(_s_end_line, spans, repeat(line, n)))
+        _consume(map(_s_end_col, spans, end_cols))
+        return spans
+
+    def _flat_columns(
+        items: list[Node], file: str, line: int, line_start: int
+    ) -> tuple[ir.Expr, ...] | None:
+        """A collection's elements when they are all lists, sets and tuples of plain strings
+        (or all of integers) on one line (a set of 100,000 pairs): the same nodes as
+        :func:`_flat_leaves` builds one by one, made column by column; else None."""
+        if not set(map(itemgetter(0), items)) <= _FLAT_KINDS:
+            return None
+        elements = list(map(itemgetter(3), items))
+        if not all(elements):  # an empty `{}` is a set of kind "empty": built one by one
+            return None
+        leaves = list(chain.from_iterable(elements))
+        leaf_kinds = set(map(itemgetter(0), leaves))
+        texts = list(map(itemgetter(1), leaves))
+        values: list[Any]
+        if leaf_kinds == {"STRING"}:
+            values = list(map(getitem, texts, repeat(slice(1, -1))))
+            inside = "".join(values)
+            if any(c in inside for c in _NOT_PLAIN):
+                return None
+        elif leaf_kinds == {"INT"}:
+            if max(map(len, texts)) >= 19:
+                return None
+            values = list(map(int, texts))
+        else:
+            return None
+        shift = line_start - 1
+        cols = list(map(sub, map(itemgetter(2), leaves), repeat(shift)))
+        spans = _column_spans(file, line, cols, list(map(add, cols, map(len, texts))))
+        n = len(leaves)
+        scalars: list[ir.ScalarLit] = list(map(_new, repeat(ir.ScalarLit, n)))
+        _consume(map(_l_span, scalars, spans))
+        _consume(map(_l_kind, scalars, repeat("literal", n)))
+        _consume(map(_l_value, scalars, values))
+        _consume(map(_l_raw, scalars, repeat(False, n)))
+        sizes = set(map(len, elements))
+        parts: list[tuple[ir.Expr, ...]]
+        if len(sizes) == 1:  # all pairs, say: cut at C speed
+            parts = list(zip(*[iter(scalars)] * sizes.pop()))
+        else:
+            rest = iter(scalars)
+            parts = [tuple(islice(rest, len(e))) for e in elements]
+        m = len(items)
+        starts = list(map(sub, map(itemgetter(1), items), repeat(shift)))
+        ends = list(map(sub, map(itemgetter(2), items), repeat(shift)))
+        nodes: list[ir.Collection] = list(map(_new, repeat(ir.Collection, m)))
+        _consume(map(_c_span, nodes, _column_spans(file, line, starts, ends)))
+        _consume(map(_c_kind, nodes, repeat("collection", m)))
+        _consume(map(_c_type, nodes, map(itemgetter(0), items)))
+        _consume(map(_c_items, nodes, parts))
+        return tuple(nodes)
+
 else:  # pragma: no cover - only if the node classes change
     _make_span = _slow_span
     _make_scalar = _slow_scalar
@@ -145,6 +219,11 @@ else:  # pragma: no cover - only if the node classes change
 
     def _flat_leaves(
         elements: list[Node], file: str, line: int, line_start: int
+    ) -> tuple[ir.Expr, ...] | None:
+        return None
+
+    def _flat_columns(
+        items: list[Node], file: str, line: int, line_start: int
     ) -> tuple[ir.Expr, ...] | None:
         return None
 
@@ -221,6 +300,18 @@ class _Builder:
         first_line, first_line_start = self.first_line, self.first_line_start
         first_newline = newlines[0] if newlines else 1 << 62
         last_newline = newlines[-1] if newlines else -1
+        if (
+            len(items) >= _COLUMNS_FROM
+            and items[0][0] in _FLAT_KINDS
+            and items[-1][0] in _FLAT_KINDS
+        ):
+            start, end = items[0][1], items[-1][2]
+            index = bisect_right(newlines, start - 1)
+            if index == len(newlines) or newlines[index] >= end:  # all on one line
+                line_start = newlines[index - 1] + 1 if index else first_line_start
+                columns = _flat_columns(items, file, first_line + index, line_start)
+                if columns is not None:
+                    return columns
         plain = _PLAIN.fullmatch
         make_span, make_scalar, make_collection = _make_span, _make_scalar, _make_collection
         flat_leaves = _flat_leaves
