@@ -583,6 +583,10 @@ def safe_compare(op: str, a: Any, b: Any) -> Any:
             return op == "!="  # the text existed before the fresh value was made
         return U
     if op in ("==", "!=") and (_contains_unknown(a) or _contains_unknown(b)):
+        if a is None or b is None:
+            # a collection is not null, whatever it holds (or, for a simulated open record,
+            # whatever fields it may hold besides)
+            return compare(op, a, b)
         return U
     return compare(op, a, b)
 
