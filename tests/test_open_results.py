@@ -181,3 +181,15 @@ def test_a_simulated_open_result_is_known_not_to_be_null() -> None:
     assert after.state["seen"] is False
     assert lib.safe_compare("==", (UNKNOWN,), None) is False
     assert lib.safe_compare("!=", None, FMap({"a": UNKNOWN})) is True
+
+
+def test_reports_show_that_a_simulated_open_record_may_hold_more() -> None:
+    """The text report wrote `{"id": <fresh …>}`, read as a record with exactly that field."""
+    from contractsim.compiler.values import show
+    from contractsim.simulator.report import change_text
+
+    assert show(OPEN) == '{"id": "a", "n": unknown, ...}'
+    assert show(OpenRecord()) == "{...}"
+    assert show(FMap({"id": "a"})) == '{"id": "a"}'
+    assert show([OpenRecord({"id": "a"})]) == '[{"id": "a", ...}]'
+    assert change_text(None, OpenRecord({"id": "a"})) == 'null → {"id": "a", ...}'
