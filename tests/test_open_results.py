@@ -193,3 +193,22 @@ def test_reports_show_that_a_simulated_open_record_may_hold_more() -> None:
     assert show(FMap({"id": "a"})) == '{"id": "a"}'
     assert show([OpenRecord({"id": "a"})]) == '[{"id": "a", ...}]'
     assert change_text(None, OpenRecord({"id": "a"})) == 'null → {"id": "a", ...}'
+
+
+@pytest.mark.parametrize(
+    ("item", "coll", "expected"),
+    [
+        (OpenRecord({"id": "a"}), frozenset({FMap({"id": "a"})}), UNKNOWN),
+        (OpenRecord({"id": "a"}), (FMap({"id": "a", "x": 1}),), UNKNOWN),
+        (OpenRecord({"id": "a"}), (FMap({"id": "b"}),), False),
+        (OpenRecord({"id": "a"}), (FMap({"x": 1}),), False),
+        ((UNKNOWN, 1), frozenset({(2, 1)}), UNKNOWN),
+        ((UNKNOWN, 1), frozenset({(2, 3)}), False),
+        (FMap({"id": UNKNOWN}), (FMap({"id": "b"}),), UNKNOWN),
+        (FMap({"id": UNKNOWN}), (FMap({"id": "b", "y": 2}),), False),
+    ],
+)
+def test_membership_of_an_item_holding_unknowns(item: Any, coll: Any, expected: Any) -> None:
+    """`r in rs` was confidently false when the item held unknowns (a simulated open record, a
+    list with an unknown) and no item of the collection was equal as a Python value."""
+    assert lib.safe_contains(item, coll) is expected
