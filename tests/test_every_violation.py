@@ -98,7 +98,10 @@ def test_text_and_json_reports(tmp_path: Path) -> None:
     args = ["simulate", str(tmp_path / "c.contract"), str(plan), "--now", NOW]
     text = CliRunner().invoke(main, args)
     assert text.exit_code == 1
-    assert "       ! LARGE: size 7 is large (also wrong with the refused call)" in text.output
+    assert (
+        "       ! LARGE: size 7 is large (also wrong; the call was refused and did not run)"
+        in text.output
+    )
     out = CliRunner().invoke(main, [*args, "--format", "json"])
     report = json.loads(out.output)
     jsonschema.validate(report, SCHEMA)

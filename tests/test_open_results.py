@@ -158,3 +158,57 @@ def test_check_plan_leaves_the_fast_path_when_a_call_makes_a_value_unknown() -> 
     check = sim.check_plan([sim.bind("t0", {}), sim.bind("t1", {})])
     assert check.verdict == "ok" and check.state is not None
     assert check.state["i1"] is UNKNOWN  # was 2: fast code run on an unknown state
+
+
+def test_a_simulated_open_result_is_known_not_to_be_null() -> None:
+    """Its undeclared fields are unknown, not whether it is there: `r != null` holds. (Was
+    unknown: any value holding something unobserved compared unknown, even with null, so the
+    usual `require last != null` could not be decided after a call.)"""
+    c = contractsim.loads(
+        'contract n version "1.0.0"\n'
+        "type Reply = record { id: str, ... }\n"
+        "state { last: Reply | null = null\n  seen: bool = false }\n"
+        "tool call() -> Reply { effect last = result }\n"
+        'tool use() { require last != null else NONE "no reply yet"\n'
+        "  effect seen = last == null }\n"
+    )
+    sim = c.simulator(now=NOW)
+    (b,) = sim.step(sim.initial_state(), "call", {}).branches
+    assert type(b.state["last"]) is OpenRecord
+    used = sim.step(b.state, "use", {})
+    assert used.verdict == "ok"
+    (after,) = used.branches
+    assert after.state["seen"] is False
+    assert lib.safe_compare("==", (UNKNOWN,), None) is False
+    assert lib.safe_compare("!=", None, FMap({"a": UNKNOWN})) is True
+
+
+def test_reports_show_that_a_simulated_open_record_may_hold_more() -> None:
+    """The text report wrote `{"id": <fresh …>}`, read as a record with exactly that field."""
+    from contractsim.compiler.values import show
+    from contractsim.simulator.report import change_text
+
+    assert show(OPEN) == '{"id": "a", "n": unknown, ...}'
+    assert show(OpenRecord()) == "{...}"
+    assert show(FMap({"id": "a"})) == '{"id": "a"}'
+    assert show([OpenRecord({"id": "a"})]) == '[{"id": "a", ...}]'
+    assert change_text(None, OpenRecord({"id": "a"})) == 'null → {"id": "a", ...}'
+
+
+@pytest.mark.parametrize(
+    ("item", "coll", "expected"),
+    [
+        (OpenRecord({"id": "a"}), frozenset({FMap({"id": "a"})}), UNKNOWN),
+        (OpenRecord({"id": "a"}), (FMap({"id": "a", "x": 1}),), UNKNOWN),
+        (OpenRecord({"id": "a"}), (FMap({"id": "b"}),), False),
+        (OpenRecord({"id": "a"}), (FMap({"x": 1}),), False),
+        ((UNKNOWN, 1), frozenset({(2, 1)}), UNKNOWN),
+        ((UNKNOWN, 1), frozenset({(2, 3)}), False),
+        (FMap({"id": UNKNOWN}), (FMap({"id": "b"}),), UNKNOWN),
+        (FMap({"id": UNKNOWN}), (FMap({"id": "b", "y": 2}),), False),
+    ],
+)
+def test_membership_of_an_item_holding_unknowns(item: Any, coll: Any, expected: Any) -> None:
+    """`r in rs` was confidently false when the item held unknowns (a simulated open record, a
+    list with an unknown) and no item of the collection was equal as a Python value."""
+    assert lib.safe_contains(item, coll) is expected

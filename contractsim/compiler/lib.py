@@ -584,6 +584,10 @@ def safe_compare(op: str, a: Any, b: Any) -> Any:
             return op == "!="  # the text existed before the fresh value was made
         return U
     if op in ("==", "!=") and (_contains_unknown(a) or _contains_unknown(b)):
+        if a is None or b is None:
+            # a collection is not null, whatever it holds (or, for a simulated open record,
+            # whatever fields it may hold besides)
+            return compare(op, a, b)
         return U
     return compare(op, a, b)
 
@@ -629,7 +633,26 @@ def safe_contains(item: Any, coll: Any) -> Any:
             type(x) is Bounded and interval_compare("==", item, x) is not False for x in coll
         ):
             return U  # a number a bounded unknown in the collection may be
+        elif isinstance(item, (frozenset, tuple, FMap)) and _contains_unknown(item):
+            # a list, set or map holding unknowns (or a simulated open record) may equal an
+            # item it differs from as a Python value
+            if any(_may_equal(item, x) for x in coll):
+                return U
     return False
+
+
+def _may_equal(a: Any, b: Any) -> bool:
+    """Whether ``a`` may equal ``b`` once their unknowns are known: lists item by item, maps
+    key by key (a simulated open record may hold keys besides its own), else as ``==``."""
+    if type(a) is tuple and type(b) is tuple:
+        return len(a) == len(b) and all(map(_may_equal, a, b))
+    if isinstance(a, FMap) and isinstance(b, FMap):
+        if (type(b) is not OpenRecord and a.keys() - b.keys()) or (
+            type(a) is not OpenRecord and b.keys() - a.keys()
+        ):
+            return False  # a closed map lacks a key the other holds
+        return all(_may_equal(a[k], b[k]) for k in a.keys() & b.keys())
+    return safe_compare("==", a, b) is not False
 
 
 def _fresh_apart(a: Any, b: Any) -> bool:

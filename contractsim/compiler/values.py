@@ -391,6 +391,8 @@ def show(value: Any, limit: int = 120) -> str:
                 if i > limit:
                     break  # every item writes at least one character
             else:
+                if type(item) is OpenRecord:  # it may hold fields nobody has seen
+                    pending.append((True, ", ..." if entries else "..."))
                 pending.append((True, closer))
             todo.extend(reversed(pending))
             continue
@@ -413,7 +415,10 @@ def _show(value: Any) -> str:
         return repr(value)
     if isinstance(value, dict):
         items = sorted(value.items(), key=_item_order)
-        return "{" + ", ".join(f"{_show(k)}: {_show(v)}" for k, v in items) + "}"
+        shown = [f"{_show(k)}: {_show(v)}" for k, v in items]
+        if type(value) is OpenRecord:
+            shown.append("...")  # it may hold fields nobody has seen
+        return "{" + ", ".join(shown) + "}"
     if isinstance(value, (frozenset, set)):
         return "{" + ", ".join(_show(v) for v in sorted(value, key=order)) + "}"
     if isinstance(value, (tuple, list)):

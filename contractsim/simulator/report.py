@@ -125,7 +125,7 @@ def _step_lines(step: StepReport, colour: bool) -> list[str]:
         if branches:
             suffix += f" (on branch {branches})"
         if w.refused:
-            suffix += " (also wrong with the refused call)"
+            suffix += " (also wrong; the call was refused and did not run)"
         out.append(f"       ! {w.code}: {w.message}{suffix}")
     if len(step.outcomes) > 1 or any(k != "ok" for k in step.outcomes):
         parts = []
