@@ -722,5 +722,7 @@ def _unique(fails: list[ir.Fail]) -> list[ir.Fail]:
 
 def _comment(text: str) -> str:
     # a comment must stay one line of source: \r, NUL and other control characters in a string
-    # literal would end it (or make the module uncompilable)
+    # literal would end it (or make the module uncompilable); most texts are printable already
+    if text.isprintable():
+        return text[:200]
     return "".join(ch if ch.isprintable() else " " for ch in text)[:200]

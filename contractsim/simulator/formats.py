@@ -622,7 +622,12 @@ def _looks_like_ipc(text: str) -> bool:
     code = [ln for ln in lines if not ln.startswith(";")]
     if not code:
         return bool(lines)
-    return any(ln.startswith("(") or re.match(r"\d+(\.\d+)?\s*:\s*\(", ln) for ln in code)
+    # the pattern is compiled only for a line that starts with a digit (YAML and JSON plans
+    # seldom have one): compiling it is most of what this costs a cold `simulate`
+    return any(
+        ln.startswith("(") or (ln[0].isdigit() and re.match(r"\d+(\.\d+)?\s*:\s*\(", ln))
+        for ln in code
+    )
 
 
 def _ipc_plan(text: str, name: str) -> Plan:
