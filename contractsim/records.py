@@ -28,16 +28,14 @@ the other way round). ``order``, ``unsafe_hash``,
 
 from __future__ import annotations
 
-import abc
 import builtins
 import dataclasses
 import reprlib
 import sys
 import threading
 import types
-import typing
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 if TYPE_CHECKING:
     from typing_extensions import dataclass_transform
@@ -140,99 +138,6 @@ def _stand_in(method: str) -> Callable[..., Any]:
 _STAND_INS = {
     method: _stand_in(method) for method in ("__init__", "__repr__", "__eq__", "__hash__")
 }
-
-
-#: the decorator's field processing is done here (:func:`_fields_made_here`) on the Python
-#: whose ``dataclasses`` it was written from and checked against; elsewhere the decorator does it
-_FIELDS_HERE = sys.version_info[:2] == (3, 11)
-#: names whose annotation the decorator reads as no field (``ClassVar``), an init-only
-#: argument (``InitVar``) or a marker (``KW_ONLY``): a class that mentions one goes to it
-_SPECIAL_NAMES = ("ClassVar", "InitVar", "KW_ONLY")
-
-
-def _special(value: Any) -> bool:
-    """Whether a module-level name stands for ``ClassVar``, ``InitVar`` or ``KW_ONLY`` (an alias
-    the decorator would follow)."""
-    return (
-        value is dataclasses.KW_ONLY
-        or value is dataclasses.InitVar
-        or type(value) is dataclasses.InitVar
-        or value is ClassVar
-        or (type(value) is typing._GenericAlias and value.__origin__ is ClassVar)  # type: ignore[attr-defined]
-    )
-
-
-def _fields_made_here(cls: type, slots: bool, kw_only: bool) -> Any:
-    """What ``dataclasses.dataclass(cls, init=False, repr=False, eq=False, frozen=False,
-    slots=slots, kw_only=kw_only)`` makes, for the usual class of this package, without the
-    decorator's three searches per field for ``ClassVar``, ``InitVar`` and ``KW_ONLY`` (about
-    half of what it costs): None — the decorator then does it — for a class whose own
-    annotations are not all strings or might name one of those, whose bases include a frozen
-    dataclass, or with a ``field()`` that has no annotation (the decorator's errors)."""
-    module = sys.modules.get(cls.__module__)
-    if not _FIELDS_HERE or module is None:
-        return None
-    namespace = module.__dict__
-    own = cls.__dict__
-    annotations: dict[str, Any] = own.get("__annotations__", {})
-    for annotation in annotations.values():
-        if not isinstance(annotation, str) or any(name in annotation for name in _SPECIAL_NAMES):
-            return None
-        match = dataclasses._MODULE_IDENTIFIER_RE.match(annotation)  # type: ignore[attr-defined]
-        if match and not match.group(1) and _special(namespace.get(match.group(2))):
-            return None
-    if any(isinstance(v, dataclasses.Field) and k not in annotations for k, v in own.items()):
-        return None
-    fields: dict[str, dataclasses.Field[Any]] = {}
-    for base in cls.__mro__[-1:0:-1]:
-        base_fields = getattr(base, "__dataclass_fields__", None)
-        if base_fields is not None:
-            fields.update((f.name, f) for f in base_fields.values())
-            if base.__dataclass_params__.frozen:  # type: ignore[attr-defined]
-                return None
-    cls.__dataclass_params__ = dataclasses._DataclassParams(  # type: ignore[attr-defined]
-        False, False, False, False, False, False
-    )
-    made: list[dataclasses.Field[Any]] = []
-    for name, annotation in annotations.items():
-        default = getattr(cls, name, dataclasses.MISSING)
-        if isinstance(default, dataclasses.Field):
-            f = default
-        else:
-            if isinstance(default, types.MemberDescriptorType):
-                default = dataclasses.MISSING
-            f = dataclasses.field(default=default)  # type: ignore[arg-type]
-        f.name = name
-        f.type = annotation
-        f._field_type = dataclasses._FIELD  # type: ignore[attr-defined]
-        if f.kw_only is dataclasses.MISSING:
-            f.kw_only = kw_only
-        if f.default.__class__.__hash__ is None:
-            raise ValueError(
-                f"mutable default {type(f.default)} for field "
-                f"{f.name} is not allowed: use default_factory"
-            )
-        made.append(f)
-    for f in made:
-        fields[f.name] = f
-        if isinstance(getattr(cls, f.name, None), dataclasses.Field):
-            if f.default is dataclasses.MISSING:
-                delattr(cls, f.name)
-            else:
-                setattr(cls, f.name, f.default)
-    cls.__dataclass_fields__ = fields  # type: ignore[attr-defined]
-    if "__match_args__" not in own:
-        cls.__match_args__ = tuple(  # type: ignore[attr-defined,misc]
-            f.name
-            for f in fields.values()
-            if f._field_type in (dataclasses._FIELD, dataclasses._FIELD_INITVAR)  # type: ignore[attr-defined]
-            and f.init
-            and not f.kw_only
-        )
-    if slots:
-        cls = dataclasses._add_slots(cls, False, False)  # type: ignore[attr-defined]
-    abc.update_abstractmethods(cls)
-    return cls
 
 
 def _defer(
@@ -419,17 +324,9 @@ def record(
         for params in thawed:
             params.frozen = False
         try:
-            made: Any = _fields_made_here(cls, slots, kw_only)
-            if made is None:
-                made = dataclasses.dataclass(
-                    cls,
-                    init=False,
-                    repr=False,
-                    eq=False,
-                    frozen=False,
-                    slots=slots,
-                    kw_only=kw_only,
-                )
+            made: Any = dataclasses.dataclass(
+                cls, init=False, repr=False, eq=False, frozen=False, slots=slots, kw_only=kw_only
+            )
         finally:
             for params in thawed:
                 params.frozen = True
