@@ -399,3 +399,20 @@ print(json.dumps([code, "graphviz" in sys.modules, "flowchart" in out.getvalue()
 """
     )
     assert found == [0, False, True]
+
+
+def test_a_cold_simulate_of_plain_tools_imports_no_pydantic() -> None:
+    """The simulator catches pydantic-core's ``ValidationError`` (the class pydantic re-exports):
+    importing the ``pydantic`` package for it cost ~10 ms of every cold ``simulate``."""
+    plan = ROOT / "examples" / "file_system" / "plans" / "fails_read_after_delete.yaml"
+    code = (
+        "import atexit, sys; atexit.register(lambda: print(sorted(m for m in sys.modules"
+        " if m == 'pydantic' or m.startswith('pydantic.')))); " + CLI
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "simulate", str(FS), str(plan), "--format", "json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.stdout.rstrip().endswith("[]"), proc.stdout[-300:] + proc.stderr[-300:]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pydantic import ValidationError
+from pydantic_core import ValidationError
 
 from ..compiler import lib
 from ..compiler.compile import CompiledContract, CTool

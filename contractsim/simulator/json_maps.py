@@ -21,7 +21,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic_core import ValidationError
 
 from ..compiler.compile import CompiledContract
 from ..compiler.values import freeze, show

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import ValidationError
+from pydantic_core import ValidationError
 
 from ..compiler import lib
 from ..compiler.compile import OBSERVED_ERROR, CTool

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any, Literal, NamedTuple, cast
 
-from pydantic import ValidationError
+from pydantic_core import ValidationError
 
 from ..compiler import lib
 from ..compiler.compile import CCondition, CompiledContract, COutcome, CTool, make_context

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic_core import ValidationError
 
 from ..compiler.compile import CompiledContract
 from ..compiler.foreign import contract_value
