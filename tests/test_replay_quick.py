@@ -335,3 +335,17 @@ def test_a_remembered_result_keeps_its_misfit_note() -> None:
     assert first.result_problem is not None
     assert "does not match" in first.result_problem
     assert again == first == slow._observe_checked(state, "put", {"name": "ab"}, seen)
+
+
+def test_both_memos_of_plain_arguments_share_one_key() -> None:
+    # validated arguments (observe) and off-spec warnings (quick) are remembered under the same
+    # key: the tool and each argument's name, type and value; None when one is not plain
+    from contractsim.simulator.observe import plain_args_key
+
+    ctool = _simulator(_small(), True).compiled.tools["put"]
+    key = plain_args_key(ctool, {"name": "a", "qty": 1})
+    assert key == ("put", "name", str, "a", "qty", int, 1)
+    assert plain_args_key(ctool, {"qty": 1}) != plain_args_key(ctool, {"qty": True})
+    assert plain_args_key(ctool, {}) == ("put",)
+    assert plain_args_key(ctool, {"name": "a", "qty": 1.0}) is None
+    assert plain_args_key(ctool, {"name": ("a",)}) is None

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contractsim.compiler import lib
-from contractsim.compiler.values import FMap
+from contractsim.compiler.values import FMap, OpenRecord
 
-_COLLECTIONS = {tuple, frozenset, FMap}
+_COLLECTIONS = {tuple, frozenset, FMap, OpenRecord}
 
 
 def reference_size(v: Any, depth: int, limit: int) -> tuple[int, int]:
@@ -26,7 +26,7 @@ def reference_size(v: Any, depth: int, limit: int) -> tuple[int, int]:
         return limit + 1, 0
     total = 1 + len(v)
     height = 1
-    for part in (v.keys(), v.values()) if kind is FMap else (v,):
+    for part in (v.keys(), v.values()) if kind in (FMap, OpenRecord) else (v,):
         for x in part:
             if type(x) is str:
                 total += len(x)
@@ -76,6 +76,16 @@ def test_deeper_values_in_a_chunk_are_measured_child_by_child() -> None:
     assert_same_size(FMap({"a": frozenset({("p", "q")}), "b": (("r",),)}))
 
 
+def test_simulated_open_records_among_children_count_their_values() -> None:
+    # a list of open records (a call's results appended to a state variable) is not flat: the
+    # bulk path read each record's keys only, so 50,000 records of 1,000 characters counted
+    # 200,001 and passed the size limit
+    records = tuple(OpenRecord({"k": "y" * 1_000}) for _ in range(50_000))
+    assert lib.value_size(records) > lib.MAX_VALUE_SIZE
+    assert_same_size((OpenRecord({"a": "x" * 100}), ("b",)))
+    assert lib.value_size((OpenRecord({"a": "x" * 100}),)) == 105
+
+
 def test_depth_limit_and_size_limit_still_hold() -> None:
     for depth in (lib.MAX_VALUE_DEPTH - 1, lib.MAX_VALUE_DEPTH, lib.MAX_VALUE_DEPTH + 1):
         assert_same_size(nested(depth))
@@ -95,6 +105,7 @@ _values = st.recursive(
         st.frozensets(_scalars, max_size=4),
         st.frozensets(st.tuples(_scalars, _scalars), max_size=4),
         st.dictionaries(st.text(max_size=3), inner, max_size=4).map(FMap),
+        st.dictionaries(st.text(max_size=3), inner, max_size=4).map(OpenRecord),
     ),
     max_leaves=40,
 )

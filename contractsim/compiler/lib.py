@@ -963,6 +963,7 @@ def value_size(value: Any, limit: int = MAX_VALUE_SIZE) -> int:
 
 
 _COLLECTIONS = {tuple, frozenset, FMap, OpenRecord}
+_MAPS = {FMap, OpenRecord}
 _SIZES: dict[int, tuple[Any, int, int]] = {}  # id → (the value, its size, its height)
 _SIZES_KEPT = 100_000
 _SIZE_CHUNK = 4_096
@@ -980,7 +981,7 @@ def _size(v: Any, depth: int, limit: int) -> tuple[int, int]:
         return limit + 1, 0
     total = 1 + len(v)
     height = 1
-    for part in (v.keys(), v.values()) if kind is FMap or kind is OpenRecord else (v,):
+    for part in (v.keys(), v.values()) if kind in _MAPS else (v,):
         kinds = set(map(type, part))
         if str in kinds:
             total += sum(map(len, part if len(kinds) == 1 else _strings(part)))
@@ -991,7 +992,8 @@ def _size(v: Any, depth: int, limit: int) -> tuple[int, int]:
         )
         # flat tuples and sets (a set of 100,000 pairs) are measured a chunk at a time at C speed,
         # as one flat collection of their items; a chunk with deeper values, one child at a time
-        bulk = FMap not in kinds and depth + 1 < MAX_VALUE_DEPTH
+        # (not maps: iterating one gives its keys only, and a simulated open record is a map)
+        bulk = not kinds & _MAPS and depth + 1 < MAX_VALUE_DEPTH
         while chunk := list(islice(children, _SIZE_CHUNK)):
             if bulk:
                 items = list(chain.from_iterable(chunk))

@@ -264,6 +264,18 @@ _PLAIN_ARGS = (str, int, bool, type(None))
 """Argument values whose validation is remembered (kept apart by type: ``1`` is not ``True``)."""
 
 
+def plain_args_key(ctool: CTool, args: dict[str, Any]) -> tuple[Any, ...] | None:
+    """A memo key for a call of ``ctool`` with these arguments when all are plain values
+    (:data:`_PLAIN_ARGS`, kept apart by type), else None."""
+    key: tuple[Any, ...] = (ctool.name,)
+    for name, value in args.items():
+        kind = type(value)
+        if kind not in _PLAIN_ARGS:
+            return None
+        key += (name, kind, value)
+    return key
+
+
 def _validated_args(sim: Simulator, ctool: CTool, args: dict[str, Any]) -> dict[str, Any] | None:
     """The validated arguments, or None when they are invalid. A tool whose parameters are all
     of plain types is validated by pydantic-core straight into a dict (faster than a memo);
@@ -275,13 +287,7 @@ def _validated_args(sim: Simulator, ctool: CTool, args: dict[str, Any]) -> dict[
             return model.validate_values(args)
         except ValidationError:
             return None
-    key: tuple[Any, ...] | None = (ctool.name,)
-    for name, value in args.items():
-        kind = type(value)
-        if kind not in _PLAIN_ARGS:
-            key = None
-            break
-        key += (name, kind, value)  # type: ignore[operator]
+    key = plain_args_key(ctool, args)
     memo = sim._stepper.valid_args
     if key is not None and key in memo:
         known = memo[key]

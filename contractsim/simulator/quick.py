@@ -28,7 +28,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from ..compiler.compile import CTool, make_context
-from .observe import _PLAIN_ARGS, Observation, Observed, Status, _real_result, _validated_args
+from .observe import (
+    Observation,
+    Observed,
+    Status,
+    _real_result,
+    _validated_args,
+    plain_args_key,
+)
 from .results import Branch, StepResult, StepWarning
 from .state import State
 from .step import SIMULATED, off_spec_warnings, oversized
@@ -201,13 +208,7 @@ class QuickObserver:
         """:func:`.step.off_spec_warnings`, remembered for arguments of plain values."""
         if ctool.declared_model is None:
             return []
-        key: tuple[Any, ...] | None = (ctool.name,)
-        for name, value in args.items():
-            kind = type(value)
-            if kind not in _PLAIN_ARGS:
-                key = None
-                break
-            key += (name, kind, value)  # type: ignore[operator]
+        key = plain_args_key(ctool, args)
         if key is None:
             return off_spec_warnings(ctool, args)
         known = self.off_spec.get(key)
