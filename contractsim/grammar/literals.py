@@ -33,7 +33,8 @@ _SCAN = re.compile(
     re.S,
 )
 # Every character of the text belongs to one token (the last alternative takes any character
-# the others do not), so a token's offset is the sum of the lengths before it. The commonest
+# the others do not), so a token's offset is the sum of the lengths before it; a lone `"` (an
+# unterminated string) is such a one-character token, not a STRING. The commonest
 # tokens first (alternatives are tried in order); none of them overlaps another, except FLOAT and
 # INT, where FLOAT must come first. No token but white space holds a newline.
 _TOKENS = re.compile(
@@ -373,8 +374,9 @@ class _Reader:
                 break
             if first == '"':
                 at = offsets[i]
-                if tok == '""' and text.startswith('"""', at):
-                    raise _NotALiteral  # a long string: lark's LONG_STRING
+                if tok == '"' or (tok == '""' and text.startswith('"""', at)):
+                    # an unterminated string (lark's error), or a long string (lark's)
+                    raise _NotALiteral
                 item: Node = ("STRING", tok, at)
                 i += 1
             elif first in _NUMBER_STARTS and tok.isdigit():
@@ -388,7 +390,7 @@ class _Reader:
                 while True:
                     tok = tokens[j]
                     first = tok[0]
-                    if first == '"' and tok != '""':
+                    if first == '"' and tok != '""' and tok != '"':
                         elements.append(("STRING", tok, offsets[j]))
                     elif first in _NUMBER_STARTS and tok.isdigit():
                         elements.append(("INT", tok, offsets[j]))
@@ -451,7 +453,7 @@ class _Reader:
         first = tok[0]
         at = self.offsets[i]
         if first == '"':
-            if tok == '""' and self.text.startswith('"""', at):
+            if tok == '"' or (tok == '""' and self.text.startswith('"""', at)):
                 raise _NotALiteral
             return ("STRING", tok, at), i + 1
         if first in _NUMBER_STARTS:
