@@ -204,6 +204,26 @@ def test_an_unterminated_string_is_left_to_lark(decl: str, monkeypatch: pytest.M
             parse(text, "t.contract")
 
 
+def test_candidates_on_one_long_line_cut_it_into_tokens_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each candidate's first chunk runs to the end of its line: on a long line of `= []`
+    (hostile input; it is read before lark sees it) every candidate cut the rest of the line
+    into tokens again, quadratic (14 KB took half a minute). The tokens are shared."""
+    cut: list[int] = []
+
+    class Counting:
+        def findall(self, text: str, start: int, end: int) -> list[str]:
+            cut.append(end - start)
+            return list(pattern.findall(text, start, end))
+
+    pattern = literals._TOKENS
+    monkeypatch.setattr(literals, "_TOKENS", Counting())
+    text = "x = [] " * 3000 + "\ny = [1]\n" + "z = {} " * 3000
+    literals.blank_literals(text, _keywords())
+    assert sum(cut) <= 2 * len(text)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_a_literal_longer_than_the_first_chunk_reads_the_same(
     seed: int, monkeypatch: pytest.MonkeyPatch
