@@ -12,6 +12,7 @@ import pytest
 from lark import Tree
 
 from contractsim.api import check_text
+from contractsim.diagnostics import ContractError
 from contractsim.dsl import ir
 from contractsim.dsl.lower import lower
 from contractsim.grammar import literals
@@ -186,6 +187,41 @@ def test_tuples_of_scalars_are_typed_once_per_combination_as_before(
     assert [(d.code, d.message, d.span.line, d.span.col) for d in errors] == [
         ("E0301", f"`x` is int but its initial value is {expected}", 3, 12)
     ]
+
+
+@pytest.mark.parametrize(
+    "decl",
+    ['xs: list[str] = ["a", "]', 'xs: list[str] = ["]', 'e: set[tuple[str, str]] = {("a", ")}'],
+)
+def test_an_unterminated_string_is_left_to_lark(decl: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lone `"` is a token of its own (the tokeniser's catch-all), not a string: a literal
+    holding one was read in bulk, so text lark refuses parsed without an error."""
+    text = _state(decl)
+    for minimum in (1, 10**9):
+        monkeypatch.setattr(literals, "FAST_LITERAL_MIN", minimum)
+        assert literals.blank_literals(text, _keywords())[1] == []
+        with pytest.raises(ContractError):
+            parse(text, "t.contract")
+
+
+def test_candidates_on_one_long_line_cut_it_into_tokens_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each candidate's first chunk runs to the end of its line: on a long line of `= []`
+    (hostile input; it is read before lark sees it) every candidate cut the rest of the line
+    into tokens again, quadratic (14 KB took half a minute). The tokens are shared."""
+    cut: list[int] = []
+
+    class Counting:
+        def findall(self, text: str, start: int, end: int) -> list[str]:
+            cut.append(end - start)
+            return list(pattern.findall(text, start, end))
+
+    pattern = literals._TOKENS
+    monkeypatch.setattr(literals, "_TOKENS", Counting())
+    text = "x = [] " * 3000 + "\ny = [1]\n" + "z = {} " * 3000
+    literals.blank_literals(text, _keywords())
+    assert sum(cut) <= 2 * len(text)
 
 
 @pytest.mark.parametrize("seed", range(3))

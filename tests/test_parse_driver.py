@@ -163,3 +163,15 @@ def test_every_rule_s_builder_builds_what_lark_s_builds() -> None:
             ours = specialised_builder(rule)(_children(rule, variant, random.Random(seed)))
             theirs = tree_builder(rule)(_children(rule, variant, random.Random(seed)))
             assert _full_shape(ours) == _full_shape(theirs), (rule, variant)
+
+
+def test_characters_outside_ascii_are_not_kept_per_state(built: Lark) -> None:
+    """Each state's table by first character kept every character a token started with: a
+    process parsing strangers' text (one character outside ASCII per file, say) grew it by an
+    entry per character and state, for as long as it ran. Those go to the lexer unstored."""
+    parser = parse_module.parser()
+    for code in range(0x4E00, 0x4E00 + 200):
+        for expr in (f"a + {chr(code)}", f"x.{chr(code)}y", chr(code)):
+            assert _driver_result(expr, "expr") == _lark_result(built, expr, "expr"), expr
+    tables = driver.driver_for(parser)._char_tables  # type: ignore[union-attr]
+    assert all(char.isascii() for table in tables.values() for char in table)

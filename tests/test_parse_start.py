@@ -87,7 +87,7 @@ def test_small_literals_cost_only_a_small_chunk(monkeypatch: pytest.MonkeyPatch)
     text = "state {\n" + filler + "}\n"
     assert len(text) > 4 * literals.FAST_LITERAL_MIN
     assert literals.blank_literals(text, _keywords()) == (text, [])
-    assert len(tokenised) == 400
+    assert 0 < len(tokenised) <= 400  # fewer: a candidate inside a chunk already cut reuses it
     longest_line = max(map(len, text.splitlines(keepends=True)))
     assert max(tokenised) <= literals.FAST_LITERAL_MIN + longest_line
     # a literal that is large after all is still read, whole, in a few larger chunks

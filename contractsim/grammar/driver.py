@@ -162,8 +162,10 @@ class _CharTable(dict[str, Any]):
         self._tables = tables
 
     def __missing__(self, char: str) -> list[tuple[str, str | None, Any]] | None:
+        if not char.isascii():  # not stored: one entry per character a stranger's text holds
+            return None
         made: list[tuple[str, str | None, Any]] | None = None
-        if self._alternatives and char.isascii():
+        if self._alternatives:
             first_chars, compiled = self._tables.first_chars, self._tables._lexer._compiled
             made = [
                 (name, literal, None if literal is not None else compiled(name))

@@ -12,7 +12,7 @@ does not accept is left to lark, which also reports every syntax error.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
 from itertools import accumulate, compress
@@ -33,7 +33,8 @@ _SCAN = re.compile(
     re.S,
 )
 # Every character of the text belongs to one token (the last alternative takes any character
-# the others do not), so a token's offset is the sum of the lengths before it. The commonest
+# the others do not), so a token's offset is the sum of the lengths before it; a lone `"` (an
+# unterminated string) is such a one-character token, not a STRING. The commonest
 # tokens first (alternatives are tried in order); none of them overlaps another, except FLOAT and
 # INT, where FLOAT must come first. No token but white space holds a newline.
 _TOKENS = re.compile(
@@ -242,6 +243,7 @@ def blank_literals(
     found: list[Blanked] = []
     pos = 0
     line, counted = 1, 0  # the line number at offset `counted`
+    reader = _Reader(text, keywords)  # one for all candidates: they share its tokens
     while True:
         m = _SCAN.search(text, pos)
         if m is None:
@@ -251,7 +253,6 @@ def blank_literals(
             continue
         start = m.end()
         try:
-            reader = _Reader(text, keywords)
             node = reader.literal(start, min(minimum, _FIRST_CHUNK))
         except _NotALiteral:
             continue
@@ -311,6 +312,7 @@ class _Reader:
         self.height = 0  # the deepest nesting of collections met
         self.tokens: list[str] = []
         self.offsets: list[int] = []
+        self.tokenised_end = 0  # where the text cut into `tokens` ends
 
     def literal(self, start: int, first_chunk: int) -> Node:
         """The outermost literal: a collection (the caller found `{` or `[` at ``start``).
@@ -319,25 +321,36 @@ class _Reader:
         short literal costs only its own chunk, not a chunk the size of a bulk literal; a
         large one costs its text about ``_GROWTH / (_GROWTH - 1)`` times. The
         tokens of a literal that ends inside a chunk do not depend on the chunk's size: a
-        chunk ends after a newline, and only white space and comments hold one."""
+        chunk ends after a newline, and only white space and comments hold one.
+
+        The tokens of the previous call's chunk are used again when ``start`` is one of their
+        offsets (the tokens from there on are the same): candidates on one long line (``x = []
+        x = [] …``) would otherwise each cut the rest of the line into tokens."""
         text = self.text
         chunk = max(first_chunk, 1)
+        first = bisect_left(self.offsets, start)
+        if first == len(self.offsets) or self.offsets[first] != start:
+            first = -1
         while True:
-            newline = text.find("\n", start + chunk)
-            end = len(text) if newline < 0 else newline + 1
-            self._tokenise(start, end)
+            if first < 0:
+                newline = text.find("\n", start + chunk)
+                end = len(text) if newline < 0 else newline + 1
+                self._tokenise(start, end)
+                first = 0
             self.depth = self.height = 0
             try:
-                if self.tokens[0] not in ("{", "["):
+                if self.tokens[first] not in ("{", "["):
                     raise _NotALiteral
-                node, _ = self.collection(0)
+                node, _ = self.collection(first)
                 return node
             except IndexError:  # the tokens ran out before the literal did
-                if end == len(text):
+                if self.tokenised_end == len(text):
                     raise _NotALiteral from None
-                chunk *= _GROWTH
+                chunk = max(chunk, self.tokenised_end - start) * _GROWTH
+                first = -1
 
     def _tokenise(self, start: int, end: int) -> None:
+        self.tokenised_end = end
         tokens = _TOKENS.findall(self.text, start, end)
         offsets = list(accumulate(map(len, tokens), initial=start))
         keep = list(map(_BLANK_STARTS.__getitem__, map(itemgetter(0), tokens)))
@@ -373,8 +386,9 @@ class _Reader:
                 break
             if first == '"':
                 at = offsets[i]
-                if tok == '""' and text.startswith('"""', at):
-                    raise _NotALiteral  # a long string: lark's LONG_STRING
+                if tok == '"' or (tok == '""' and text.startswith('"""', at)):
+                    # an unterminated string (lark's error), or a long string (lark's)
+                    raise _NotALiteral
                 item: Node = ("STRING", tok, at)
                 i += 1
             elif first in _NUMBER_STARTS and tok.isdigit():
@@ -388,7 +402,7 @@ class _Reader:
                 while True:
                     tok = tokens[j]
                     first = tok[0]
-                    if first == '"' and tok != '""':
+                    if first == '"' and tok != '""' and tok != '"':
                         elements.append(("STRING", tok, offsets[j]))
                     elif first in _NUMBER_STARTS and tok.isdigit():
                         elements.append(("INT", tok, offsets[j]))
@@ -451,7 +465,7 @@ class _Reader:
         first = tok[0]
         at = self.offsets[i]
         if first == '"':
-            if tok == '""' and self.text.startswith('"""', at):
+            if tok == '"' or (tok == '""' and self.text.startswith('"""', at)):
                 raise _NotALiteral
             return ("STRING", tok, at), i + 1
         if first in _NUMBER_STARTS:
