@@ -386,3 +386,27 @@ def test_flat_collections_have_the_values_computed_one_by_one(
         values.append(interp.Interpreter(contract).eval(init, env))
     assert values[0] == values[1]
     assert [type(v) for v in values[0]] == [type(v) for v in values[1]]
+
+
+def test_overlapping_candidates_cut_the_text_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Raw strings read one way by the scanner and another by the reader put every candidate
+    off the previous cut's token boundaries, so each re-cut the rest of the long line: a
+    24 KB line took 1.9 s, growing with the square of its length. The cuts now add up to a few
+    times the text at most; the rest is lark's (linear)."""
+    cut: list[int] = []
+    tokenise = literals._Reader._tokenise
+
+    def counting(self: Any, start: int, end: int) -> None:
+        cut.append(end - start)
+        tokenise(self, start, end)
+
+    monkeypatch.setattr(literals._Reader, "_tokenise", counting)
+    text = 'x = [] r"\\" ' * 20_000
+    literals.blank_literals(text, _keywords())
+    assert sum(cut) <= literals.CUT_BUDGET_FACTOR * len(text) + 65_536 + len(text)
+    # a literal-heavy text is still read in bulk whole
+    big = "s = [" + ", ".join(f'"k{i}"' for i in range(3_000)) + "]\n"
+    blanked, found = literals.blank_literals(big, _keywords())
+    assert len(found) == 1 and found[0].end == len(big) - 1

@@ -25,6 +25,10 @@ from lark.tree import Meta
 FAST_LITERAL_MIN = 2_000
 """Literals shorter than this (in characters) are left to lark: the fast path is for bulk data."""
 
+CUT_BUDGET_FACTOR = 4
+"""The literal reader cuts at most about this many times the text's length into tokens (over
+every candidate literal); past that, the rest of the text is left to lark."""
+
 # Where a literal may start: after `=` (an initial value, a constant, a default, an assignment),
 # outside strings and comments.
 _SCAN = re.compile(
@@ -244,7 +248,11 @@ def blank_literals(
     pos = 0
     line, counted = 1, 0  # the line number at offset `counted`
     reader = _Reader(text, keywords)  # one for all candidates: they share its tokens
-    while True:
+    # candidates whose cuts overlap (hostile text can make every one re-cut the rest of a
+    # long line) stop being read once the cuts add up to a few times the text: the rest is
+    # lark's, which reads any text in linear time
+    budget = CUT_BUDGET_FACTOR * len(text) + 65_536
+    while reader.cut <= budget:
         m = _SCAN.search(text, pos)
         if m is None:
             break
@@ -313,6 +321,7 @@ class _Reader:
         self.tokens: list[str] = []
         self.offsets: list[int] = []
         self.tokenised_end = 0  # where the text cut into `tokens` ends
+        self.cut = 0  # characters cut into tokens so far, over every candidate
 
     def literal(self, start: int, first_chunk: int) -> Node:
         """The outermost literal: a collection (the caller found `{` or `[` at ``start``).
@@ -351,6 +360,7 @@ class _Reader:
 
     def _tokenise(self, start: int, end: int) -> None:
         self.tokenised_end = end
+        self.cut += end - start
         tokens = _TOKENS.findall(self.text, start, end)
         offsets = list(accumulate(map(len, tokens), initial=start))
         keep = list(map(_BLANK_STARTS.__getitem__, map(itemgetter(0), tokens)))
