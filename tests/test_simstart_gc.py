@@ -54,3 +54,18 @@ def test_a_caller_with_the_collector_off_keeps_it_off_and_gets_the_same_report()
     assert enabled.exit_code == disabled.exit_code == 1
     assert enabled.output == disabled.output
     assert json.loads(enabled.output)["verdict"] == "fails"
+
+
+def test_a_cold_simulate_without_a_goal_does_not_import_the_goal_module() -> None:
+    """``simulator.goals`` (goal explanations) is imported when a goal is simulated only."""
+    code = (
+        "import atexit, sys; atexit.register(lambda: print("
+        "'contractsim.simulator.goals' in sys.modules)); " + CLI
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "simulate", str(FS), str(PLAN)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.stdout.rstrip().splitlines()[-1] == "False", proc.stderr[-500:]
