@@ -69,3 +69,35 @@ def test_a_cold_simulate_without_a_goal_does_not_import_the_goal_module() -> Non
         text=True,
     )
     assert proc.stdout.rstrip().splitlines()[-1] == "False", proc.stderr[-500:]
+
+
+def test_format_patterns_are_compiled_on_first_use_and_check_as_before() -> None:
+    """compiler.formats compiles its four patterns the first time a format is checked: a cold
+    ``simulate`` of a plan whose contract checks no format compiles none of them."""
+    code = (
+        "import atexit; from contractsim.compiler import formats as f; atexit.register(lambda: "
+        "print([g.cache_info().currsize for g in (f._email, f._datetime, f._uri, f._uuid)])); "
+        + CLI
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "simulate", str(FS), str(PLAN)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.stdout.rstrip().splitlines()[-1] == "[0, 0, 0, 0]", proc.stderr[-500:]
+    from contractsim.compiler.formats import FORMAT_CHECKS, FORMAT_EXAMPLES
+
+    for name, example in FORMAT_EXAMPLES.items():
+        assert FORMAT_CHECKS[name](example), name
+    bad = {
+        "uuid": "123e4567-e89b-12d3-a456-42661417400",
+        "uuid4": "123e4567-e89b-12d3-a456-426614174000",  # version 1
+        "date-time": "2024-05-20 14:30",
+        "email": "ada@example",
+        "uri": "no scheme",
+    }
+    for name, text in bad.items():
+        assert not FORMAT_CHECKS[name](text), name
+    assert FORMAT_CHECKS["date-time"]("2024-05-20t14:30:00z")
+    assert FORMAT_CHECKS["uri"]("mailto:ada@example.com")
