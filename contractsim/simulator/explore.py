@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Any
 from ..compiler import lib
 from ..compiler.values import plan_texts, show, thaw
 from ..records import record
-from .goals import GoalPart, unmet_parts
 from .references import FAILED, ReferenceError_, Template, plan_problem, resolve
 from .results import Branch, StepResult, StepWarning, Verdict, Violation
 from .state import State
 
 if TYPE_CHECKING:
     from .engine import Simulator
+    from .goals import GoalPart
 
 DEFAULT_MAX_BRANCHES = 256
 DEFAULT_MAX_STATES = 100_000
@@ -377,6 +377,8 @@ def _explore(
         contract=sim.contract.name,
     )
     if goal is not None:
+        from .goals import unmet_parts  # a plan without a goal does not need the module
+
         results = []
         for i, p in enumerate(paths):
             if p.failed_at is not None:
