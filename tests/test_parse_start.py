@@ -47,15 +47,19 @@ def test_every_rule_but_the_chain_rules_has_a_stored_builder() -> None:
         )
 
 
-def test_the_driver_uses_the_stored_builders() -> None:
-    the_driver = driver.driver_for(parse_module.parser())
-    assert the_driver is not None
+@pytest.mark.parametrize("bytecode_at_hand", [True, False])
+def test_the_driver_uses_the_stored_builders_where_their_bytecode_is_at_hand(
+    bytecode_at_hand: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tables, "_bytecode_at_hand", lambda module: bytecode_at_hand)
+    the_driver = driver.Driver(parse_module.parser())
     text = (ROOT / "examples/file_system/file_system.contract").read_text("utf-8")
-    assert the_driver.parse(text, "start") is not None
+    tree = the_driver.parse(text, "start")
+    assert tree is not None and tree == parse_module.parser().parse(text, start="start")
     used = dict(the_driver._builders)
     assert len(used) > 20
     for index, builder in used.items():
-        assert builder is contract_builders.BUILDERS[index]
+        assert (builder is contract_builders.BUILDERS[index]) is bytecode_at_hand
 
 
 def test_builders_of_other_tables_are_not_used() -> None:
