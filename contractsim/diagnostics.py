@@ -54,6 +54,27 @@ class Span:
 
 NO_SPAN = Span()
 
+# A span per node is most of the objects lowering makes: the frozen record's ``__init__``
+# (keyword arguments, then a setter per field) costs more than setting its slots directly,
+# and does nothing more (`tests/test_lower_check_speed.py` compares)
+_new_span = object.__new__
+_set_file = Span.__dict__["file"].__set__
+_set_line = Span.__dict__["line"].__set__
+_set_col = Span.__dict__["col"].__set__
+_set_end_line = Span.__dict__["end_line"].__set__
+_set_end_col = Span.__dict__["end_col"].__set__
+
+
+def span_at(file: str, line: int, col: int, end_line: int, end_col: int) -> Span:
+    """``Span(file=file, line=line, …)``, made for less."""
+    span: Span = _new_span(Span)
+    _set_file(span, file)
+    _set_line(span, line)
+    _set_col(span, col)
+    _set_end_line(span, end_line)
+    _set_end_col(span, end_col)
+    return span
+
 
 @record(frozen=True, slots=True, kw_only=True)
 class Diagnostic:

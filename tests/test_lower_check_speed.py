@@ -12,12 +12,12 @@ import pytest
 
 from contractsim.api import check_text
 from contractsim.compiler.checks import COMPILER_CHECKS
-from contractsim.diagnostics import ContractError, Span, render
+from contractsim.diagnostics import ContractError, Span, render, span_at
 from contractsim.dsl import check as check_module
 from contractsim.dsl import ir
 from contractsim.dsl import lets as lets_module
 from contractsim.dsl.check import obviously_conforms
-from contractsim.dsl.lower import lower, span_at
+from contractsim.dsl.lower import lower
 from contractsim.dsl.typecheck import Checker
 from contractsim.dsl.visitor import EXPR_KINDS, STMT_KINDS, child_exprs, iter_child_nodes
 from contractsim.dsl.walk import all_exprs, expr_roots, replace_nodes, walk_stmts

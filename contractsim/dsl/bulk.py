@@ -22,20 +22,20 @@ from itertools import chain, islice, repeat
 from operator import add, getitem, itemgetter, sub
 from typing import TYPE_CHECKING, Any
 
-from ..diagnostics import Span
+from ..diagnostics import Span, span_at
 from ..grammar.literals import BulkLiteral, Node, Positions, element_tree, node_end, node_start
 from . import ir
 
 if TYPE_CHECKING:
     from .lower import _Lowerer
 
-_PLAIN = re.compile(r'[^"\\\ue000\ue001\n]*')
+PLAIN_STRING_TEXT = re.compile(r'[^"\\\ue000\ue001\n]*')
 """The text of a string literal that is its value as it is: no escape, no private-use brace."""
 
 _CONSTANTS = {"true": True, "false": False, "null": None}
 _new = object.__new__
 _NOT_PLAIN = ('"', "\\", "\ue000", "\ue001", "\n")
-"""The characters `_PLAIN` refuses."""
+"""The characters `PLAIN_STRING_TEXT` refuses."""
 _COLUMNS_FROM = 32
 """Collections of at least this many flat collections on one line are built column by column."""
 _FLAT_KINDS = {"tuple", "list", "set"}
@@ -61,10 +61,6 @@ _FAST = (
 )
 
 
-def _slow_span(file: str, line: int, col: int, end_line: int, end_col: int) -> Span:
-    return Span(file=file, line=line, col=col, end_line=end_line, end_col=end_col)
-
-
 def _slow_scalar(span: Span, value: Any) -> ir.ScalarLit:
     return ir.ScalarLit(span=span, value=value)
 
@@ -76,15 +72,6 @@ def _slow_collection(span: Span, kind: Any, items: tuple[ir.Expr, ...]) -> ir.Co
 if _FAST:
     _s_file, _s_line, _s_col, _s_end_line, _s_end_col = _setters(Span, _SPAN_FIELDS)
     _l_span, _l_kind, _l_value, _l_raw = _setters(ir.ScalarLit, _SCALAR_FIELDS)
-
-    def _make_span(file: str, line: int, col: int, end_line: int, end_col: int) -> Span:
-        span: Span = _new(Span)
-        _s_file(span, file)
-        _s_line(span, line)
-        _s_col(span, col)
-        _s_end_line(span, end_line)
-        _s_end_col(span, end_col)
-        return span
 
     def _make_scalar(span: Span, value: Any) -> ir.ScalarLit:
         node: ir.ScalarLit = _new(ir.ScalarLit)
@@ -109,7 +96,7 @@ if _FAST:
     ) -> tuple[ir.Expr, ...] | None:
         """The elements of a collection on one line when all are plain strings and integers
         (the commonest case, built without a call per node), else None."""
-        plain = _PLAIN.fullmatch
+        plain = PLAIN_STRING_TEXT.fullmatch
         new, span_class, scalar_class = _new, Span, ir.ScalarLit
         s_file, s_line, s_col, s_end_line, s_end_col = (
             _s_file,
@@ -213,7 +200,6 @@ if _FAST:
         return tuple(nodes)
 
 else:  # pragma: no cover - only if the node classes change
-    _make_span = _slow_span
     _make_scalar = _slow_scalar
     _make_collection = _slow_collection
 
@@ -258,7 +244,7 @@ class _Builder:
         line_col = self.positions.line_col
         line, col = line_col(start)
         end_line, end_col = line_col(end)
-        return _make_span(self.file, line, col, end_line, end_col)
+        return span_at(self.file, line, col, end_line, end_col)
 
     def fallback(self, node: Node) -> ir.Expr:
         """An element this module does not build: lowered from its lark tree."""
@@ -312,8 +298,8 @@ class _Builder:
                 columns = _flat_columns(items, file, first_line + index, line_start)
                 if columns is not None:
                     return columns
-        plain = _PLAIN.fullmatch
-        make_span, make_scalar, make_collection = _make_span, _make_scalar, _make_collection
+        plain = PLAIN_STRING_TEXT.fullmatch
+        make_span, make_scalar, make_collection = span_at, _make_scalar, _make_collection
         flat_leaves = _flat_leaves
         for node in items:
             kind = node[0]

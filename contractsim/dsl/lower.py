@@ -18,6 +18,7 @@ from ..diagnostics import ContractError, Diagnostic, Span, error
 from ..grammar.literals import BulkLiteral
 from ..grammar.parse import parse
 from . import ir
+from .bulk import PLAIN_STRING_TEXT as _PLAIN
 from .bulk import lower_bulk
 
 # ``\{`` and ``\}`` stay literal braces in message templates; until the template is read they are
@@ -37,26 +38,14 @@ _ESCAPES = {
 }
 
 
-# A span per node is most of the objects lowering makes: the frozen dataclass's ``__init__``
-# (keyword arguments, then ``object.__setattr__`` per field) cost four times what setting its
-# slots directly does, and is nothing more (`tests/test_lower_check_speed.py` compares)
+# what lowering's span method sets a new span's slots with (the body of diagnostics.span_at,
+# inlined there: it runs for nearly every node)
 _new_span = object.__new__
 _set_file = Span.__dict__["file"].__set__
 _set_line = Span.__dict__["line"].__set__
 _set_col = Span.__dict__["col"].__set__
 _set_end_line = Span.__dict__["end_line"].__set__
 _set_end_col = Span.__dict__["end_col"].__set__
-
-
-def span_at(file: str, line: int, col: int, end_line: int, end_col: int) -> Span:
-    """``Span(file=file, line=line, …)``, made for less."""
-    span: Span = _new_span(Span)
-    _set_file(span, file)
-    _set_line(span, line)
-    _set_col(span, col)
-    _set_end_line(span, end_line)
-    _set_end_col(span, end_col)
-    return span
 
 
 class _Lowerer:
@@ -1129,9 +1118,6 @@ class _Lowerer:
 
 _RULES: dict[str, Callable[[_Lowerer, Tree[Token]], Any]] = {}
 """Grammar rule → its ``_Lowerer`` method, filled as rules are met."""
-
-_PLAIN = re.compile(r'[^"\\\ue000\ue001\n]*')
-"""The text of a string literal that is its value as it is: no escape, no private-use brace."""
 
 QUANTIFIERS = ("all", "any", "count", "sum", "first", "last")
 """The functions written ``f(body for x in coll)``."""
