@@ -10,11 +10,11 @@ import dataclasses
 import functools
 import re
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 from lark import Token, Tree
 
-from ..diagnostics import ContractError, Diagnostic, Span, error
+from ..diagnostics import SPAN_SWAP, ContractError, Diagnostic, OpenSpan, Span, error, span_at
 from ..grammar.literals import BulkLiteral
 from ..grammar.parse import parse
 from . import ir
@@ -38,63 +38,73 @@ _ESCAPES = {
 }
 
 
-# what lowering's span method sets a new span's slots with (the body of diagnostics.span_at,
-# inlined there: it runs for nearly every node)
-_new_span = object.__new__
-_set_file = Span.__dict__["file"].__set__
-_set_line = Span.__dict__["line"].__set__
-_set_col = Span.__dict__["col"].__set__
-_set_end_line = Span.__dict__["end_line"].__set__
-_set_end_col = Span.__dict__["end_col"].__set__
+def _rule_table(cls: type) -> dict[str, Callable[[Any, Any], Any]]:
+    """Grammar rule ``r`` → the method ``_r`` of ``cls`` (a lowercase name after the
+    underscore), looked up once per class instead of once per node."""
+    return {
+        name[1:]: getattr(cls, name)
+        for name in dir(cls)
+        if name.startswith("_") and not name.startswith("__") and name[1:].islower()
+    }
 
 
 class _Lowerer:
-    def __init__(self, filename: str, line_shift: int = 0, col_shift: int = 0) -> None:
+    #: grammar rule → this class's method lowering it (a subclass gets its own table)
+    _rules: ClassVar[dict[str, Callable[[Any, Any], Any]]]
+    #: where the lowered text starts in its file (a message hole's expression is parsed alone)
+    line_shift = 0
+    col_shift = 0
+
+    def __init__(self, filename: str) -> None:
         self.filename = filename
-        self.line_shift = line_shift
-        self.col_shift = col_shift
         self.diagnostics: list[Diagnostic] = []
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._rules = _rule_table(cls)
 
     # ------------------------------------------------------------------ positions
     def span(self, node: Tree[Token] | Token | None) -> Span:
-        if node is None:
-            return Span(file=self.filename)
-        if isinstance(node, Token):
-            line, col = node.line or 1, node.column or 1
-            end_line, end_col = node.end_line or line, node.end_column or col + len(node)
-        else:
+        """Where ``node`` is: a tree's span from its ``meta``, a token's from its positions,
+        the file alone for None or a tree without positions."""
+        try:
             # ``node.meta`` read without lark's property (which makes an empty Meta when
             # there is none: a span of the file alone, as no Meta does here)
-            meta = node._meta
-            if meta is None or getattr(meta, "empty", True):
-                return Span(file=self.filename)
-            line, col, end_line, end_col = meta.line, meta.column, meta.end_line, meta.end_column
-        if self.line_shift or self.col_shift:
-            if line == 1:
-                col += self.col_shift
-            if end_line == 1:
-                end_col += self.col_shift
-            line += self.line_shift
-            end_line += self.line_shift
-        # span_at's body: this runs for nearly every node
-        span: Span = _new_span(Span)
-        _set_file(span, self.filename)
-        _set_line(span, line)
-        _set_col(span, col)
-        _set_end_line(span, end_line)
-        _set_end_col(span, end_col)
-        return span
+            meta = node._meta  # type: ignore[union-attr]
+        except AttributeError:  # a token, or None
+            return self._token_span(node)  # type: ignore[arg-type]
+        if meta is None or meta.empty:
+            return Span(file=self.filename)
+        if SPAN_SWAP:  # span_at's body, inlined: this runs for nearly every node
+            span = OpenSpan()
+            span.file = self.filename
+            span.line = meta.line
+            span.col = meta.column
+            span.end_line = meta.end_line
+            span.end_col = meta.end_column
+            span.__class__ = Span  # type: ignore[assignment]
+            return span  # type: ignore[return-value]
+        return span_at(self.filename, meta.line, meta.column, meta.end_line, meta.end_column)
+
+    def _token_span(self, tok: Token | None) -> Span:
+        if tok is None:
+            return Span(file=self.filename)
+        line, col = tok.line or 1, tok.column or 1
+        end_line, end_col = tok.end_line or line, tok.end_column or col + len(tok)
+        return span_at(self.filename, line, col, end_line, end_col)
 
     # ------------------------------------------------------------------ dispatch
     def lower(self, node: Tree[Token] | Token) -> Any:
-        if isinstance(node, Token):
-            return self._token(node)
-        method = _RULES.get(node.data)
-        if method is None:
-            method = getattr(_Lowerer, "_" + node.data, None)
-            if method is None:  # pragma: no cover - guarded by test_lower
-                raise NotImplementedError(f"no lowering for grammar rule {node.data!r}")
-            _RULES[node.data] = method
+        try:
+            rule = node.data  # type: ignore[union-attr]
+        except AttributeError:
+            if isinstance(node, Token):
+                return self._token(node)
+            raise
+        try:
+            method = self._rules[rule]
+        except KeyError:  # pragma: no cover - guarded by test_lower
+            raise NotImplementedError(f"no lowering for grammar rule {rule!r}") from None
         return method(self, node)
 
     def _token(self, tok: Token) -> Any:
@@ -209,23 +219,15 @@ class _Lowerer:
 
     def hole(self, source: str, tok: Token, offset: int) -> ir.Expr:
         line = (tok.line or 1) - 1 + self.line_shift
-        col = (tok.column or 1) + offset + (3 if str(tok).startswith('"""') else 1) - 1
-        if "\n" in str(tok)[: offset + 1]:
+        col = (tok.column or 1) + offset + (3 if tok.startswith('"""') else 1) - 1
+        if "\n" in tok[: offset + 1]:
             col = 0
         if _IDENTIFIER.fullmatch(source) and source not in _KEYWORDS:
             # most holes are a bare name: no need for a parser run
-            start = col + 1 if line == (tok.line or 1) - 1 + self.line_shift else 1
-            return ir.Name(
-                span=Span(
-                    file=self.filename,
-                    line=line + 1,
-                    col=start,
-                    end_line=line + 1,
-                    end_col=start + len(source),
-                ),
-                name=source,
-            )
-        sub = _Lowerer(self.filename, line_shift=line, col_shift=col)
+            start = col + 1
+            span = span_at(self.filename, line + 1, start, line + 1, start + len(source))
+            return ir.Name(span=span, name=source)
+        sub = _ShiftedLowerer(self.filename, line_shift=line, col_shift=col)
         try:
             tree = _parse_hole(source, self.filename)
         except ContractError as exc:
@@ -394,16 +396,18 @@ class _Lowerer:
 
     # ------------------------------------------------------------------ types
     def _type_expr(self, tree: Tree[Token]) -> ir.TypeExpr:
-        options = [self.lower(child) for child in tree.children]
-        if len(options) == 1:
-            return cast(ir.TypeExpr, options[0])
+        children = tree.children
+        if len(children) == 1:  # one option, as nearly every type has: the term is the type
+            return self._type_term(cast("Tree[Token]", children[0]))
+        options = [self.lower(child) for child in children]
         return ir.UnionType(span=self.span(tree), options=tuple(options))
 
     def _type_term(self, tree: Tree[Token]) -> ir.TypeExpr:
-        base = cast(ir.TypeExpr, self.lower(tree.children[0]))
-        constraints = tuple(self.lower(c) for c in tree.children[1:])
-        if not constraints:
+        children = tree.children
+        base: ir.TypeExpr = self.lower(children[0])
+        if len(children) == 1:  # no constraint, as nearly every type has
             return base
+        constraints = tuple(self.lower(c) for c in children[1:])
         span = self.span(tree)
         return dataclasses.replace(base, constraints=base.constraints + constraints, span=span)
 
@@ -1116,8 +1120,37 @@ class _Lowerer:
         return ir.MapEntry(span=self.span(tree), key=self.lower(key), value=self.lower(value))
 
 
-_RULES: dict[str, Callable[[_Lowerer, Tree[Token]], Any]] = {}
-"""Grammar rule → its ``_Lowerer`` method, filled as rules are met."""
+_Lowerer._rules = _rule_table(_Lowerer)
+
+
+class _ShiftedLowerer(_Lowerer):
+    """Lowers the expression of a message hole, parsed on its own: its positions are moved to
+    where the hole sits in the file."""
+
+    def __init__(self, filename: str, line_shift: int, col_shift: int) -> None:
+        super().__init__(filename)
+        self.line_shift = line_shift
+        self.col_shift = col_shift
+
+    def span(self, node: Tree[Token] | Token | None) -> Span:
+        if node is None:
+            return Span(file=self.filename)
+        if isinstance(node, Token):
+            line, col = node.line or 1, node.column or 1
+            end_line, end_col = node.end_line or line, node.end_column or col + len(node)
+        else:
+            meta = node._meta
+            if meta is None or meta.empty:
+                return Span(file=self.filename)
+            line, col, end_line, end_col = meta.line, meta.column, meta.end_line, meta.end_column
+        if line == 1:
+            col += self.col_shift
+        if end_line == 1:
+            end_col += self.col_shift
+        return span_at(
+            self.filename, line + self.line_shift, col, end_line + self.line_shift, end_col
+        )
+
 
 QUANTIFIERS = ("all", "any", "count", "sum", "first", "last")
 """The functions written ``f(body for x in coll)``."""
@@ -1173,6 +1206,11 @@ def _is_hex(text: str) -> bool:
 
 
 def _matching_brace(text: str, start: int) -> int:
+    """Where the ``}`` closing the ``{`` at ``start`` is (-1 if none): braces nest, and a
+    brace inside a double-quoted string does not count."""
+    close = text.find("}", start + 1)
+    if close >= 0 and text.find("{", start + 1, close) < 0 and text.find('"', start + 1, close) < 0:
+        return close  # nothing nested and no string: the first `}` closes it (most holes)
     depth = 0
     quote = False
     i = start
