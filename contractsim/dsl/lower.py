@@ -20,6 +20,8 @@ from ..grammar.parse import parse
 from . import ir
 from .bulk import PLAIN_STRING_TEXT as _PLAIN
 from .bulk import lower_bulk
+from .bulk import make_scalar as _make_scalar
+from .bulk import node_setters as _node_setters
 
 # ``\{`` and ``\}`` stay literal braces in message templates; until the template is read they are
 # held as two private-use characters, so that ``\\{`` (a backslash, then a hole) stays a hole
@@ -36,6 +38,71 @@ _ESCAPES = {
     "{": _OPEN,
     "}": _CLOSE,
 }
+
+
+# ---------------------------------------------------------------------- node makers
+# The commonest nodes (names, type names, binary operations, message parts) are made by setting
+# their slots, as bulk.py makes scalars: a frozen record's ``__init__`` takes keyword arguments
+# and fills the defaults, which costs about as much again. Used only while the classes have
+# exactly these fields (else the constructors; tests/test_lower_speed.py compares both).
+_NAME_SETTERS = _node_setters(ir.Name, ["span", "kind", "name", "state"])
+_NAMED_TYPE_SETTERS = _node_setters(ir.NamedType, ["span", "kind", "name", "constraints"])
+_BINARY_SETTERS = _node_setters(ir.Binary, ["span", "kind", "op", "left", "right"])
+_PART_SETTERS = _node_setters(ir.TemplatePart, ["span", "kind", "text", "expr"])
+_new_node = object.__new__
+
+
+def _make_name(span: Span, name: str) -> ir.Name:
+    """``ir.Name(span=span, name=name)``."""
+    if _NAME_SETTERS is None:
+        return ir.Name(span=span, name=name)
+    s_span, s_kind, s_name, s_state = _NAME_SETTERS
+    node: ir.Name = _new_node(ir.Name)
+    s_span(node, span)
+    s_kind(node, "name")
+    s_name(node, name)
+    s_state(node, False)
+    return node
+
+
+def _make_named_type(span: Span, name: str) -> ir.NamedType:
+    """``ir.NamedType(span=span, name=name)``."""
+    if _NAMED_TYPE_SETTERS is None:
+        return ir.NamedType(span=span, name=name)
+    s_span, s_kind, s_name, s_constraints = _NAMED_TYPE_SETTERS
+    node: ir.NamedType = _new_node(ir.NamedType)
+    s_span(node, span)
+    s_kind(node, "named")
+    s_name(node, name)
+    s_constraints(node, ())
+    return node
+
+
+def _make_binary(span: Span, op: Any, left: ir.Expr, right: ir.Expr) -> ir.Binary:
+    """``ir.Binary(span=span, op=op, left=left, right=right)``."""
+    if _BINARY_SETTERS is None:
+        return ir.Binary(span=span, op=op, left=left, right=right)
+    s_span, s_kind, s_op, s_left, s_right = _BINARY_SETTERS
+    node: ir.Binary = _new_node(ir.Binary)
+    s_span(node, span)
+    s_kind(node, "binary")
+    s_op(node, op)
+    s_left(node, left)
+    s_right(node, right)
+    return node
+
+
+def _make_part(span: Span, text: str | None, expr: ir.Expr | None) -> ir.TemplatePart:
+    """``ir.TemplatePart(span=span, text=text, expr=expr)``."""
+    if _PART_SETTERS is None:
+        return ir.TemplatePart(span=span, text=text, expr=expr)
+    s_span, s_kind, s_text, s_expr = _PART_SETTERS
+    node: ir.TemplatePart = _new_node(ir.TemplatePart)
+    s_span(node, span)
+    s_kind(node, "part")
+    s_text(node, text)
+    s_expr(node, expr)
+    return node
 
 
 def _rule_table(cls: type) -> dict[str, Callable[[Any, Any], Any]]:
@@ -58,6 +125,7 @@ class _Lowerer:
     def __init__(self, filename: str) -> None:
         self.filename = filename
         self.diagnostics: list[Diagnostic] = []
+        self._rules = self._rules  # the class's table, read from the instance (cheaper)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -112,12 +180,18 @@ class _Lowerer:
 
     # ------------------------------------------------------------------ strings
     def _string(self, tree: Tree[Token]) -> ir.ScalarLit:
-        tok = cast(Token, tree.children[0])
-        text = self.unescape(tok).replace(_OPEN, "{").replace(_CLOSE, "}")
-        return ir.ScalarLit(span=self.span(tree), value=text)
+        return _make_scalar(self.span(tree), self.string_text(tree.children[0]))  # type: ignore[arg-type]
+
+    def string_text(self, tok: Token) -> str:
+        """The value of a string token (its escapes read; unknown ones reported)."""
+        if tok[0] == '"' and tok[1:2] != '"' and _PLAIN.fullmatch(tok, 1, len(tok) - 1):
+            return tok[1:-1]  # no escape, no brace held as a private-use character
+        return self.unescape(tok).replace(_OPEN, "{").replace(_CLOSE, "}")
 
     def value(self, node: Tree[Token] | Token) -> Any:
         """A literal in a declaration position (a version, a description, a probability)."""
+        if isinstance(node, Tree) and node.data == "string":  # its text, without a node
+            return self.string_text(node.children[0])  # type: ignore[arg-type]
         lowered = self.lower(node)
         return lowered.value if isinstance(lowered, ir.ScalarLit) else lowered
 
@@ -162,10 +236,13 @@ class _Lowerer:
         """Lower a message string, parsing each ``{expr}`` hole as an expression."""
         if node is None:
             return None
-        tok = cast(Token, node.children[0])
+        tok: Token = node.children[0]  # type: ignore[assignment]
         text = self.unescape(tok)
-        parts: list[ir.TemplatePart] = []
         span = self.span(tok)
+        simple = self._simple_template(text, tok, span)
+        if simple is not None:
+            return simple
+        parts: list[ir.TemplatePart] = []
         i, n = 0, len(text)
         buf: list[str] = []
         while i < n:
@@ -200,10 +277,10 @@ class _Lowerer:
                     buf.append(text[i:])
                     break
                 if buf:
-                    parts.append(ir.TemplatePart(span=span, text="".join(buf)))
+                    parts.append(_make_part(span, "".join(buf), None))
                     buf = []
                 hole = text[i + 1 : close]
-                parts.append(ir.TemplatePart(span=span, expr=self.hole(hole, tok, i + 1)))
+                parts.append(_make_part(span, None, self.hole(hole, tok, i + 1)))
                 i = close + 1
                 continue
             if ch == "}" and i + 1 < n and text[i + 1] == "}":
@@ -213,9 +290,29 @@ class _Lowerer:
             buf.append(ch)
             i += 1
         if buf:
-            parts.append(ir.TemplatePart(span=span, text="".join(buf)))
+            parts.append(_make_part(span, "".join(buf), None))
         source = text.replace(_OPEN, "{").replace(_CLOSE, "}")
         return ir.Template(span=span, source=source, parts=tuple(parts))
+
+    def _simple_template(self, text: str, tok: Token, span: Span) -> ir.Template | None:
+        """The template of a message whose every brace belongs to a hole holding no brace and
+        no quote (``"{path} is missing"``: nearly every message), read with one split; None for
+        any other message, which :meth:`template` reads a character class at a time."""
+        pieces = _SIMPLE_HOLE.split(text)
+        holes = len(pieces) // 2
+        if text.count("{") != holes or text.count("}") != holes or _OPEN in text or _CLOSE in text:
+            return None  # `{{`, `}}`, an escaped or unclosed brace, a nested one, a string
+        parts: list[ir.TemplatePart] = []
+        at = 0  # where the piece starts in the text
+        for index, piece in enumerate(pieces):
+            if index % 2 == 0:  # text between holes
+                if piece:
+                    parts.append(_make_part(span, piece, None))
+                at += len(piece)
+            else:  # a hole's source, after its `{`
+                parts.append(_make_part(span, None, self.hole(piece, tok, at + 1)))
+                at += len(piece) + 2
+        return ir.Template(span=span, source=text, parts=tuple(parts))
 
     def hole(self, source: str, tok: Token, offset: int) -> ir.Expr:
         line = (tok.line or 1) - 1 + self.line_shift
@@ -259,7 +356,9 @@ class _Lowerer:
         return ir.ScalarLit(span=self.span(tree), value=str(tok)[2:-1], raw=True)
 
     def _number(self, tree: Tree[Token]) -> ir.ScalarLit:
-        tok = cast(Token, tree.children[0])
+        tok: Token = tree.children[0]  # type: ignore[assignment]
+        if tok.type == "INT" and len(tok) < 19:  # fits whatever its digits: no check needed
+            return _make_scalar(self.span(tree), int(tok))
         if tok.type == "FLOAT":
             value: float = float(tok)
             if value in (float("inf"), float("-inf")):
@@ -412,7 +511,7 @@ class _Lowerer:
         return dataclasses.replace(base, constraints=base.constraints + constraints, span=span)
 
     def _type_name(self, tree: Tree[Token]) -> ir.NamedType:
-        return ir.NamedType(span=self.span(tree), name=str(tree.children[0]))
+        return _make_named_type(self.span(tree), str(tree.children[0]))
 
     def _type_generic(self, tree: Tree[Token]) -> ir.GenericType:
         name, *args = tree.children
@@ -863,13 +962,10 @@ class _Lowerer:
 
     # ------------------------------------------------------------------ expressions
     def _binary(self, tree: Tree[Token], op: str) -> ir.Binary:
-        left, right = tree.children[0], tree.children[-1]
-        return ir.Binary(
-            span=self.span(tree),
-            op=cast(ir.BinOp, op),
-            left=self.lower(left),
-            right=self.lower(right),
-        )
+        children = tree.children
+        span = self.span(tree)
+        left = self.lower(children[0])
+        return _make_binary(span, op, left, self.lower(children[-1]))
 
     def _or_op(self, tree: Tree[Token]) -> ir.Binary:
         return self._binary(tree, "or")
@@ -957,6 +1053,11 @@ class _Lowerer:
         if args is None:
             return (), ()
         lowered = self.lower(args)
+        for arg in lowered:
+            if arg.__class__ is ir.KeywordArg:
+                break
+        else:  # no keyword argument, as in most calls
+            return tuple(lowered), ()
         positional = tuple(a for a in lowered if not isinstance(a, ir.KeywordArg))
         keywords = tuple(a for a in lowered if isinstance(a, ir.KeywordArg))
         return positional, keywords
@@ -1043,7 +1144,7 @@ class _Lowerer:
         return ir.Conditional(span=self.span(tree), cond=cond, then=then, orelse=orelse)
 
     def _literal(self, tree: Tree[Token], value: Any) -> ir.ScalarLit:
-        return ir.ScalarLit(span=self.span(tree), value=value)
+        return _make_scalar(self.span(tree), value)
 
     def _true(self, tree: Tree[Token]) -> ir.ScalarLit:
         return self._literal(tree, True)
@@ -1055,7 +1156,7 @@ class _Lowerer:
         return self._literal(tree, None)
 
     def _name(self, tree: Tree[Token]) -> ir.Name:
-        return ir.Name(span=self.span(tree), name=str(tree.children[0]))
+        return _make_name(self.span(tree), str(tree.children[0]))
 
     def _items(self, tree: Tree[Token]) -> tuple[ir.Expr, ...]:
         if self.line_shift or self.col_shift:
@@ -1081,14 +1182,8 @@ class _Lowerer:
                 else:
                     value = int(tok) if tok.type == "INT" and len(tok) < 19 else None
                 if value is not None and not meta.empty:
-                    span = Span(
-                        file=file,
-                        line=meta.line,
-                        col=meta.column,
-                        end_line=meta.end_line,
-                        end_col=meta.end_column,
-                    )
-                    items.append(ir.ScalarLit(span=span, value=value))
+                    span = span_at(file, meta.line, meta.column, meta.end_line, meta.end_column)
+                    items.append(_make_scalar(span, value))
                     continue
             items.append(lower(c))
         return tuple(items)
@@ -1189,6 +1284,9 @@ _BUCKET: dict[type, str] = {
     ir.Machine: "machines",
 }
 
+
+_SIMPLE_HOLE = re.compile(r'\{([^{}"]*)\}')
+"""A message hole holding no brace and no quote; its source is the group."""
 
 _TEMPLATE_SPECIAL = re.compile("[{}" + _OPEN + _CLOSE + "]")
 """What :meth:`_Lowerer.template` looks at in a message: braces, escaped or not."""
