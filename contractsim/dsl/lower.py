@@ -117,7 +117,7 @@ def _rule_table(cls: type) -> dict[str, Callable[[Any, Any], Any]]:
 
 class _Lowerer:
     #: grammar rule → this class's method lowering it (a subclass gets its own table)
-    _rules: ClassVar[dict[str, Callable[[Any, Any], Any]]]
+    rule_methods: ClassVar[dict[str, Callable[[Any, Any], Any]]]
     #: where the lowered text starts in its file (a message hole's expression is parsed alone)
     line_shift = 0
     col_shift = 0
@@ -125,11 +125,12 @@ class _Lowerer:
     def __init__(self, filename: str) -> None:
         self.filename = filename
         self.diagnostics: list[Diagnostic] = []
-        self._rules = self._rules  # the class's table, read from the instance (cheaper)
+        #: the class's table, read from the instance (cheaper per node)
+        self._rules = self.rule_methods
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._rules = _rule_table(cls)
+        cls.rule_methods = _rule_table(cls)
 
     # ------------------------------------------------------------------ positions
     def span(self, node: Tree[Token] | Token | None) -> Span:
@@ -159,6 +160,15 @@ class _Lowerer:
             return Span(file=self.filename)
         line, col = tok.line or 1, tok.column or 1
         end_line, end_col = tok.end_line or line, tok.end_column or col + len(tok)
+        if SPAN_SWAP:  # span_at's body, inlined (a span per declared name, code, callee …)
+            span = OpenSpan()
+            span.file = self.filename
+            span.line = line
+            span.col = col
+            span.end_line = end_line
+            span.end_col = end_col
+            span.__class__ = Span  # type: ignore[assignment]
+            return span  # type: ignore[return-value]
         return span_at(self.filename, line, col, end_line, end_col)
 
     # ------------------------------------------------------------------ dispatch
@@ -506,7 +516,7 @@ class _Lowerer:
         base: ir.TypeExpr = self.lower(children[0])
         if len(children) == 1:  # no constraint, as nearly every type has
             return base
-        constraints = tuple(self.lower(c) for c in children[1:])
+        constraints = tuple([self.lower(c) for c in children[1:]])
         span = self.span(tree)
         return dataclasses.replace(base, constraints=base.constraints + constraints, span=span)
 
@@ -626,7 +636,7 @@ class _Lowerer:
         )
 
     def _params(self, tree: Tree[Token]) -> tuple[ir.Param, ...]:
-        return tuple(self.lower(c) for c in tree.children if c is not None)
+        return tuple([self.lower(c) for c in tree.children if c is not None])
 
     def _param(self, tree: Tree[Token]) -> ir.Param:
         name, optional, texpr, accepts, default, desc = tree.children
@@ -644,7 +654,7 @@ class _Lowerer:
         return ("attr", "cost", self.lower(tree.children[0]))
 
     def _tags_attr(self, tree: Tree[Token]) -> tuple[str, str, tuple[ir.Tag, ...]]:
-        return ("attr", "tags", tuple(self.lower(c) for c in tree.children if c is not None))
+        return ("attr", "tags", tuple([self.lower(c) for c in tree.children if c is not None]))
 
     def _tag(self, tree: Tree[Token]) -> ir.Tag:
         return ir.Tag(span=self.span(tree), name=".".join(str(c) for c in tree.children))
@@ -656,25 +666,24 @@ class _Lowerer:
     def _condition(self, tree: Tree[Token], strength: str) -> ir.Condition:
         cond, info = tree.children
         code: str | None = None
-        code_span = Span(file=self.filename)
+        code_span: Span | None = None
         message = hint = None
         if info is not None:
-            assert isinstance(info, Tree)
-            for part in info.children:
+            for part in info.children:  # type: ignore[union-attr]
                 if isinstance(part, Token):
                     code, code_span = str(part), self.span(part)
                 elif part is None:
                     continue
                 elif part.data == "hint":
-                    hint = self.template(cast(Tree[Token], part.children[0]))
+                    hint = self.template(part.children[0])  # type: ignore[arg-type]
                 else:
                     message = self.template(part)
         return ir.Condition(
             span=self.span(tree),
-            strength=cast(Any, strength),
+            strength=strength,  # type: ignore[arg-type]
             cond=self.lower(cond),
             code=code,
-            code_span=code_span,
+            code_span=Span(file=self.filename) if code_span is None else code_span,
             message=message,
             hint=hint,
         )
@@ -848,11 +857,11 @@ class _Lowerer:
 
     # ------------------------------------------------------------------ statements
     def _block(self, tree: Tree[Token]) -> tuple[ir.Stmt, ...]:
-        return tuple(self.lower(c) for c in tree.children)
+        return tuple([self.lower(c) for c in tree.children])
 
     def _stmt(self, tree: Tree[Token]) -> ir.Stmt:
         # ``stmt_body ";"``: the separator is optional and carries no meaning
-        return cast(ir.Stmt, self.lower(tree.children[0]))
+        return self.lower(tree.children[0])  # type: ignore[no-any-return]
 
     def _assign(self, tree: Tree[Token]) -> ir.Assign:
         target, value = tree.children
@@ -1052,7 +1061,7 @@ class _Lowerer:
     ) -> tuple[tuple[ir.Expr, ...], tuple[ir.KeywordArg, ...]]:
         if args is None:
             return (), ()
-        lowered = self.lower(args)
+        lowered = self._args(args) if args.data == "args" else self.lower(args)  # type: ignore[union-attr,arg-type]
         for arg in lowered:
             if arg.__class__ is ir.KeywordArg:
                 break
@@ -1160,7 +1169,7 @@ class _Lowerer:
 
     def _items(self, tree: Tree[Token]) -> tuple[ir.Expr, ...]:
         if self.line_shift or self.col_shift:
-            return tuple(self.lower(c) for c in tree.children if c is not None)
+            return tuple([self.lower(c) for c in tree.children if c is not None])
         # the elements of a literal (100,000 of them in bulk data) are mostly plain strings and
         # integers: those are built here, as `_string` and `_number` build them, without three
         # calls each
@@ -1207,7 +1216,7 @@ class _Lowerer:
             return cast(ir.MapLit, lower_bulk(self, tree))
         return ir.MapLit(
             span=self.span(tree),
-            entries=tuple(self.lower(c) for c in tree.children if c is not None),
+            entries=tuple([self.lower(c) for c in tree.children if c is not None]),
         )
 
     def _entry(self, tree: Tree[Token]) -> ir.MapEntry:
@@ -1215,7 +1224,7 @@ class _Lowerer:
         return ir.MapEntry(span=self.span(tree), key=self.lower(key), value=self.lower(value))
 
 
-_Lowerer._rules = _rule_table(_Lowerer)
+_Lowerer.rule_methods = _rule_table(_Lowerer)
 
 
 class _ShiftedLowerer(_Lowerer):
