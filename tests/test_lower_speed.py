@@ -300,10 +300,14 @@ def test_messages_unchanged(message: str, triple: bool) -> None:
     assert both[0] == both[1]
 
 
-def test_a_multi_line_message_unchanged() -> None:
+@pytest.mark.parametrize(
+    "message",
+    ["first {x}\n  second {x + 1} and {{ }}\n{x}", "first {x}\n  second {x} and {x + 1}\n{x}"],
+)
+def test_a_multi_line_message_unchanged(message: str) -> None:
     text = (
         'contract d version "1.0.0"\nstate { x: int = 0 }\ntool t(x: int) {\n'
-        '  require x > 0 else E_X """first {x}\n  second {x + 1} and {{ }}\n{x}"""\n}\n'
+        '  require x > 0 else E_X """' + message + '"""\n}\n'
     )
     both = _both("m.contract", text)
     assert both is not None

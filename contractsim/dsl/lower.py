@@ -312,17 +312,31 @@ class _Lowerer:
         holes = len(pieces) // 2
         if text.count("{") != holes or text.count("}") != holes or _OPEN in text or _CLOSE in text:
             return None  # `{{`, `}}`, an escaped or unclosed brace, a nested one, a string
-        parts: list[ir.TemplatePart] = []
+        if not holes:
+            parts = (_make_part(span, text, None),) if text else ()
+            return ir.Template(span=span, source=text, parts=parts)
+        # where :meth:`hole` puts a bare name: on the string's first line, at its place in the
+        # token, or at column 1 once the token has passed a line break
+        file, line = self.filename, (tok.line or 1) + self.line_shift
+        first = (tok.column or 1) + (3 if tok.startswith('"""') else 1)
+        newline = tok.find("\n")
+        made: list[ir.TemplatePart] = []
         at = 0  # where the piece starts in the text
         for index, piece in enumerate(pieces):
             if index % 2 == 0:  # text between holes
                 if piece:
-                    parts.append(_make_part(span, piece, None))
+                    made.append(_make_part(span, piece, None))
                 at += len(piece)
-            else:  # a hole's source, after its `{`
-                parts.append(_make_part(span, None, self.hole(piece, tok, at + 1)))
-                at += len(piece) + 2
-        return ir.Template(span=span, source=text, parts=tuple(parts))
+                continue
+            offset = at + 1  # the hole's source, after its `{`
+            if _IDENTIFIER.fullmatch(piece) and piece not in _KEYWORDS:  # as in hole()
+                start = 1 if 0 <= newline <= offset else first + offset
+                name_span = span_at(file, line, start, line, start + len(piece))
+                made.append(_make_part(span, None, _make_name(name_span, piece)))
+            else:
+                made.append(_make_part(span, None, self.hole(piece, tok, offset)))
+            at += len(piece) + 2
+        return ir.Template(span=span, source=text, parts=tuple(made))
 
     def hole(self, source: str, tok: Token, offset: int) -> ir.Expr:
         line = (tok.line or 1) - 1 + self.line_shift
@@ -333,7 +347,7 @@ class _Lowerer:
             # most holes are a bare name: no need for a parser run
             start = col + 1
             span = span_at(self.filename, line + 1, start, line + 1, start + len(source))
-            return ir.Name(span=span, name=source)
+            return _make_name(span, source)
         sub = _ShiftedLowerer(self.filename, line_shift=line, col_shift=col)
         try:
             tree = _parse_hole(source, self.filename)
