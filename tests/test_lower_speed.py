@@ -157,6 +157,13 @@ class _PlainLowerer(_Lowerer):
             base, constraints=base.constraints + constraints, span=self.span(tree)
         )
 
+    def _constraint(self, tree: Any) -> ir.Constraint:
+        key, value = tree.children
+        lowered = self.lower(value)
+        if isinstance(lowered, ir.ScalarLit):
+            lowered = lowered.value
+        return ir.Constraint(span=self.span(tree), key=str(key), value=lowered)  # type: ignore[arg-type]
+
     def _binary(self, tree: Any, op: str) -> ir.Binary:
         left, right = tree.children[0], tree.children[-1]
         return ir.Binary(

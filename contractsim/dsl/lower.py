@@ -527,9 +527,16 @@ class _Lowerer:
 
     def _type_term(self, tree: Tree[Token]) -> ir.TypeExpr:
         children = tree.children
-        base: ir.TypeExpr = self.lower(children[0])
+        atom = children[0]
         if len(children) == 1:  # no constraint, as nearly every type has
-            return base
+            return self.lower(atom)  # type: ignore[no-any-return]
+        if isinstance(atom, Tree) and atom.data == "type_name":
+            # `str max_length 10`: the named type made once, with its constraints (what
+            # replacing those of the bare `str` below gives, without making it twice)
+            name = str(atom.children[0])
+            constraints = tuple([self.lower(c) for c in children[1:]])
+            return ir.NamedType(span=self.span(tree), name=name, constraints=constraints)
+        base: ir.TypeExpr = self.lower(atom)
         constraints = tuple([self.lower(c) for c in children[1:]])
         span = self.span(tree)
         return dataclasses.replace(base, constraints=base.constraints + constraints, span=span)
@@ -590,11 +597,8 @@ class _Lowerer:
 
     def _constraint(self, tree: Tree[Token]) -> ir.Constraint:
         key, value = tree.children
-        lowered = self.lower(value)
-        if isinstance(lowered, ir.ScalarLit):
-            lowered = lowered.value
         return ir.Constraint(
-            span=self.span(tree), key=cast(ir.ConstraintKey, str(key)), value=lowered
+            span=self.span(tree), key=cast(ir.ConstraintKey, str(key)), value=self.value(value)
         )
 
     # ------------------------------------------------------------------ tools
