@@ -528,8 +528,8 @@ class _Lowerer:
     def _type_term(self, tree: Tree[Token]) -> ir.TypeExpr:
         children = tree.children
         atom = children[0]
-        if len(children) == 1:  # no constraint, as nearly every type has
-            return self.lower(atom)  # type: ignore[no-any-return]
+        if len(children) == 1:  # no constraint, as nearly every type has; the atom is a tree
+            return self._rules[atom.data](self, atom)  # type: ignore[union-attr,no-any-return]
         if isinstance(atom, Tree) and atom.data == "type_name":
             # `str max_length 10`: the named type made once, with its constraints (what
             # replacing those of the bare `str` below gives, without making it twice)
@@ -611,8 +611,9 @@ class _Lowerer:
         reports: list[ir.RecordField] = []
         flow: ir.Flow | None = None
         lets: list[ir.Let] = []
+        rules = self._rules  # tool attributes and items are trees
         for child in rest:
-            item = self.lower(cast("Tree[Token]", child))
+            item = rules[child.data](self, child)  # type: ignore[union-attr]
             if isinstance(item, tuple) and item and item[0] == "attr":
                 attrs[item[1]] = item[2]
             elif isinstance(item, ir.Condition):
@@ -875,7 +876,8 @@ class _Lowerer:
 
     # ------------------------------------------------------------------ statements
     def _block(self, tree: Tree[Token]) -> tuple[ir.Stmt, ...]:
-        return tuple([self.lower(c) for c in tree.children])
+        rules = self._rules  # statements are trees
+        return tuple([rules[c.data](self, c) for c in tree.children])  # type: ignore[union-attr]
 
     def _stmt(self, tree: Tree[Token]) -> ir.Stmt:
         # ``stmt_body ";"``: the separator is optional and carries no meaning
@@ -989,10 +991,11 @@ class _Lowerer:
 
     # ------------------------------------------------------------------ expressions
     def _binary(self, tree: Tree[Token], op: str) -> ir.Binary:
-        children = tree.children
-        span = self.span(tree)
-        left = self.lower(children[0])
-        return _make_binary(span, op, left, self.lower(children[-1]))
+        # operands are expressions, always trees: their methods are called without `lower`
+        left, right = tree.children[0], tree.children[-1]
+        rules, span = self._rules, self.span(tree)
+        lowered_left = rules[left.data](self, left)  # type: ignore[union-attr]
+        return _make_binary(span, op, lowered_left, rules[right.data](self, right))  # type: ignore[union-attr]
 
     def _or_op(self, tree: Tree[Token]) -> ir.Binary:
         return self._binary(tree, "or")
@@ -1101,7 +1104,8 @@ class _Lowerer:
         )
 
     def _args(self, tree: Tree[Token]) -> list[Any]:
-        return [self.lower(c) for c in tree.children if c is not None]
+        rules = self._rules  # arguments are trees (expressions, `name=value`)
+        return [rules[c.data](self, c) for c in tree.children if c is not None]  # type: ignore[union-attr]
 
     def _kwarg(self, tree: Tree[Token]) -> ir.KeywordArg:
         name, value = tree.children
