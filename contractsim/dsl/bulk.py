@@ -49,6 +49,15 @@ def _setters(cls: type, names: list[str]) -> list[Callable[[Any, Any], None]]:
     return [getattr(cls, name).__set__ for name in names]
 
 
+def node_setters(cls: type, names: list[str]) -> list[Callable[[Any, Any], None]] | None:
+    """The setters of the slots of ``cls`` named ``names``, if those are exactly its fields
+    in that order and it has slots (a maker may then make a node by setting them); else None
+    (the maker uses the constructor)."""
+    if _fields(cls) != names or not hasattr(cls, "__slots__"):
+        return None
+    return _setters(cls, names)
+
+
 # the fields these makers set, in order; any other layout falls back to the constructors
 _SPAN_FIELDS = ["file", "line", "col", "end_line", "end_col"]
 _SCALAR_FIELDS = ["span", "kind", "value", "raw"]
@@ -212,6 +221,10 @@ else:  # pragma: no cover - only if the node classes change
         items: list[Node], file: str, line: int, line_start: int
     ) -> tuple[ir.Expr, ...] | None:
         return None
+
+
+make_scalar = _make_scalar
+"""``make_scalar(span, value)``: ``ir.ScalarLit(span=span, value=value)``, made for less."""
 
 
 def lower_bulk(lowerer: _Lowerer, tree: BulkLiteral) -> ir.Expr:

@@ -10,16 +10,18 @@ import dataclasses
 import functools
 import re
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 from lark import Token, Tree
 
-from ..diagnostics import ContractError, Diagnostic, Span, error
+from ..diagnostics import SPAN_SWAP, ContractError, Diagnostic, OpenSpan, Span, error, span_at
 from ..grammar.literals import BulkLiteral
 from ..grammar.parse import parse
 from . import ir
 from .bulk import PLAIN_STRING_TEXT as _PLAIN
 from .bulk import lower_bulk
+from .bulk import make_scalar as _make_scalar
+from .bulk import node_setters as _node_setters
 
 # ``\{`` and ``\}`` stay literal braces in message templates; until the template is read they are
 # held as two private-use characters, so that ``\\{`` (a backslash, then a hole) stays a hole
@@ -38,63 +40,149 @@ _ESCAPES = {
 }
 
 
-# what lowering's span method sets a new span's slots with (the body of diagnostics.span_at,
-# inlined there: it runs for nearly every node)
-_new_span = object.__new__
-_set_file = Span.__dict__["file"].__set__
-_set_line = Span.__dict__["line"].__set__
-_set_col = Span.__dict__["col"].__set__
-_set_end_line = Span.__dict__["end_line"].__set__
-_set_end_col = Span.__dict__["end_col"].__set__
+# ---------------------------------------------------------------------- node makers
+# The commonest nodes (names, type names, binary operations, message parts) are made by setting
+# their slots, as bulk.py makes scalars: a frozen record's ``__init__`` takes keyword arguments
+# and fills the defaults, which costs about as much again. Used only while the classes have
+# exactly these fields (else the constructors; tests/test_lower_speed.py compares both).
+_NAME_SETTERS = _node_setters(ir.Name, ["span", "kind", "name", "state"])
+_NAMED_TYPE_SETTERS = _node_setters(ir.NamedType, ["span", "kind", "name", "constraints"])
+_BINARY_SETTERS = _node_setters(ir.Binary, ["span", "kind", "op", "left", "right"])
+_PART_SETTERS = _node_setters(ir.TemplatePart, ["span", "kind", "text", "expr"])
+_new_node = object.__new__
+
+
+def _make_name(span: Span, name: str) -> ir.Name:
+    """``ir.Name(span=span, name=name)``."""
+    if _NAME_SETTERS is None:
+        return ir.Name(span=span, name=name)
+    s_span, s_kind, s_name, s_state = _NAME_SETTERS
+    node: ir.Name = _new_node(ir.Name)
+    s_span(node, span)
+    s_kind(node, "name")
+    s_name(node, name)
+    s_state(node, False)
+    return node
+
+
+def _make_named_type(span: Span, name: str) -> ir.NamedType:
+    """``ir.NamedType(span=span, name=name)``."""
+    if _NAMED_TYPE_SETTERS is None:
+        return ir.NamedType(span=span, name=name)
+    s_span, s_kind, s_name, s_constraints = _NAMED_TYPE_SETTERS
+    node: ir.NamedType = _new_node(ir.NamedType)
+    s_span(node, span)
+    s_kind(node, "named")
+    s_name(node, name)
+    s_constraints(node, ())
+    return node
+
+
+def _make_binary(span: Span, op: Any, left: ir.Expr, right: ir.Expr) -> ir.Binary:
+    """``ir.Binary(span=span, op=op, left=left, right=right)``."""
+    if _BINARY_SETTERS is None:
+        return ir.Binary(span=span, op=op, left=left, right=right)
+    s_span, s_kind, s_op, s_left, s_right = _BINARY_SETTERS
+    node: ir.Binary = _new_node(ir.Binary)
+    s_span(node, span)
+    s_kind(node, "binary")
+    s_op(node, op)
+    s_left(node, left)
+    s_right(node, right)
+    return node
+
+
+def _make_part(span: Span, text: str | None, expr: ir.Expr | None) -> ir.TemplatePart:
+    """``ir.TemplatePart(span=span, text=text, expr=expr)``."""
+    if _PART_SETTERS is None:
+        return ir.TemplatePart(span=span, text=text, expr=expr)
+    s_span, s_kind, s_text, s_expr = _PART_SETTERS
+    node: ir.TemplatePart = _new_node(ir.TemplatePart)
+    s_span(node, span)
+    s_kind(node, "part")
+    s_text(node, text)
+    s_expr(node, expr)
+    return node
+
+
+def _rule_table(cls: type) -> dict[str, Callable[[Any, Any], Any]]:
+    """Grammar rule ``r`` → the method ``_r`` of ``cls`` (a lowercase name after the
+    underscore), looked up once per class instead of once per node."""
+    return {
+        name[1:]: getattr(cls, name)
+        for name in dir(cls)
+        if name.startswith("_") and not name.startswith("__") and name[1:].islower()
+    }
 
 
 class _Lowerer:
-    def __init__(self, filename: str, line_shift: int = 0, col_shift: int = 0) -> None:
+    #: grammar rule → this class's method lowering it (a subclass gets its own table)
+    rule_methods: ClassVar[dict[str, Callable[[Any, Any], Any]]]
+    #: where the lowered text starts in its file (a message hole's expression is parsed alone)
+    line_shift = 0
+    col_shift = 0
+
+    def __init__(self, filename: str) -> None:
         self.filename = filename
-        self.line_shift = line_shift
-        self.col_shift = col_shift
         self.diagnostics: list[Diagnostic] = []
+        #: the class's table, read from the instance (cheaper per node)
+        self._rules = self.rule_methods
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.rule_methods = _rule_table(cls)
 
     # ------------------------------------------------------------------ positions
     def span(self, node: Tree[Token] | Token | None) -> Span:
-        if node is None:
-            return Span(file=self.filename)
-        if isinstance(node, Token):
-            line, col = node.line or 1, node.column or 1
-            end_line, end_col = node.end_line or line, node.end_column or col + len(node)
-        else:
+        """Where ``node`` is: a tree's span from its ``meta``, a token's from its positions,
+        the file alone for None or a tree without positions."""
+        try:
             # ``node.meta`` read without lark's property (which makes an empty Meta when
             # there is none: a span of the file alone, as no Meta does here)
-            meta = node._meta
-            if meta is None or getattr(meta, "empty", True):
-                return Span(file=self.filename)
-            line, col, end_line, end_col = meta.line, meta.column, meta.end_line, meta.end_column
-        if self.line_shift or self.col_shift:
-            if line == 1:
-                col += self.col_shift
-            if end_line == 1:
-                end_col += self.col_shift
-            line += self.line_shift
-            end_line += self.line_shift
-        # span_at's body: this runs for nearly every node
-        span: Span = _new_span(Span)
-        _set_file(span, self.filename)
-        _set_line(span, line)
-        _set_col(span, col)
-        _set_end_line(span, end_line)
-        _set_end_col(span, end_col)
-        return span
+            meta = node._meta  # type: ignore[union-attr]
+        except AttributeError:  # a token, or None
+            return self._token_span(node)  # type: ignore[arg-type]
+        if meta is None or meta.empty:
+            return Span(file=self.filename)
+        if SPAN_SWAP:  # span_at's body, inlined: this runs for nearly every node
+            span = OpenSpan()
+            span.file = self.filename
+            span.line = meta.line
+            span.col = meta.column
+            span.end_line = meta.end_line
+            span.end_col = meta.end_column
+            span.__class__ = Span  # type: ignore[assignment]
+            return span  # type: ignore[return-value]
+        return span_at(self.filename, meta.line, meta.column, meta.end_line, meta.end_column)
+
+    def _token_span(self, tok: Token | None) -> Span:
+        if tok is None:
+            return Span(file=self.filename)
+        line, col = tok.line or 1, tok.column or 1
+        end_line, end_col = tok.end_line or line, tok.end_column or col + len(tok)
+        if SPAN_SWAP:  # span_at's body, inlined (a span per declared name, code, callee …)
+            span = OpenSpan()
+            span.file = self.filename
+            span.line = line
+            span.col = col
+            span.end_line = end_line
+            span.end_col = end_col
+            span.__class__ = Span  # type: ignore[assignment]
+            return span  # type: ignore[return-value]
+        return span_at(self.filename, line, col, end_line, end_col)
 
     # ------------------------------------------------------------------ dispatch
     def lower(self, node: Tree[Token] | Token) -> Any:
-        if isinstance(node, Token):
-            return self._token(node)
-        method = _RULES.get(node.data)
-        if method is None:
-            method = getattr(_Lowerer, "_" + node.data, None)
-            if method is None:  # pragma: no cover - guarded by test_lower
-                raise NotImplementedError(f"no lowering for grammar rule {node.data!r}")
-            _RULES[node.data] = method
+        try:
+            rule = node.data  # type: ignore[union-attr]
+        except AttributeError:
+            if isinstance(node, Token):
+                return self._token(node)
+            raise
+        try:
+            method = self._rules[rule]
+        except KeyError:  # pragma: no cover - guarded by test_lower
+            raise NotImplementedError(f"no lowering for grammar rule {rule!r}") from None
         return method(self, node)
 
     def _token(self, tok: Token) -> Any:
@@ -102,12 +190,18 @@ class _Lowerer:
 
     # ------------------------------------------------------------------ strings
     def _string(self, tree: Tree[Token]) -> ir.ScalarLit:
-        tok = cast(Token, tree.children[0])
-        text = self.unescape(tok).replace(_OPEN, "{").replace(_CLOSE, "}")
-        return ir.ScalarLit(span=self.span(tree), value=text)
+        return _make_scalar(self.span(tree), self.string_text(tree.children[0]))  # type: ignore[arg-type]
+
+    def string_text(self, tok: Token) -> str:
+        """The value of a string token (its escapes read; unknown ones reported)."""
+        if tok[0] == '"' and tok[1:2] != '"' and _PLAIN.fullmatch(tok, 1, len(tok) - 1):
+            return tok[1:-1]  # no escape, no brace held as a private-use character
+        return self.unescape(tok).replace(_OPEN, "{").replace(_CLOSE, "}")
 
     def value(self, node: Tree[Token] | Token) -> Any:
         """A literal in a declaration position (a version, a description, a probability)."""
+        if isinstance(node, Tree) and node.data == "string":  # its text, without a node
+            return self.string_text(node.children[0])  # type: ignore[arg-type]
         lowered = self.lower(node)
         return lowered.value if isinstance(lowered, ir.ScalarLit) else lowered
 
@@ -152,10 +246,13 @@ class _Lowerer:
         """Lower a message string, parsing each ``{expr}`` hole as an expression."""
         if node is None:
             return None
-        tok = cast(Token, node.children[0])
+        tok: Token = node.children[0]  # type: ignore[assignment]
         text = self.unescape(tok)
-        parts: list[ir.TemplatePart] = []
         span = self.span(tok)
+        simple = self._simple_template(text, tok, span)
+        if simple is not None:
+            return simple
+        parts: list[ir.TemplatePart] = []
         i, n = 0, len(text)
         buf: list[str] = []
         while i < n:
@@ -190,10 +287,10 @@ class _Lowerer:
                     buf.append(text[i:])
                     break
                 if buf:
-                    parts.append(ir.TemplatePart(span=span, text="".join(buf)))
+                    parts.append(_make_part(span, "".join(buf), None))
                     buf = []
                 hole = text[i + 1 : close]
-                parts.append(ir.TemplatePart(span=span, expr=self.hole(hole, tok, i + 1)))
+                parts.append(_make_part(span, None, self.hole(hole, tok, i + 1)))
                 i = close + 1
                 continue
             if ch == "}" and i + 1 < n and text[i + 1] == "}":
@@ -203,29 +300,55 @@ class _Lowerer:
             buf.append(ch)
             i += 1
         if buf:
-            parts.append(ir.TemplatePart(span=span, text="".join(buf)))
+            parts.append(_make_part(span, "".join(buf), None))
         source = text.replace(_OPEN, "{").replace(_CLOSE, "}")
         return ir.Template(span=span, source=source, parts=tuple(parts))
 
+    def _simple_template(self, text: str, tok: Token, span: Span) -> ir.Template | None:
+        """The template of a message whose every brace belongs to a hole holding no brace and
+        no quote (``"{path} is missing"``: nearly every message), read with one split; None for
+        any other message, which :meth:`template` reads a character class at a time."""
+        pieces = _SIMPLE_HOLE.split(text)
+        holes = len(pieces) // 2
+        if text.count("{") != holes or text.count("}") != holes or _OPEN in text or _CLOSE in text:
+            return None  # `{{`, `}}`, an escaped or unclosed brace, a nested one, a string
+        if not holes:
+            parts = (_make_part(span, text, None),) if text else ()
+            return ir.Template(span=span, source=text, parts=parts)
+        # where :meth:`hole` puts a bare name: on the string's first line, at its place in the
+        # token, or at column 1 once the token has passed a line break
+        file, line = self.filename, (tok.line or 1) + self.line_shift
+        first = (tok.column or 1) + (3 if tok.startswith('"""') else 1)
+        newline = tok.find("\n")
+        made: list[ir.TemplatePart] = []
+        at = 0  # where the piece starts in the text
+        for index, piece in enumerate(pieces):
+            if index % 2 == 0:  # text between holes
+                if piece:
+                    made.append(_make_part(span, piece, None))
+                at += len(piece)
+                continue
+            offset = at + 1  # the hole's source, after its `{`
+            if _IDENTIFIER.fullmatch(piece) and piece not in _KEYWORDS:  # as in hole()
+                start = 1 if 0 <= newline <= offset else first + offset
+                name_span = span_at(file, line, start, line, start + len(piece))
+                made.append(_make_part(span, None, _make_name(name_span, piece)))
+            else:
+                made.append(_make_part(span, None, self.hole(piece, tok, offset)))
+            at += len(piece) + 2
+        return ir.Template(span=span, source=text, parts=tuple(made))
+
     def hole(self, source: str, tok: Token, offset: int) -> ir.Expr:
         line = (tok.line or 1) - 1 + self.line_shift
-        col = (tok.column or 1) + offset + (3 if str(tok).startswith('"""') else 1) - 1
-        if "\n" in str(tok)[: offset + 1]:
+        col = (tok.column or 1) + offset + (3 if tok.startswith('"""') else 1) - 1
+        if "\n" in tok[: offset + 1]:
             col = 0
         if _IDENTIFIER.fullmatch(source) and source not in _KEYWORDS:
             # most holes are a bare name: no need for a parser run
-            start = col + 1 if line == (tok.line or 1) - 1 + self.line_shift else 1
-            return ir.Name(
-                span=Span(
-                    file=self.filename,
-                    line=line + 1,
-                    col=start,
-                    end_line=line + 1,
-                    end_col=start + len(source),
-                ),
-                name=source,
-            )
-        sub = _Lowerer(self.filename, line_shift=line, col_shift=col)
+            start = col + 1
+            span = span_at(self.filename, line + 1, start, line + 1, start + len(source))
+            return _make_name(span, source)
+        sub = _ShiftedLowerer(self.filename, line_shift=line, col_shift=col)
         try:
             tree = _parse_hole(source, self.filename)
         except ContractError as exc:
@@ -257,7 +380,9 @@ class _Lowerer:
         return ir.ScalarLit(span=self.span(tree), value=str(tok)[2:-1], raw=True)
 
     def _number(self, tree: Tree[Token]) -> ir.ScalarLit:
-        tok = cast(Token, tree.children[0])
+        tok: Token = tree.children[0]  # type: ignore[assignment]
+        if tok.type == "INT" and len(tok) < 19:  # fits whatever its digits: no check needed
+            return _make_scalar(self.span(tree), int(tok))
         if tok.type == "FLOAT":
             value: float = float(tok)
             if value in (float("inf"), float("-inf")):
@@ -394,21 +519,30 @@ class _Lowerer:
 
     # ------------------------------------------------------------------ types
     def _type_expr(self, tree: Tree[Token]) -> ir.TypeExpr:
-        options = [self.lower(child) for child in tree.children]
-        if len(options) == 1:
-            return cast(ir.TypeExpr, options[0])
+        children = tree.children
+        if len(children) == 1:  # one option, as nearly every type has: the term is the type
+            return self._type_term(cast("Tree[Token]", children[0]))
+        options = [self.lower(child) for child in children]
         return ir.UnionType(span=self.span(tree), options=tuple(options))
 
     def _type_term(self, tree: Tree[Token]) -> ir.TypeExpr:
-        base = cast(ir.TypeExpr, self.lower(tree.children[0]))
-        constraints = tuple(self.lower(c) for c in tree.children[1:])
-        if not constraints:
-            return base
+        children = tree.children
+        atom = children[0]
+        if len(children) == 1:  # no constraint, as nearly every type has; the atom is a tree
+            return self._rules[atom.data](self, atom)  # type: ignore[union-attr,no-any-return]
+        if isinstance(atom, Tree) and atom.data == "type_name":
+            # `str max_length 10`: the named type made once, with its constraints (what
+            # replacing those of the bare `str` below gives, without making it twice)
+            name = str(atom.children[0])
+            constraints = tuple([self.lower(c) for c in children[1:]])
+            return ir.NamedType(span=self.span(tree), name=name, constraints=constraints)
+        base: ir.TypeExpr = self.lower(atom)
+        constraints = tuple([self.lower(c) for c in children[1:]])
         span = self.span(tree)
         return dataclasses.replace(base, constraints=base.constraints + constraints, span=span)
 
     def _type_name(self, tree: Tree[Token]) -> ir.NamedType:
-        return ir.NamedType(span=self.span(tree), name=str(tree.children[0]))
+        return _make_named_type(self.span(tree), str(tree.children[0]))
 
     def _type_generic(self, tree: Tree[Token]) -> ir.GenericType:
         name, *args = tree.children
@@ -463,11 +597,8 @@ class _Lowerer:
 
     def _constraint(self, tree: Tree[Token]) -> ir.Constraint:
         key, value = tree.children
-        lowered = self.lower(value)
-        if isinstance(lowered, ir.ScalarLit):
-            lowered = lowered.value
         return ir.Constraint(
-            span=self.span(tree), key=cast(ir.ConstraintKey, str(key)), value=lowered
+            span=self.span(tree), key=cast(ir.ConstraintKey, str(key)), value=self.value(value)
         )
 
     # ------------------------------------------------------------------ tools
@@ -480,8 +611,9 @@ class _Lowerer:
         reports: list[ir.RecordField] = []
         flow: ir.Flow | None = None
         lets: list[ir.Let] = []
+        rules = self._rules  # tool attributes and items are trees
         for child in rest:
-            item = self.lower(cast("Tree[Token]", child))
+            item = rules[child.data](self, child)  # type: ignore[union-attr]
             if isinstance(item, tuple) and item and item[0] == "attr":
                 attrs[item[1]] = item[2]
             elif isinstance(item, ir.Condition):
@@ -523,7 +655,7 @@ class _Lowerer:
         )
 
     def _params(self, tree: Tree[Token]) -> tuple[ir.Param, ...]:
-        return tuple(self.lower(c) for c in tree.children if c is not None)
+        return tuple([self.lower(c) for c in tree.children if c is not None])
 
     def _param(self, tree: Tree[Token]) -> ir.Param:
         name, optional, texpr, accepts, default, desc = tree.children
@@ -541,7 +673,7 @@ class _Lowerer:
         return ("attr", "cost", self.lower(tree.children[0]))
 
     def _tags_attr(self, tree: Tree[Token]) -> tuple[str, str, tuple[ir.Tag, ...]]:
-        return ("attr", "tags", tuple(self.lower(c) for c in tree.children if c is not None))
+        return ("attr", "tags", tuple([self.lower(c) for c in tree.children if c is not None]))
 
     def _tag(self, tree: Tree[Token]) -> ir.Tag:
         return ir.Tag(span=self.span(tree), name=".".join(str(c) for c in tree.children))
@@ -553,25 +685,24 @@ class _Lowerer:
     def _condition(self, tree: Tree[Token], strength: str) -> ir.Condition:
         cond, info = tree.children
         code: str | None = None
-        code_span = Span(file=self.filename)
+        code_span: Span | None = None
         message = hint = None
         if info is not None:
-            assert isinstance(info, Tree)
-            for part in info.children:
+            for part in info.children:  # type: ignore[union-attr]
                 if isinstance(part, Token):
                     code, code_span = str(part), self.span(part)
                 elif part is None:
                     continue
                 elif part.data == "hint":
-                    hint = self.template(cast(Tree[Token], part.children[0]))
+                    hint = self.template(part.children[0])  # type: ignore[arg-type]
                 else:
                     message = self.template(part)
         return ir.Condition(
             span=self.span(tree),
-            strength=cast(Any, strength),
+            strength=strength,  # type: ignore[arg-type]
             cond=self.lower(cond),
             code=code,
-            code_span=code_span,
+            code_span=Span(file=self.filename) if code_span is None else code_span,
             message=message,
             hint=hint,
         )
@@ -745,11 +876,12 @@ class _Lowerer:
 
     # ------------------------------------------------------------------ statements
     def _block(self, tree: Tree[Token]) -> tuple[ir.Stmt, ...]:
-        return tuple(self.lower(c) for c in tree.children)
+        rules = self._rules  # statements are trees
+        return tuple([rules[c.data](self, c) for c in tree.children])  # type: ignore[union-attr]
 
     def _stmt(self, tree: Tree[Token]) -> ir.Stmt:
         # ``stmt_body ";"``: the separator is optional and carries no meaning
-        return cast(ir.Stmt, self.lower(tree.children[0]))
+        return self.lower(tree.children[0])  # type: ignore[no-any-return]
 
     def _assign(self, tree: Tree[Token]) -> ir.Assign:
         target, value = tree.children
@@ -859,13 +991,11 @@ class _Lowerer:
 
     # ------------------------------------------------------------------ expressions
     def _binary(self, tree: Tree[Token], op: str) -> ir.Binary:
+        # operands are expressions, always trees: their methods are called without `lower`
         left, right = tree.children[0], tree.children[-1]
-        return ir.Binary(
-            span=self.span(tree),
-            op=cast(ir.BinOp, op),
-            left=self.lower(left),
-            right=self.lower(right),
-        )
+        rules, span = self._rules, self.span(tree)
+        lowered_left = rules[left.data](self, left)  # type: ignore[union-attr]
+        return _make_binary(span, op, lowered_left, rules[right.data](self, right))  # type: ignore[union-attr]
 
     def _or_op(self, tree: Tree[Token]) -> ir.Binary:
         return self._binary(tree, "or")
@@ -952,7 +1082,12 @@ class _Lowerer:
     ) -> tuple[tuple[ir.Expr, ...], tuple[ir.KeywordArg, ...]]:
         if args is None:
             return (), ()
-        lowered = self.lower(args)
+        lowered = self._args(args) if args.data == "args" else self.lower(args)  # type: ignore[union-attr,arg-type]
+        for arg in lowered:
+            if arg.__class__ is ir.KeywordArg:
+                break
+        else:  # no keyword argument, as in most calls
+            return tuple(lowered), ()
         positional = tuple(a for a in lowered if not isinstance(a, ir.KeywordArg))
         keywords = tuple(a for a in lowered if isinstance(a, ir.KeywordArg))
         return positional, keywords
@@ -969,7 +1104,8 @@ class _Lowerer:
         )
 
     def _args(self, tree: Tree[Token]) -> list[Any]:
-        return [self.lower(c) for c in tree.children if c is not None]
+        rules = self._rules  # arguments are trees (expressions, `name=value`)
+        return [rules[c.data](self, c) for c in tree.children if c is not None]  # type: ignore[union-attr]
 
     def _kwarg(self, tree: Tree[Token]) -> ir.KeywordArg:
         name, value = tree.children
@@ -1039,7 +1175,7 @@ class _Lowerer:
         return ir.Conditional(span=self.span(tree), cond=cond, then=then, orelse=orelse)
 
     def _literal(self, tree: Tree[Token], value: Any) -> ir.ScalarLit:
-        return ir.ScalarLit(span=self.span(tree), value=value)
+        return _make_scalar(self.span(tree), value)
 
     def _true(self, tree: Tree[Token]) -> ir.ScalarLit:
         return self._literal(tree, True)
@@ -1051,11 +1187,11 @@ class _Lowerer:
         return self._literal(tree, None)
 
     def _name(self, tree: Tree[Token]) -> ir.Name:
-        return ir.Name(span=self.span(tree), name=str(tree.children[0]))
+        return _make_name(self.span(tree), str(tree.children[0]))
 
     def _items(self, tree: Tree[Token]) -> tuple[ir.Expr, ...]:
         if self.line_shift or self.col_shift:
-            return tuple(self.lower(c) for c in tree.children if c is not None)
+            return tuple([self.lower(c) for c in tree.children if c is not None])
         # the elements of a literal (100,000 of them in bulk data) are mostly plain strings and
         # integers: those are built here, as `_string` and `_number` build them, without three
         # calls each
@@ -1077,14 +1213,8 @@ class _Lowerer:
                 else:
                     value = int(tok) if tok.type == "INT" and len(tok) < 19 else None
                 if value is not None and not meta.empty:
-                    span = Span(
-                        file=file,
-                        line=meta.line,
-                        col=meta.column,
-                        end_line=meta.end_line,
-                        end_col=meta.end_column,
-                    )
-                    items.append(ir.ScalarLit(span=span, value=value))
+                    span = span_at(file, meta.line, meta.column, meta.end_line, meta.end_column)
+                    items.append(_make_scalar(span, value))
                     continue
             items.append(lower(c))
         return tuple(items)
@@ -1108,7 +1238,7 @@ class _Lowerer:
             return cast(ir.MapLit, lower_bulk(self, tree))
         return ir.MapLit(
             span=self.span(tree),
-            entries=tuple(self.lower(c) for c in tree.children if c is not None),
+            entries=tuple([self.lower(c) for c in tree.children if c is not None]),
         )
 
     def _entry(self, tree: Tree[Token]) -> ir.MapEntry:
@@ -1116,8 +1246,37 @@ class _Lowerer:
         return ir.MapEntry(span=self.span(tree), key=self.lower(key), value=self.lower(value))
 
 
-_RULES: dict[str, Callable[[_Lowerer, Tree[Token]], Any]] = {}
-"""Grammar rule → its ``_Lowerer`` method, filled as rules are met."""
+_Lowerer.rule_methods = _rule_table(_Lowerer)
+
+
+class _ShiftedLowerer(_Lowerer):
+    """Lowers the expression of a message hole, parsed on its own: its positions are moved to
+    where the hole sits in the file."""
+
+    def __init__(self, filename: str, line_shift: int, col_shift: int) -> None:
+        super().__init__(filename)
+        self.line_shift = line_shift
+        self.col_shift = col_shift
+
+    def span(self, node: Tree[Token] | Token | None) -> Span:
+        if node is None:
+            return Span(file=self.filename)
+        if isinstance(node, Token):
+            line, col = node.line or 1, node.column or 1
+            end_line, end_col = node.end_line or line, node.end_column or col + len(node)
+        else:
+            meta = node._meta
+            if meta is None or meta.empty:
+                return Span(file=self.filename)
+            line, col, end_line, end_col = meta.line, meta.column, meta.end_line, meta.end_column
+        if line == 1:
+            col += self.col_shift
+        if end_line == 1:
+            end_col += self.col_shift
+        return span_at(
+            self.filename, line + self.line_shift, col, end_line + self.line_shift, end_col
+        )
+
 
 QUANTIFIERS = ("all", "any", "count", "sum", "first", "last")
 """The functions written ``f(body for x in coll)``."""
@@ -1157,6 +1316,9 @@ _BUCKET: dict[type, str] = {
 }
 
 
+_SIMPLE_HOLE = re.compile(r'\{([^{}"]*)\}')
+"""A message hole holding no brace and no quote; its source is the group."""
+
 _TEMPLATE_SPECIAL = re.compile("[{}" + _OPEN + _CLOSE + "]")
 """What :meth:`_Lowerer.template` looks at in a message: braces, escaped or not."""
 
@@ -1173,6 +1335,11 @@ def _is_hex(text: str) -> bool:
 
 
 def _matching_brace(text: str, start: int) -> int:
+    """Where the ``}`` closing the ``{`` at ``start`` is (-1 if none): braces nest, and a
+    brace inside a double-quoted string does not count."""
+    close = text.find("}", start + 1)
+    if close >= 0 and text.find("{", start + 1, close) < 0 and text.find('"', start + 1, close) < 0:
+        return close  # nothing nested and no string: the first `}` closes it (most holes)
     depth = 0
     quote = False
     i = start
