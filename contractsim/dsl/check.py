@@ -15,8 +15,7 @@ from .builtins import BUILTINS
 from .hiding import check_hidden_names
 from .lets import inline_tool_lets
 from .typecheck import SEMVER, Checker, Scope, Symbol, _child_types, _root_name
-from .visitor import child_expr_list
-from .walk import all_exprs, expr_roots, replace_nodes, stmt_exprs, walk_expr, walk_stmts
+from .walk import all_exprs, replace_nodes, stmt_exprs, walk_expr, walk_stmts
 
 __all__ = [
     "PASSES",
@@ -912,23 +911,12 @@ def check_machines(ck: Checker) -> None:
 
 
 def lint_unused(ck: Checker) -> None:
-    # the declared names no expression uses yet: the walk stops once every one is used
+    # the declared names no expression uses
     unused = {p.name for p in ck.c.predicates}
     unused.update(f.name for f in ck.c.functions)
     unused.update(var.name for var in ck.c.state)
-    # every expression, as `all_exprs` walks them, without a generator per level
-    stack = expr_roots(ck.c) if unused else []
-    name_cls, call_cls = ir.Name, ir.Call
-    while stack:
-        e = stack.pop()
-        cls = e.__class__
-        if cls is name_cls or cls is call_cls:
-            used_name = e.name if cls is name_cls else e.func  # type: ignore[union-attr]
-            if used_name in unused:
-                unused.discard(used_name)
-                if not unused:
-                    break
-        child_expr_list(e, stack)
+    if unused:  # the walk every expression's names come from is shared with the E0331 pass
+        unused -= ck.expr_facts().used
     events_used = {o.event.name for t in ck.c.tools for o in t.outcomes if o.event}
     events_used |= {
         tr.event.name for t in ck.c.tools if t.flow for tr in t.flow.transitions if tr.event

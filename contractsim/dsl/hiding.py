@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from ..diagnostics import Span
 from . import ir
 from .visitor import EXPR_KINDS, NodeVisitor, child_exprs, iter_child_nodes
-from .walk import walk_expr
 
 if TYPE_CHECKING:
     from .typecheck import Checker
@@ -59,6 +58,7 @@ class _Hiding(NodeVisitor):
         self.ck = ck
         self.owner: ir.Node = ck.c  # the declaration being walked
         self._prefixed: tuple[ir.Node, set[str]] | None = None
+        self._facts = ck.expr_facts()
 
     def state_prefixed(self) -> set[str]:
         """The state variables the declaration being walked names as ``state.NAME``."""
@@ -75,7 +75,7 @@ class _Hiding(NodeVisitor):
 
     def expr(self, e: ir.Expr | None, names: Names) -> None:
         """Check an expression (most bind no name: they are only looked through once)."""
-        if e is not None and _binds(e):
+        if e is not None and self._facts.binds_names(e):
             self.visit(e, names)
 
     def block(self, body: tuple[ir.Stmt, ...], names: Names) -> None:
@@ -181,8 +181,3 @@ class _Hiding(NodeVisitor):
             inner[var] = "loop"
         for part in inside:
             self.expr(part, inner)
-
-
-def _binds(e: ir.Expr) -> bool:
-    """Whether ``e`` holds a quantifier or a comprehension."""
-    return any(isinstance(x, (ir.Quantifier, ir.Comprehension)) for x in walk_expr(e))

@@ -17,7 +17,7 @@ from . import types as T
 from .builtins import BUILTINS, _numeric_join
 from .pretty import expr_text
 from .visitor import NodeVisitor
-from .walk import template_exprs, walk_expr
+from .walk import ExprFacts, template_exprs, walk_expr
 
 SEMVER = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$"
@@ -125,6 +125,14 @@ class Checker(NodeVisitor):
         self.empty_literals: dict[int, tuple[ir.Collection, T.EmptyLiteral]] = {}
         # resolve_quiet's answers, by node identity (see there)
         self._quiet_types: dict[int, tuple[ir.TypeExpr, T.Ty]] = {}
+        self._expr_facts: ExprFacts | None = None
+
+    def expr_facts(self) -> ExprFacts:
+        """The names every expression uses and the roots that bind names (one walk over the
+        contract, made on first use and shared by the lints; see :class:`.walk.ExprFacts`)."""
+        if self._expr_facts is None:
+            self._expr_facts = ExprFacts(self.c)
+        return self._expr_facts
 
     def empty_literal(self, e: ir.Collection) -> T.EmptyLiteral:
         """The record of what the ``{}`` at ``e`` is, shared by every look at the node."""

@@ -94,6 +94,52 @@ def expr_roots(contract: ir.Contract) -> list[ir.Expr]:
     return roots
 
 
+class ExprFacts:
+    """What the checker's lints ask of every expression of a contract, found in one walk over
+    :func:`expr_roots` (they asked it in two walks, one of them once per root).
+
+    ``used``: every name an expression reads or calls (``Name.name``, ``Call.func``).
+    ``binds``: per root expression, by ``id()``, whether it holds a quantifier or a
+    comprehension (only those roots; ask :func:`binds` about any expression)."""
+
+    __slots__ = ("binds", "used")
+
+    def __init__(self, contract: ir.Contract) -> None:
+        self.used: set[str] = set()
+        self.binds: dict[int, bool] = {}
+        used, binds = self.used, self.binds
+        name_cls, call_cls, literal_cls = ir.Name, ir.Call, ir.ScalarLit
+        for root in expr_roots(contract):
+            found = False
+            stack: list[ir.Expr] = [root]
+            while stack:
+                e = stack.pop()
+                cls = e.__class__
+                if cls is name_cls:  # names and literals (half the nodes) have no children
+                    used.add(e.name)  # type: ignore[union-attr]
+                    continue
+                if cls is literal_cls:
+                    continue
+                if cls is call_cls:
+                    used.add(e.func)  # type: ignore[union-attr]
+                elif not found and isinstance(e, _BINDERS):
+                    found = True
+                child_expr_list(e, stack)
+            binds[id(root)] = found
+
+    def binds_names(self, e: ir.Expr) -> bool:
+        """Whether ``e`` holds a quantifier or a comprehension (from the walk when ``e`` is a
+        root, else by walking it)."""
+        found = self.binds.get(id(e))
+        if found is None:
+            return any(isinstance(x, _BINDERS) for x in walk_expr(e))
+        return found
+
+
+_BINDERS = (ir.Quantifier, ir.Comprehension)
+"""The expressions that bind names (a loop variable) below them."""
+
+
 def reads_clock(contract: ir.Contract) -> bool:
     """Whether a contract calls ``today()`` or ``now()`` anywhere."""
     return any(isinstance(e, ir.Call) and e.func in ("today", "now") for e in all_exprs(contract))

@@ -1,0 +1,143 @@
+"""The checking shortcuts of the seventh speed session (branch s7-check) change no result: each
+is compared with the code it stands in for, on every example, every golden file, the contract
+blocks of the docs, corrupted examples and a few contracts written to reach the edge cases."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from contractsim.compiler.checks import COMPILER_CHECKS
+from contractsim.diagnostics import ContractError
+from contractsim.dsl import check as check_module
+from contractsim.dsl import hiding, ir
+from contractsim.dsl.lower import lower
+from contractsim.dsl.typecheck import Checker
+from contractsim.dsl.visitor import child_field_names
+from contractsim.dsl.walk import ExprFacts, expr_roots, walk_expr
+from contractsim.grammar.parse import parse
+
+_ROOT = Path(__file__).resolve().parent.parent
+
+H = 'contract demo version "1.0.0"\n'
+
+# binders at every depth and in every place the E0331 pass looks: nested quantifiers and
+# comprehensions, inside templates, outcomes, lets, flows and goals, some hiding a name
+_BINDERS = (
+    H
+    + """
+const LIMIT = 3
+state { seen: set[str] = {}, n: int = 0 }
+predicate all_short(xs: list[str]) = all(len(x) < LIMIT for x in xs)
+function total(xs: list[int]) -> int = sum(x for x in xs if any(y > x for y in xs))
+goal done = count(s != "" for s in seen) > 0
+tool put(items: list[str], m: map[str, int]) {
+  let firsts = [i for i in items if i != ""]
+  require all(len(i) > 0 for i in items) else EMPTY "empty item in {[n for n in items]}"
+  require n >= 0 and any(k == "a" for k in m) else NOKEY "no key"
+  effect {
+    for item in items { seen.add(item) }
+    n = n + count(x != "" for x in [v for v in {k: 1 for k in m}])
+  }
+  outcome ok success when all(f != "" for f in firsts)
+}
+"""
+)
+
+_BLOCK = re.compile(r"^```contract\n(.*?)^```", re.S | re.M)
+
+_TEXTS = (
+    [
+        (path.name, path.read_text(encoding="utf-8"))
+        for path in sorted(_ROOT.glob("examples/*/*.contract"))
+        + sorted((_ROOT / "tests" / "golden").glob("*.contract"))
+    ]
+    + [
+        (f"{doc.name}#{i}", m.group(1))
+        for doc in sorted((_ROOT / "docs").glob("*.md"))
+        for i, m in enumerate(_BLOCK.finditer(doc.read_text(encoding="utf-8")))
+    ]
+    + [("binders.contract", _BINDERS)]
+)
+_CUT = [
+    (f"{name}@{n}", text[: len(text) * n // 5])
+    for name, text in _TEXTS
+    if name.startswith(("gorilla", "file_system", "binders"))
+    for n in range(1, 5)
+]
+_SOURCES = _TEXTS + _CUT
+
+
+def _lowered(name: str, text: str) -> ir.Contract | None:
+    try:
+        contract, _ = lower(parse(text, name), name)
+    except ContractError:
+        return None
+    return contract
+
+
+def _contracts() -> list[tuple[str, ir.Contract]]:
+    out = []
+    for name, text in _SOURCES:
+        contract = _lowered(name, text)
+        if contract is not None:
+            out.append((name, contract))
+    return out
+
+
+_CONTRACTS = _contracts()
+_IDS = [name for name, _ in _CONTRACTS]
+
+
+def _reference_binds(e: ir.Expr) -> bool:
+    """The E0331 pass's test as it was: walk the expression, look for a binder."""
+    return any(isinstance(x, (ir.Quantifier, ir.Comprehension)) for x in walk_expr(e))
+
+
+def test_the_sources_reach_the_edge_cases() -> None:
+    contract = _lowered("binders.contract", _BINDERS)
+    assert contract is not None
+    roots = expr_roots(contract)
+    assert sum(_reference_binds(r) for r in roots) >= 7
+    diags = check_module.check_contract(contract, COMPILER_CHECKS)
+    assert [(d.code, d.message) for d in diags if d.code == "E0331"] == [
+        ("E0331", "loop variable `n` hides the state variable `n`")
+    ]
+
+
+def test_names_and_literals_have_no_children() -> None:
+    # ExprFacts skips looking for their children
+    assert child_field_names(ir.Name) == ()
+    assert child_field_names(ir.ScalarLit) == ()
+
+
+@pytest.mark.parametrize(("name", "contract"), _CONTRACTS, ids=_IDS)
+def test_expr_facts_unchanged(name: str, contract: ir.Contract) -> None:
+    """One walk gives the names the old lint walk collected and, for every root and every
+    expression below it, the answer the old per-expression walk gave."""
+    facts = ExprFacts(contract)
+    used: set[str] = set()
+    for root in expr_roots(contract):
+        assert facts.binds[id(root)] is _reference_binds(root)
+        for e in walk_expr(root):
+            assert facts.binds_names(e) is _reference_binds(e)
+            if isinstance(e, ir.Name):
+                used.add(e.name)
+            elif isinstance(e, ir.Call):
+                used.add(e.func)
+    assert facts.used == used
+
+
+@pytest.mark.parametrize(("name", "contract"), _CONTRACTS, ids=_IDS)
+def test_hidden_names_unchanged(
+    name: str, contract: ir.Contract, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """E0331 with the shared walk equals E0331 with a walk per expression."""
+    got = Checker(contract)
+    hiding.check_hidden_names(got)
+    expected = Checker(contract)
+    monkeypatch.setattr(ExprFacts, "binds_names", lambda self, e: _reference_binds(e))
+    hiding.check_hidden_names(expected)
+    assert got.diags == expected.diags
