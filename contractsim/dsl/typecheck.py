@@ -257,6 +257,10 @@ class Checker(NodeVisitor):
 
     def check_constraints(self, t: ir.TypeExpr) -> None:
         """Constraints must fit their type and each other; patterns must compile in linear time."""
+        if not t.constraints:  # most types: only those inside may have constraints
+            for sub in _child_types(t):
+                self.check_constraints(sub)
+            return
         base = self.resolve_quiet(t)
         bounds: dict[str, float] = {}
         for c in t.constraints:
