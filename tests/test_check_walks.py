@@ -15,8 +15,15 @@ from contractsim.dsl import check as check_module
 from contractsim.dsl import hiding, ir
 from contractsim.dsl.lower import lower
 from contractsim.dsl.typecheck import Checker
-from contractsim.dsl.visitor import child_field_names
-from contractsim.dsl.walk import ExprFacts, expr_roots, walk_expr
+from contractsim.dsl.visitor import (
+    EXPR_KINDS,
+    STMT_KINDS,
+    child_exprs,
+    child_field_names,
+    child_stmt_list,
+    iter_child_nodes,
+)
+from contractsim.dsl.walk import ExprFacts, expr_roots, template_exprs, walk_expr
 from contractsim.grammar.parse import parse
 
 _ROOT = Path(__file__).resolve().parent.parent
@@ -108,9 +115,73 @@ def test_the_sources_reach_the_edge_cases() -> None:
 
 
 def test_names_and_literals_have_no_children() -> None:
-    # ExprFacts skips looking for their children
+    # ExprFacts skips looking for their children, and takes a binary's two without asking
     assert child_field_names(ir.Name) == ()
     assert child_field_names(ir.ScalarLit) == ()
+    assert child_field_names(ir.Binary) == ("left", "right")
+
+
+def _reference_child_stmts(node: ir.Node) -> list[ir.Node]:
+    """``child_stmts`` as it was: the generator over ``iter_child_nodes``."""
+    return [child for child in iter_child_nodes(node) if isinstance(child, STMT_KINDS)]
+
+
+def _reference_walk_stmts(stmts: tuple[ir.Node, ...] | list[ir.Node]) -> list[ir.Node]:
+    out: list[ir.Node] = []
+    for s in stmts:
+        out.append(s)
+        out.extend(_reference_walk_stmts(_reference_child_stmts(s)))
+    return out
+
+
+def _reference_expr_roots(contract: ir.Contract) -> list[ir.Expr]:
+    """``expr_roots`` as it was: ``stmt_exprs`` of every statement ``walk_stmts`` yields."""
+    roots: list[ir.Expr] = []
+    roots.extend(c.value for c in contract.consts)
+    roots.extend(p.body for p in contract.predicates)
+    roots.extend(f.body for f in contract.functions)
+    roots.extend(g.cond for g in contract.goals)
+    for tool in contract.tools:
+        if tool.cost is not None:
+            roots.append(tool.cost)
+        roots.extend(let.value for let in tool.lets)
+        for cond in tool.conditions:
+            roots.append(cond.cond)
+            roots.extend(template_exprs(cond.message))
+            roots.extend(template_exprs(cond.hint))
+        bodies: list[tuple[ir.Stmt, ...]] = [tool.effects]
+        for out in tool.outcomes:
+            bodies.append(out.body)
+            roots.extend(e for e in (out.when, out.observed) if e is not None)
+            roots.extend(template_exprs(out.message))
+            roots.extend(template_exprs(out.hint))
+        if tool.flow is not None:
+            bodies.extend(step.body for step in tool.flow.steps)
+            roots.extend(t.when for t in tool.flow.transitions if t.when is not None)
+        for body in bodies:
+            for s in _reference_walk_stmts(body):
+                roots.extend(child_exprs(s))
+    for m in contract.machines:
+        roots.extend(t.when for t in m.transitions if t.when is not None)
+    return roots
+
+
+@pytest.mark.parametrize(("name", "contract"), _CONTRACTS, ids=_IDS)
+def test_statement_walks_unchanged(name: str, contract: ir.Contract) -> None:
+    """``child_stmt_list`` finds the statements the generator found, in order, below every
+    node of the contract; ``expr_roots`` lists the roots it listed, in order."""
+    stack: list[ir.Node] = [contract]
+    seen = 0
+    while stack:
+        node = stack.pop()
+        got = child_stmt_list(node)
+        assert [id(s) for s in got] == [id(s) for s in _reference_child_stmts(node)]
+        seen += len(got)
+        stack.extend(iter_child_nodes(node))
+    assert [id(e) for e in expr_roots(contract)] == [id(e) for e in _reference_expr_roots(contract)]
+    if name == "binders.contract":
+        assert seen >= 3
+    assert all(isinstance(e, EXPR_KINDS) for e in expr_roots(contract))
 
 
 @pytest.mark.parametrize(("name", "contract"), _CONTRACTS, ids=_IDS)

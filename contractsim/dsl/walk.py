@@ -8,7 +8,14 @@ from typing import Any, TypeVar, cast
 
 from ..diagnostics import Span
 from . import ir
-from .visitor import CHILD_FIELDS, child_expr_list, child_exprs, child_field_names, child_stmts
+from .visitor import (
+    CHILD_FIELDS,
+    child_expr_list,
+    child_exprs,
+    child_field_names,
+    child_stmt_list,
+    child_stmts,
+)
 
 
 def walk_expr(e: ir.Expr) -> Iterator[ir.Expr]:
@@ -87,8 +94,7 @@ def expr_roots(contract: ir.Contract) -> list[ir.Expr]:
             bodies.extend(step.body for step in tool.flow.steps)
             roots.extend(t.when for t in tool.flow.transitions if t.when is not None)
         for body in bodies:
-            for s in walk_stmts(body):
-                roots.extend(stmt_exprs(s))
+            _block_roots(body, roots)
     for m in contract.machines:
         roots.extend(t.when for t in m.transitions if t.when is not None)
     return roots
@@ -100,7 +106,7 @@ class ExprFacts:
 
     ``used``: every name an expression reads or calls (``Name.name``, ``Call.func``).
     ``binds``: per root expression, by ``id()``, whether it holds a quantifier or a
-    comprehension (only those roots; ask :func:`binds` about any expression)."""
+    comprehension (only those roots; ask :meth:`binds_names` about any expression)."""
 
     __slots__ = ("binds", "used")
 
@@ -108,17 +114,21 @@ class ExprFacts:
         self.used: set[str] = set()
         self.binds: dict[int, bool] = {}
         used, binds = self.used, self.binds
-        name_cls, call_cls, literal_cls = ir.Name, ir.Call, ir.ScalarLit
+        name_cls, call_cls, literal_cls, binary_cls = ir.Name, ir.Call, ir.ScalarLit, ir.Binary
         for root in expr_roots(contract):
             found = False
             stack: list[ir.Expr] = [root]
-            while stack:
+            while stack:  # the order of the walk does not matter to what it finds
                 e = stack.pop()
                 cls = e.__class__
                 if cls is name_cls:  # names and literals (half the nodes) have no children
                     used.add(e.name)  # type: ignore[union-attr]
                     continue
                 if cls is literal_cls:
+                    continue
+                if cls is binary_cls:  # the next most frequent: its two children, in any order
+                    stack.append(e.left)  # type: ignore[union-attr]
+                    stack.append(e.right)  # type: ignore[union-attr]
                     continue
                 if cls is call_cls:
                     used.add(e.func)  # type: ignore[union-attr]
@@ -138,6 +148,16 @@ class ExprFacts:
 
 _BINDERS = (ir.Quantifier, ir.Comprehension)
 """The expressions that bind names (a loop variable) below them."""
+
+
+def _block_roots(body: Iterable[ir.Stmt], roots: list[ir.Expr]) -> None:
+    """``roots.extend(stmt_exprs(s))`` for every ``s`` of ``walk_stmts(body)``, in that order,
+    without a generator per statement."""
+    for s in body:
+        child_expr_list(s, roots)
+        nested = child_stmt_list(s)
+        if nested:
+            _block_roots(nested, roots)
 
 
 def reads_clock(contract: ir.Contract) -> bool:
