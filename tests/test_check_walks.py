@@ -212,3 +212,51 @@ def test_hidden_names_unchanged(
     monkeypatch.setattr(ExprFacts, "binds_names", lambda self, e: _reference_binds(e))
     hiding.check_hidden_names(expected)
     assert got.diags == expected.diags
+
+
+@pytest.mark.parametrize(("name", "contract"), _CONTRACTS, ids=_IDS)
+def test_hidden_names_asks_only_about_expressions_the_walk_saw(
+    name: str, contract: ir.Contract, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where no root expression binds a name the E0331 pass looks at statements only: that
+    is exact because every expression it asks about lies below a root of ``expr_roots``."""
+    below_roots = {id(e) for root in expr_roots(contract) for e in walk_expr(root)}
+    asked: list[ir.Expr] = []
+
+    def record(self: ExprFacts, e: ir.Expr) -> bool:
+        asked.append(e)
+        return _reference_binds(e)
+
+    monkeypatch.setattr(ExprFacts, "binds_names", record)
+    ck = Checker(contract)
+    facts = ck.expr_facts()
+    facts.any_binds = True  # look at every expression, as before the shortcut
+    hiding.check_hidden_names(ck)
+    assert all(id(e) in below_roots for e in asked)
+    assert facts.any_binds is True
+    if name == "gorilla_fs.contract":
+        assert len(asked) > 100
+
+
+def test_a_contract_without_binders_still_reports_statements() -> None:
+    text = (
+        H
+        + """
+state { n: int = 0 }
+tool t(x: int) {
+  effect {
+    var x = 1
+    for n in [1, 2] { let y = n }
+  }
+}
+"""
+    )
+    contract = _lowered("plain.contract", text)
+    assert contract is not None
+    ck = Checker(contract)
+    assert ck.expr_facts().any_binds is False
+    hiding.check_hidden_names(ck)
+    assert [(d.code, d.message) for d in ck.diags] == [
+        ("E0331", "`var x` hides the parameter `x`"),
+        ("E0331", "loop variable `n` hides the state variable `n`"),
+    ]

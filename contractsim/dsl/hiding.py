@@ -59,6 +59,9 @@ class _Hiding(NodeVisitor):
         self.owner: ir.Node = ck.c  # the declaration being walked
         self._prefixed: tuple[ir.Node, set[str]] | None = None
         self._facts = ck.expr_facts()
+        # whether any expression of the contract binds a name: when none does, only the
+        # statements (`var`, `let`, `for`) are left to look at
+        self._binders = self._facts.any_binds
 
     def state_prefixed(self) -> set[str]:
         """The state variables the declaration being walked names as ``state.NAME``."""
@@ -87,7 +90,7 @@ class _Hiding(NodeVisitor):
         if isinstance(node, EXPR_KINDS):
             for child in child_exprs(node):
                 self.visit(child, names)
-        else:  # a statement without bindings or blocks of its own
+        elif self._binders:  # a statement without bindings or blocks of its own
             for child in child_exprs(node):
                 self.expr(child, names)
 
@@ -113,23 +116,27 @@ class _Hiding(NodeVisitor):
         names.update((p.name, "param") for p in tool.params)
         if tool.returns is not None:
             names["result"] = "result"
+        binders = self._binders  # else only the blocks' statements are looked at
         for let in tool.lets:  # each hiding another is E0331 in check._tool_lets
             self.expr(let.value, names)
             names[let.name] = "binding"
-        self.expr(tool.cost, names)
-        for cond in tool.conditions:
-            for e in child_exprs(cond):
-                self.expr(e, names)
+        if binders:
+            self.expr(tool.cost, names)
+            for cond in tool.conditions:
+                for e in child_exprs(cond):
+                    self.expr(e, names)
         self.block(tool.effects, names)
         for out in tool.outcomes:
-            for e in child_exprs(out):
-                self.expr(e, names)
+            if binders:
+                for e in child_exprs(out):
+                    self.expr(e, names)
             self.block(out.body, names)
         if tool.flow is not None:
             for step in tool.flow.steps:
                 self.block(step.body, names)
-            for t in tool.flow.transitions:
-                self.expr(t.when, names)
+            if binders:
+                for t in tool.flow.transitions:
+                    self.expr(t.when, names)
 
     # -------------------------------------------------------------------- statements
     def visit_Var(self, s: ir.Var, names: Names) -> None:

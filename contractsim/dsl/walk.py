@@ -106,9 +106,10 @@ class ExprFacts:
 
     ``used``: every name an expression reads or calls (``Name.name``, ``Call.func``).
     ``binds``: per root expression, by ``id()``, whether it holds a quantifier or a
-    comprehension (only those roots; ask :meth:`binds_names` about any expression)."""
+    comprehension (only those roots; ask :meth:`binds_names` about any expression).
+    ``any_binds``: whether any of them does."""
 
-    __slots__ = ("binds", "used")
+    __slots__ = ("any_binds", "binds", "used")
 
     def __init__(self, contract: ir.Contract) -> None:
         self.used: set[str] = set()
@@ -136,6 +137,7 @@ class ExprFacts:
                     found = True
                 child_expr_list(e, stack)
             binds[id(root)] = found
+        self.any_binds = any(binds.values())
 
     def binds_names(self, e: ir.Expr) -> bool:
         """Whether ``e`` holds a quantifier or a comprehension (from the walk when ``e`` is a
