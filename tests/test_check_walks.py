@@ -4,6 +4,7 @@ blocks of the docs, corrupted examples and a few contracts written to reach the 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 from contractsim.compiler.checks import COMPILER_CHECKS
 from contractsim.diagnostics import ContractError
 from contractsim.dsl import check as check_module
-from contractsim.dsl import hiding, ir
+from contractsim.dsl import hiding, ir, lets, walk
 from contractsim.dsl.lower import lower
 from contractsim.dsl.typecheck import Checker
 from contractsim.dsl.visitor import (
@@ -23,7 +24,7 @@ from contractsim.dsl.visitor import (
     child_stmt_list,
     iter_child_nodes,
 )
-from contractsim.dsl.walk import ExprFacts, expr_roots, template_exprs, walk_expr
+from contractsim.dsl.walk import ExprFacts, expr_roots, replace_nodes, template_exprs, walk_expr
 from contractsim.grammar.parse import parse
 
 _ROOT = Path(__file__).resolve().parent.parent
@@ -260,3 +261,41 @@ tool t(x: int) {
         ("E0331", "`var x` hides the parameter `x`"),
         ("E0331", "loop variable `n` hides the state variable `n`"),
     ]
+
+
+def _resolved_dump(contract: ir.Contract) -> str:
+    resolved, _ = check_module.check_and_resolve(contract, COMPILER_CHECKS)
+    return ir.dump_json(resolved)
+
+
+@pytest.mark.parametrize(("name", "contract"), _CONTRACTS, ids=_IDS)
+def test_replacing_unchanged(
+    name: str, contract: ir.Contract, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The resolved IR (spans included) is the one ``dataclasses.replace`` and a walk over the
+    whole tool gave: replacing a node calls its class with every field, and the tool-level
+    ``let`` uses are replaced in the fields they are found in only."""
+    got = _resolved_dump(contract)
+    for tool in contract.tools:
+        table: dict[int, ir.Node] = {}
+        lets._collect_tool(tool, table)
+        if table:
+            assert lets._replaced_in_tool(tool, table) == replace_nodes(tool, table)
+            assert ir.dump_json(lets._replaced_in_tool(tool, table)) == ir.dump_json(
+                replace_nodes(tool, table)
+            )
+    monkeypatch.setattr(
+        walk, "_replaced", lambda node, changes: dataclasses.replace(node, **changes)
+    )
+    monkeypatch.setattr(lets, "_replaced_in_tool", replace_nodes)
+    assert got == _resolved_dump(contract)
+
+
+def test_the_sources_replace_lets_and_empty_literals() -> None:
+    replaced = 0
+    for _, contract in _CONTRACTS:
+        for tool in contract.tools:
+            table: dict[int, ir.Node] = {}
+            lets._collect_tool(tool, table)
+            replaced += len(table)
+    assert replaced > 20

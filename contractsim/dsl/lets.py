@@ -26,10 +26,26 @@ def inline_tool_lets(contract: ir.Contract) -> ir.Contract:
         if tool.lets:
             _collect_tool(tool, table)
         # the uses of a tool's bindings are all inside the tool: only it is walked
-        tools.append(replace_nodes(tool, table) if table else tool)
+        tools.append(_replaced_in_tool(tool, table) if table else tool)
     if all(new is old for new, old in zip(tools, contract.tools)):
         return contract
     return dataclasses.replace(contract, tools=tuple(tools))
+
+
+_USE_FIELDS = ("cost", "conditions", "effects", "outcomes", "flow")
+"""The fields of a tool :func:`_collect_tool` finds uses in (not its parameters, their types,
+its tags, reports or the bindings themselves): only they are walked to replace them."""
+
+
+def _replaced_in_tool(tool: ir.Tool, table: dict[int, ir.Node]) -> ir.Tool:
+    """``replace_nodes(tool, table)`` for a table of uses :func:`_collect_tool` found."""
+    changes = {}
+    for name in _USE_FIELDS:
+        value = getattr(tool, name)
+        new = replace_nodes(value, table)
+        if new is not value:
+            changes[name] = new
+    return dataclasses.replace(tool, **changes) if changes else tool
 
 
 def _collect_tool(tool: ir.Tool, table: dict[int, ir.Node]) -> None:

@@ -232,7 +232,28 @@ def _replace(node: object, table: dict[int, ir.Node]) -> object:
             if changes is None:
                 changes = {}
             changes[name] = new
-    return dataclasses.replace(node, **changes) if changes else node  # type: ignore[type-var]
+    return _replaced(node, changes) if changes else node
+
+
+_INIT_FIELDS: dict[type, tuple[str, ...] | None] = {}
+"""Per record class, its fields in order when every one is an argument of ``__init__`` (else
+None: :func:`dataclasses.replace` then)."""
+
+
+def _replaced(node: Any, changes: dict[str, Any]) -> Any:
+    """``dataclasses.replace(node, **changes)``: the same call of the class with every field,
+    without looking again at each field's kind (the walk replaces hundreds of nodes)."""
+    cls = node.__class__
+    names = _INIT_FIELDS.get(cls, ())
+    if names == ():
+        fields = dataclasses.fields(cls)
+        names = tuple(f.name for f in fields) if all(f.init for f in fields) else None
+        _INIT_FIELDS[cls] = names
+    if names is None:
+        return dataclasses.replace(node, **changes)
+    arguments = {name: getattr(node, name) for name in names}
+    arguments.update(changes)
+    return cls(**arguments)
 
 
 def _replace_items(items: tuple[Any, ...], table: dict[int, ir.Node]) -> tuple[Any, ...]:
