@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from contractsim.compiler.checks import COMPILER_CHECKS
-from contractsim.diagnostics import ContractError
+from contractsim.diagnostics import ContractError, Span
 from contractsim.dsl import check as check_module
 from contractsim.dsl import hiding, ir, lets, walk
+from contractsim.dsl import types as T
 from contractsim.dsl.lower import lower
-from contractsim.dsl.typecheck import Checker
+from contractsim.dsl.typecheck import Checker, Scope, Symbol, _root_name
 from contractsim.dsl.visitor import (
     EXPR_KINDS,
     STMT_KINDS,
@@ -299,3 +300,88 @@ def test_the_sources_replace_lets_and_empty_literals() -> None:
             lets._collect_tool(tool, table)
             replaced += len(table)
     assert replaced > 20
+
+
+def _types() -> list[T.Ty]:
+    prims = [T.BOOL, T.INT, T.FLOAT, T.STR, T.NULL, T.ANY, T.Prim("int"), T.Prim("null")]
+    others = [
+        T.DYN,
+        T.DynT(),
+        T.ListT(T.INT),
+        T.SetT(T.STR),
+        T.MapT(T.STR, T.INT),
+        T.TupleT((T.INT, T.STR)),
+        T.EmptyT(),
+        T.EnumT("E", ("a", "b")),
+        T.RecordT("R", (("a", T.FieldT(T.INT, False, False)),), False),
+        T.TypeRefT("R"),
+        T.NUMBER_T,
+    ]
+    unions = [T.UnionT((a, b)) for a in prims + others[:8] for b in prims + others[:8]]
+    return prims + others + unions
+
+
+def test_comparable_unchanged() -> None:
+    """``comparable`` and ``_numberlike`` test a type's class and name where they compared it
+    with ANY, NULL, DYN and BOOL; the answers are those of the comparisons, for every pair."""
+
+    def numberlike(t: T.Ty) -> bool:
+        return t == T.BOOL or T.is_numeric(t)
+
+    def reference(a: T.Ty, b: T.Ty) -> bool:
+        if T.ANY in (a, b) or T.NULL in (a, b) or T.DYN in (a, b):
+            return True
+        if isinstance(a, T.UnionT) or isinstance(b, T.UnionT):
+            left = a.options if isinstance(a, T.UnionT) else (a,)
+            right = b.options if isinstance(b, T.UnionT) else (b,)
+            if T.NULL in left and T.NULL in right:
+                return True
+            return any(reference(x, y) for x in left for y in right if x != T.NULL and y != T.NULL)
+        if numberlike(a) and numberlike(b):
+            return True
+        return T.assignable(a, b) or T.assignable(b, a)
+
+    answers = set()
+    types = _types()
+    for a in types:
+        assert T._numberlike(a) is numberlike(a), a
+        for b in types:
+            got = T.comparable(a, b)
+            assert got == reference(a, b), (a, b)
+            answers.add(got)
+    assert answers == {True, False}
+
+
+def _scopes() -> list[Scope]:
+    sym = Symbol(T.INT, "param", Span(file="x"))
+    return [
+        Scope(),
+        Scope({"a": sym}),
+        Scope({"a": sym}, non_null=frozenset({"a", "b.c", "state.a"})),
+        Scope({"a": sym}, facts={"a": T.STR, "b[k]": T.INT}),
+        Scope({"b": sym}, True, True, "tool `t`", frozenset({"b"}), True, {"b.x": T.INT}),
+    ]
+
+
+def test_scope_child_unchanged() -> None:
+    """``Scope.child`` copies what it kept before, without filtering when nothing is shadowed
+    or there is nothing to forget."""
+    sym = Symbol(T.STR, "loop", Span(file="x"))
+
+    def reference(scope: Scope, **extra: Symbol) -> Scope:
+        shadowed = set(extra)
+        return Scope(
+            {**scope.names, **extra},
+            scope.allow_old,
+            scope.allow_fresh,
+            scope.where,
+            frozenset(t for t in scope.non_null if _root_name(t) not in shadowed),
+            scope.in_loop,
+            {t: ty for t, ty in scope.facts.items() if _root_name(t) not in shadowed},
+        )
+
+    for scope in _scopes():
+        for extra in ({}, {"a": sym}, {"b": sym}, {"z": sym}):
+            got = scope.child(**extra)
+            assert got == reference(scope, **extra)
+            assert got.names is not scope.names and got.facts is not scope.facts

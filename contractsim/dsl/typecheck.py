@@ -50,9 +50,13 @@ class Scope:
     facts: dict[str, T.Ty] = field(default_factory=dict)
 
     def child(self, **extra: Symbol) -> Scope:
-        shadowed = {n for n in extra}
-        non_null = frozenset(t for t in self.non_null if _root_name(t) not in shadowed)
-        facts = {t: ty for t, ty in self.facts.items() if _root_name(t) not in shadowed}
+        if not extra or not (self.non_null or self.facts):  # nothing shadowed or to forget
+            non_null = self.non_null
+            facts = dict(self.facts)
+        else:
+            shadowed = {n for n in extra}
+            non_null = frozenset(t for t in self.non_null if _root_name(t) not in shadowed)
+            facts = {t: ty for t, ty in self.facts.items() if _root_name(t) not in shadowed}
         return Scope(
             {**self.names, **extra},
             self.allow_old,
