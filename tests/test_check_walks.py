@@ -121,6 +121,11 @@ def test_names_and_literals_have_no_children() -> None:
     assert child_field_names(ir.Name) == ()
     assert child_field_names(ir.ScalarLit) == ()
     assert child_field_names(ir.Binary) == ("left", "right")
+    # ... and a call's arguments, an attribute's object and an index's two
+    assert child_field_names(ir.Call) == ("args", "kwargs")
+    assert child_field_names(ir.KeywordArg) == ("value",)
+    assert child_field_names(ir.Attr) == ("obj",)
+    assert child_field_names(ir.Index) == ("obj", "key")
 
 
 def _reference_child_stmts(node: ir.Node) -> list[ir.Node]:

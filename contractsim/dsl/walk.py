@@ -116,6 +116,7 @@ class ExprFacts:
         self.binds: dict[int, bool] = {}
         used, binds = self.used, self.binds
         name_cls, call_cls, literal_cls, binary_cls = ir.Name, ir.Call, ir.ScalarLit, ir.Binary
+        attr_cls, index_cls = ir.Attr, ir.Index
         for root in expr_roots(contract):
             found = False
             stack: list[ir.Expr] = [root]
@@ -127,13 +128,24 @@ class ExprFacts:
                     continue
                 if cls is literal_cls:
                     continue
-                if cls is binary_cls:  # the next most frequent: its two children, in any order
+                # the next most frequent kinds: their children taken as child_expr_list
+                # finds them, in any order
+                if cls is binary_cls:
                     stack.append(e.left)  # type: ignore[union-attr]
                     stack.append(e.right)  # type: ignore[union-attr]
                     continue
                 if cls is call_cls:
                     used.add(e.func)  # type: ignore[union-attr]
-                elif not found and isinstance(e, _BINDERS):
+                    stack.extend(e.args)  # type: ignore[union-attr]
+                    for keyword in e.kwargs:  # type: ignore[union-attr]
+                        stack.append(keyword.value)
+                    continue
+                if cls is attr_cls or cls is index_cls:
+                    stack.append(e.obj)  # type: ignore[union-attr]
+                    if cls is index_cls:
+                        stack.append(e.key)  # type: ignore[union-attr]
+                    continue
+                if not found and isinstance(e, _BINDERS):
                     found = True
                 child_expr_list(e, stack)
             binds[id(root)] = found
