@@ -380,6 +380,11 @@ class Checker(NodeVisitor):
         return T.STR
 
     def visit_Name(self, e: ir.Name, scope: Scope) -> T.Ty:
+        if not (scope.facts or scope.non_null or e.state):  # most names: a symbol in scope
+            sym = scope.names.get(e.name)
+            if sym is not None:
+                return sym.type
+            return self.name_type(e, scope)
         key = f"state.{e.name}" if e.state else e.name
         ty = scope.facts.get(key) if scope.facts else None
         if ty is None:
@@ -1378,8 +1383,10 @@ class Checker(NodeVisitor):
             )
 
     def template(self, t: ir.Template | None, scope: Scope) -> None:
-        for e in template_exprs(t):
-            self.expr(e, scope)
+        if t is not None:  # template_exprs(t), without a generator per message and hint
+            for part in t.parts:
+                if part.expr is not None:
+                    self.expr(part.expr, scope)
 
 
 #: the type ``visit_ScalarLit`` gives a literal, by the exact class of its value
