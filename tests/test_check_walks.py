@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from contractsim.api import check_text
 from contractsim.compiler.checks import COMPILER_CHECKS
 from contractsim.diagnostics import ContractError, Span
 from contractsim.dsl import check as check_module
@@ -390,3 +391,126 @@ def test_scope_child_unchanged() -> None:
             got = scope.child(**extra)
             assert got == reference(scope, **extra)
             assert got.names is not scope.names and got.facts is not scope.facts
+
+
+# ----------------------------------------------- empty collections under item-count bounds
+
+_BOUND_DECLS = """
+type Address = str format "email" max_length 254
+type Capped = list[Address] max_items 3
+type CappedAlias = Capped max_items 2
+type AtLeastOne = set[str] min_items 1
+type NoneNeeded = map[str, int] min_items 0
+"""
+_BOUND_TYPES = [
+    "list[Address] max_items 50",
+    "list[int] max_items 0",
+    "list[int] min_items 0 max_items 5",
+    "list[int] min_items 1",
+    "list[int] max_items -1",
+    "list[int] max_items 2.5",
+    "list[int] max_length 3",
+    "set[Address] max_items 1",
+    "map[str, Address] max_items 4",
+    "Capped",
+    "CappedAlias",
+    "CappedAlias max_items 1",
+    "AtLeastOne",
+    "NoneNeeded",
+    "NoneNeeded max_items 0",
+    "str max_length 3",
+    "Address | null",
+]
+_BOUND_VALUES = ["[]", "{}", "null", '["a@example.com"]', '{"a@example.com"}']
+
+
+def _bound_contract(type_text: str, value_text: str) -> ir.Contract | None:
+    text = H + _BOUND_DECLS + f"const C: {type_text} = {value_text}\n"
+    try:
+        contract, _ = lower(parse(text, "t.contract"), "t.contract")
+    except ContractError:
+        return None
+    return contract
+
+
+@pytest.mark.parametrize(
+    ("type_text", "value_text"),
+    [(t, v) for t in _BOUND_TYPES for v in _BOUND_VALUES],
+)
+def test_obviously_conforms_under_item_bounds(
+    type_text: str, value_text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where ``obviously_conforms`` answers without the validator, the validator finds no
+    problem; and the diagnostics are those of always asking the validator."""
+    contract = _bound_contract(type_text, value_text)
+    assert contract is not None
+    const = contract.consts[0]
+    assert const.type is not None
+    ck = Checker(contract)
+    if check_module.obviously_conforms(const.value, const.type, ck.type_decls):
+        assert COMPILER_CHECKS.conformance_problem(ck, const.value, const.type) is None
+    text = H + _BOUND_DECLS + f"const C: {type_text} = {value_text}\n"
+    state = f"state {{ s: {type_text} = {value_text} }}\n"
+    fast = [repr(d) for d in check_text(text + state, "t.contract")]
+    monkeypatch.setattr(check_module, "obviously_conforms", lambda *_: False)
+    assert fast == [repr(d) for d in check_text(text + state, "t.contract")]
+
+
+@pytest.mark.parametrize(
+    ("type_text", "value_text", "expected"),
+    [
+        ("list[Address] max_items 50", "[]", True),  # email.contract's `cc`
+        ("list[int] max_items 0", "[]", True),
+        ("list[int] min_items 0 max_items 5", "[]", True),
+        ("set[Address] max_items 1", "{}", True),
+        ("map[str, Address] max_items 4", "{}", True),
+        ("Capped", "[]", True),
+        ("CappedAlias max_items 1", "[]", True),
+        ("NoneNeeded max_items 0", "{}", True),
+        ("list[int] min_items 1", "[]", False),  # the validator says why
+        ("AtLeastOne", "{}", False),
+        ("list[int] max_items -1", "[]", False),
+        ("list[int] max_items 2.5", "[]", False),
+        ("list[int] max_length 3", "[]", False),
+        ("list[Address] max_items 50", '["a@example.com"]', False),
+        ("Address | null", "null", True),  # null: as before
+        ("list[int] max_items 5", "null", False),
+    ],
+)
+def test_obviously_conforms_item_bound_cases(
+    type_text: str, value_text: str, expected: bool
+) -> None:
+    contract = _bound_contract(type_text, value_text)
+    assert contract is not None
+    const = contract.consts[0]
+    assert const.type is not None
+    got = check_module.obviously_conforms(const.value, const.type, Checker(contract).type_decls)
+    assert got is expected
+
+
+class _ReferenceChecker(Checker):
+    """The checker's name lookup and message templates as they were."""
+
+    def visit_Name(self, e: ir.Name, scope: Scope) -> T.Ty:
+        key = f"state.{e.name}" if e.state else e.name
+        ty = scope.facts.get(key) if scope.facts else None
+        if ty is None:
+            ty = self.name_type(e, scope)
+        return T.strip_null(ty) if scope.non_null and key in scope.non_null else ty
+
+    def template(self, t: ir.Template | None, scope: Scope) -> None:
+        for e in template_exprs(t):
+            self.expr(e, scope)
+
+
+@pytest.mark.parametrize(("name", "contract"), _CONTRACTS, ids=_IDS)
+def test_checker_diagnostics_unchanged(name: str, contract: ir.Contract) -> None:
+    """Every pass gives the diagnostics, in order, that the checker with the old name lookup
+    and templates gives."""
+    got = Checker(contract)
+    expected = _ReferenceChecker(contract)
+    for ck in (got, expected):
+        ck.back_end = COMPILER_CHECKS
+        for run in check_module.PASSES:
+            run(ck)
+    assert [repr(d) for d in got.diags] == [repr(d) for d in expected.diags]

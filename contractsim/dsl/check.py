@@ -229,8 +229,9 @@ _EMPTY_FITS: dict[str, frozenset[str]] = {
 def obviously_conforms(value: ir.Expr, t: ir.TypeExpr, decls: dict[str, ir.TypeDecl]) -> bool:
     """Whether ``value`` satisfies ``t`` without computing it: an empty collection literal of a
     list, set or map type, or ``null`` for a union with a ``null`` option, where no constraint
-    sits on the type itself or an alias on the way to it (item types are never looked at, and
-    their constraints do not matter to an empty collection). Building a pydantic validator for
+    sits on the type itself or an alias on the way to it but, for an empty collection, item-count
+    bounds it meets (item types are never looked at, and their constraints do not matter to an
+    empty collection). Building a pydantic validator for
     the type (a model per record type) is the cost this saves; ``False`` means "ask the
     validator", never "does not conform"."""
     if isinstance(value, ir.Collection) and not value.items:
@@ -243,11 +244,11 @@ def obviously_conforms(value: ir.Expr, t: ir.TypeExpr, decls: dict[str, ir.TypeD
         return False
     seen: set[str] = set()
     while isinstance(t, ir.NamedType) and t.name in decls and t.name not in seen:
-        if t.constraints:
+        if t.constraints and not (fits is not None and _empty_fits_bounds(t.constraints)):
             return False
         seen.add(t.name)
         t = decls[t.name].type
-    if t.constraints:
+    if t.constraints and not (fits is not None and _empty_fits_bounds(t.constraints)):
         return False
     if fits is not None:
         return isinstance(t, ir.GenericType) and t.name in fits
@@ -256,6 +257,19 @@ def obviously_conforms(value: ir.Expr, t: ir.TypeExpr, decls: dict[str, ir.TypeD
         and (isinstance(o, ir.NullType) or (isinstance(o, ir.NamedType) and o.name == "null"))
         for o in t.options
     )
+
+
+def _empty_fits_bounds(constraints: tuple[ir.Constraint, ...]) -> bool:
+    """Whether an empty collection satisfies every one of ``constraints``: only item-count
+    bounds written as whole numbers, ``max_items`` at least 0 and ``min_items`` at most 0
+    (``cc: list[Address] max_items 50 = []``); anything else is left to the validator."""
+    for c in constraints:
+        value = c.value
+        if value.__class__ is not int:
+            return False
+        if not ((c.key == "max_items" and value >= 0) or (c.key == "min_items" and value <= 0)):
+            return False
+    return True
 
 
 def _well_formed(t: ir.TypeExpr, decls: dict[str, ir.TypeDecl], depth: int) -> bool:
