@@ -489,7 +489,7 @@ def test_obviously_conforms_item_bound_cases(
 
 
 class _ReferenceChecker(Checker):
-    """The checker's name lookup and message templates as they were."""
+    """The checker's name lookup, message templates and narrowing as they were."""
 
     def visit_Name(self, e: ir.Name, scope: Scope) -> T.Ty:
         key = f"state.{e.name}" if e.state else e.name
@@ -501,6 +501,16 @@ class _ReferenceChecker(Checker):
     def template(self, t: ir.Template | None, scope: Scope) -> None:
         for e in template_exprs(t):
             self.expr(e, scope)
+
+    def narrowed(self, scope: Scope, cond: ir.Expr, positive: bool = True) -> Scope:
+        new = scope.narrowed(cond, positive)
+        facts = self._type_facts(cond, positive, scope)
+        if not facts:
+            return new
+        if new is scope:
+            new = scope.child()
+        new.facts = {**new.facts, **facts}
+        return new
 
 
 @pytest.mark.parametrize(("name", "contract"), _CONTRACTS, ids=_IDS)
@@ -514,3 +524,23 @@ def test_checker_diagnostics_unchanged(name: str, contract: ir.Contract) -> None
         for run in check_module.PASSES:
             run(ck)
     assert [repr(d) for d in got.diags] == [repr(d) for d in expected.diags]
+
+
+@pytest.mark.parametrize(("name", "contract"), _CONTRACTS, ids=_IDS)
+def test_narrowing_unchanged(name: str, contract: ir.Contract) -> None:
+    """``narrowed`` returns the scope itself for an expression that cannot narrow, as the
+    full look at it did; for every expression of the contract, both ways."""
+    ck = Checker(contract)
+    for run in check_module.PASSES[:4]:  # the names and types a scope holds
+        run(ck)
+    scope = check_module.ck_scope(ck, where="a test")
+    narrowing = 0
+    for e in walk.all_exprs(contract):
+        for positive in (True, False):
+            got = ck.narrowed(scope, e, positive)
+            expected = _ReferenceChecker.narrowed(ck, scope, e, positive)
+            assert (got is scope) == (expected is scope)
+            assert (got.non_null, got.facts) == (expected.non_null, expected.facts)
+            narrowing += got is not scope
+    if name == "gorilla_fs.contract":
+        assert narrowing > 0

@@ -578,6 +578,13 @@ class Checker(NodeVisitor):
         """The scope where ``cond`` is ``positive``: ``x != null`` and type tests narrow the
         type of ``x`` (a name or a field path); ``and`` (``or`` when negative) collects both
         sides, ``not`` flips."""
+        # what the two below find in any other expression: nothing
+        cls = cond.__class__
+        if cls is ir.Binary:
+            if cond.op not in _NARROWING:  # type: ignore[union-attr]
+                return scope
+        elif cls is not ir.Unary and cls is not ir.TypeTest:
+            return scope
         new = scope.narrowed(cond, positive)
         facts = self._type_facts(cond, positive, scope)
         if not facts:
@@ -1388,6 +1395,9 @@ class Checker(NodeVisitor):
                 if part.expr is not None:
                     self.expr(part.expr, scope)
 
+
+_NARROWING = frozenset(("and", "or", "==", "!="))
+"""The operators of the binary expressions ``_non_null_facts`` and ``_type_facts`` look into."""
 
 #: the type ``visit_ScalarLit`` gives a literal, by the exact class of its value
 _SCALAR_TYPES: dict[type, T.Ty] = {

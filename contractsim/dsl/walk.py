@@ -143,7 +143,7 @@ class ExprFacts:
                 if cls is attr_cls or cls is index_cls:
                     stack.append(e.obj)  # type: ignore[union-attr]
                     if cls is index_cls:
-                        stack.append(e.key)  # type: ignore[union-attr]
+                        stack.append(e.key)  # type: ignore[union-attr, arg-type]
                     continue
                 if not found and isinstance(e, _BINDERS):
                     found = True
