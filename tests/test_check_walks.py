@@ -226,24 +226,41 @@ def test_hidden_names_unchanged(
 def test_hidden_names_asks_only_about_expressions_the_walk_saw(
     name: str, contract: ir.Contract, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Where no root expression binds a name the E0331 pass looks at statements only: that
-    is exact because every expression it asks about lies below a root of ``expr_roots``."""
+    """Where no root expression (of the contract, of a tool) binds a name the E0331 pass looks
+    at statements only: that is exact because every expression it asks about lies below a
+    root of ``expr_roots``, and, inside a tool, below a root of that tool."""
     below_roots = {id(e) for root in expr_roots(contract) for e in walk_expr(root)}
-    asked: list[ir.Expr] = []
+    below_tool: dict[int, set[int]] = {}
+    for tool in contract.tools:
+        roots: list[ir.Expr] = []
+        walk._tool_roots(tool, roots)
+        below_tool[id(tool)] = {id(e) for root in roots for e in walk_expr(root)}
+    asked: list[tuple[ir.Node, ir.Expr]] = []
+    current: list[ir.Node] = [contract]  # the tool being walked, else the contract
+    original_tool = hiding._Hiding.tool
+
+    def tool(self: hiding._Hiding, t: ir.Tool, names: hiding.Names) -> None:
+        current[0] = t
+        original_tool(self, t, names)
+        current[0] = contract
 
     def record(self: ExprFacts, e: ir.Expr) -> bool:
-        asked.append(e)
+        asked.append((current[0], e))
         return _reference_binds(e)
 
     monkeypatch.setattr(ExprFacts, "binds_names", record)
+    monkeypatch.setattr(hiding._Hiding, "tool", tool)
     ck = Checker(contract)
     facts = ck.expr_facts()
-    facts.any_binds = True  # look at every expression, as before the shortcut
+    facts.any_binds = True  # look at every expression, as before the shortcuts
+    facts.tool_binds = {}  # (a tool not in it is looked at whole)
     hiding.check_hidden_names(ck)
-    assert all(id(e) in below_roots for e in asked)
-    assert facts.any_binds is True
+    assert all(id(e) in below_roots for _, e in asked)
+    for owner, e in asked:
+        if isinstance(owner, ir.Tool):
+            assert id(e) in below_tool[id(owner)]
     if name == "gorilla_fs.contract":
-        assert len(asked) > 100
+        assert sum(isinstance(owner, ir.Tool) for owner, _ in asked) > 100
 
 
 def test_a_contract_without_binders_still_reports_statements() -> None:

@@ -116,7 +116,9 @@ class _Hiding(NodeVisitor):
         names.update((p.name, "param") for p in tool.params)
         if tool.returns is not None:
             names["result"] = "result"
-        binders = self._binders  # else only the blocks' statements are looked at
+        # does an expression of this tool bind a name? else only its statements are looked at
+        binders = self._binders and self._facts.tool_binds.get(id(tool), True)
+        saved, self._binders = self._binders, binders  # (generic_visit reads it too)
         for let in tool.lets:  # each hiding another is E0331 in check._tool_lets
             self.expr(let.value, names)
             names[let.name] = "binding"
@@ -137,6 +139,7 @@ class _Hiding(NodeVisitor):
             if binders:
                 for t in tool.flow.transitions:
                     self.expr(t.when, names)
+        self._binders = saved
 
     # -------------------------------------------------------------------- statements
     def visit_Var(self, s: ir.Var, names: Names) -> None:

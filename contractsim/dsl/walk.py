@@ -68,6 +68,14 @@ def all_exprs(contract: ir.Contract) -> Iterator[ir.Expr]:
 def expr_roots(contract: ir.Contract) -> list[ir.Expr]:
     """The outermost expressions of a contract (those :func:`all_exprs` walks), in order."""
     roots: list[ir.Expr] = []
+    _declaration_roots(contract, roots)
+    for tool in contract.tools:
+        _tool_roots(tool, roots)
+    _machine_roots(contract, roots)
+    return roots
+
+
+def _declaration_roots(contract: ir.Contract, roots: list[ir.Expr]) -> None:
     for c in contract.consts:
         roots.append(c.value)
     for p in contract.predicates:
@@ -76,28 +84,32 @@ def expr_roots(contract: ir.Contract) -> list[ir.Expr]:
         roots.append(f.body)
     for g in contract.goals:
         roots.append(g.cond)
-    for tool in contract.tools:
-        if tool.cost is not None:
-            roots.append(tool.cost)
-        roots.extend(let.value for let in tool.lets)
-        for cond in tool.conditions:
-            roots.append(cond.cond)
-            roots.extend(template_exprs(cond.message))
-            roots.extend(template_exprs(cond.hint))
-        bodies: list[tuple[ir.Stmt, ...]] = [tool.effects]
-        for out in tool.outcomes:
-            bodies.append(out.body)
-            roots.extend(e for e in (out.when, out.observed) if e is not None)
-            roots.extend(template_exprs(out.message))
-            roots.extend(template_exprs(out.hint))
-        if tool.flow is not None:
-            bodies.extend(step.body for step in tool.flow.steps)
-            roots.extend(t.when for t in tool.flow.transitions if t.when is not None)
-        for body in bodies:
-            _block_roots(body, roots)
+
+
+def _tool_roots(tool: ir.Tool, roots: list[ir.Expr]) -> None:
+    if tool.cost is not None:
+        roots.append(tool.cost)
+    roots.extend(let.value for let in tool.lets)
+    for cond in tool.conditions:
+        roots.append(cond.cond)
+        roots.extend(template_exprs(cond.message))
+        roots.extend(template_exprs(cond.hint))
+    bodies: list[tuple[ir.Stmt, ...]] = [tool.effects]
+    for out in tool.outcomes:
+        bodies.append(out.body)
+        roots.extend(e for e in (out.when, out.observed) if e is not None)
+        roots.extend(template_exprs(out.message))
+        roots.extend(template_exprs(out.hint))
+    if tool.flow is not None:
+        bodies.extend(step.body for step in tool.flow.steps)
+        roots.extend(t.when for t in tool.flow.transitions if t.when is not None)
+    for body in bodies:
+        _block_roots(body, roots)
+
+
+def _machine_roots(contract: ir.Contract, roots: list[ir.Expr]) -> None:
     for m in contract.machines:
         roots.extend(t.when for t in m.transitions if t.when is not None)
-    return roots
 
 
 class ExprFacts:
@@ -107,17 +119,28 @@ class ExprFacts:
     ``used``: every name an expression reads or calls (``Name.name``, ``Call.func``).
     ``binds``: per root expression, by ``id()``, whether it holds a quantifier or a
     comprehension (only those roots; ask :meth:`binds_names` about any expression).
-    ``any_binds``: whether any of them does."""
+    ``any_binds``: whether any of them does; ``tool_binds``: per tool, by ``id()``, whether
+    any of its roots does."""
 
-    __slots__ = ("any_binds", "binds", "used")
+    __slots__ = ("any_binds", "binds", "tool_binds", "used")
 
     def __init__(self, contract: ir.Contract) -> None:
         self.used: set[str] = set()
         self.binds: dict[int, bool] = {}
         used, binds = self.used, self.binds
+        # expr_roots(contract), noting where each tool's roots are
+        roots: list[ir.Expr] = []
+        _declaration_roots(contract, roots)
+        tool_ranges: list[tuple[ir.Tool, int, int]] = []
+        for tool in contract.tools:
+            start = len(roots)
+            _tool_roots(tool, roots)
+            tool_ranges.append((tool, start, len(roots)))
+        _machine_roots(contract, roots)
+        root_binds: list[bool] = []
         name_cls, call_cls, literal_cls, binary_cls = ir.Name, ir.Call, ir.ScalarLit, ir.Binary
         attr_cls, index_cls = ir.Attr, ir.Index
-        for root in expr_roots(contract):
+        for root in roots:
             found = False
             stack: list[ir.Expr] = [root]
             while stack:  # the order of the walk does not matter to what it finds
@@ -149,7 +172,9 @@ class ExprFacts:
                     found = True
                 child_expr_list(e, stack)
             binds[id(root)] = found
-        self.any_binds = any(binds.values())
+            root_binds.append(found)
+        self.any_binds = any(root_binds)
+        self.tool_binds = {id(tool): any(root_binds[a:b]) for tool, a, b in tool_ranges}
 
     def binds_names(self, e: ir.Expr) -> bool:
         """Whether ``e`` holds a quantifier or a comprehension (from the walk when ``e`` is a
