@@ -614,6 +614,8 @@ def check_tool(ck: Checker, tool: ir.Tool) -> None:
 def _tool_lets(ck: Checker, tool: ir.Tool, pre: Scope) -> None:
     """``let NAME = EXPR`` at the top of a tool: in order, each seeing the ones before it; it
     must come before the tool's clauses and may not hide another name."""
+    if not tool.lets:
+        return  # (most tools: no need to find where their first clause is)
     clauses = [
         *(c.span for c in tool.conditions),
         *(s.span for s in tool.effects),
