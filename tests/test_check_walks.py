@@ -311,18 +311,63 @@ def test_replacing_unchanged(
     monkeypatch.setattr(
         walk, "_replaced", lambda node, changes: dataclasses.replace(node, **changes)
     )
-    monkeypatch.setattr(lets, "_replaced_in_tool", replace_nodes)
+    monkeypatch.setattr(lets, "inline_tool_lets", _reference_inline_tool_lets)
+    monkeypatch.setattr(check_module, "inline_tool_lets", _reference_inline_tool_lets)
     assert got == _resolved_dump(contract)
 
 
+def _reference_inline_tool_lets(contract: ir.Contract) -> ir.Contract:
+    """``inline_tool_lets`` as it was: each tool with bindings walked whole."""
+    tools = []
+    for tool in contract.tools:
+        table: dict[int, ir.Node] = {}
+        if tool.lets:
+            lets._collect_tool(tool, table)
+        tools.append(replace_nodes(tool, table) if table else tool)
+    if all(new is old for new, old in zip(tools, contract.tools)):
+        return contract
+    return dataclasses.replace(contract, tools=tuple(tools))
+
+
+@pytest.mark.parametrize(("name", "contract"), _CONTRACTS, ids=_IDS)
+def test_unchanged_parts_are_only_those_without_uses(name: str, contract: ir.Contract) -> None:
+    """What ``_collect_tool`` maps to itself holds no use it replaces, and the tool comes out
+    as the whole-tool walk makes it."""
+    for tool in contract.tools:
+        if not tool.lets:
+            continue
+        table = lets._Uses()
+        unchanged: dict[int, ir.Node] = {}
+        lets._collect_tool(tool, table, unchanged)
+        below = {id(node): node for kept in unchanged.values() for node in _all_nodes(kept)}
+        assert not set(table) & set(below)
+        plain: dict[int, ir.Node] = {}
+        lets._collect_tool(tool, plain)
+        assert dict(table) == plain
+        whole = replace_nodes(tool, plain)
+        pruned = lets._replaced_in_tool(tool, {**unchanged, **table})
+        assert ir.dump_json(pruned) == ir.dump_json(whole)
+
+
+def _all_nodes(node: ir.Node) -> list[ir.Node]:
+    out = [node]
+    for child in iter_child_nodes(node):
+        out.extend(_all_nodes(child))
+    return out
+
+
 def test_the_sources_replace_lets_and_empty_literals() -> None:
-    replaced = 0
+    replaced = pruned = 0
     for _, contract in _CONTRACTS:
         for tool in contract.tools:
             table: dict[int, ir.Node] = {}
             lets._collect_tool(tool, table)
             replaced += len(table)
+            kept: dict[int, ir.Node] = {}
+            lets._collect_tool(tool, lets._Uses(), kept)
+            pruned += len(kept)
     assert replaced > 20
+    assert pruned > 20
 
 
 def _types() -> list[T.Ty]:
