@@ -15,8 +15,7 @@ from .builtins import BUILTINS
 from .hiding import check_hidden_names
 from .lets import inline_tool_lets
 from .typecheck import SEMVER, Checker, Scope, Symbol, _child_types, _root_name
-from .visitor import child_expr_list
-from .walk import all_exprs, expr_roots, replace_nodes, stmt_exprs, walk_expr, walk_stmts
+from .walk import all_exprs, replace_nodes, stmt_exprs, walk_expr, walk_stmts
 
 __all__ = [
     "PASSES",
@@ -230,8 +229,9 @@ _EMPTY_FITS: dict[str, frozenset[str]] = {
 def obviously_conforms(value: ir.Expr, t: ir.TypeExpr, decls: dict[str, ir.TypeDecl]) -> bool:
     """Whether ``value`` satisfies ``t`` without computing it: an empty collection literal of a
     list, set or map type, or ``null`` for a union with a ``null`` option, where no constraint
-    sits on the type itself or an alias on the way to it (item types are never looked at, and
-    their constraints do not matter to an empty collection). Building a pydantic validator for
+    sits on the type itself or an alias on the way to it but, for an empty collection, item-count
+    bounds it meets (item types are never looked at, and their constraints do not matter to an
+    empty collection). Building a pydantic validator for
     the type (a model per record type) is the cost this saves; ``False`` means "ask the
     validator", never "does not conform"."""
     if isinstance(value, ir.Collection) and not value.items:
@@ -244,11 +244,11 @@ def obviously_conforms(value: ir.Expr, t: ir.TypeExpr, decls: dict[str, ir.TypeD
         return False
     seen: set[str] = set()
     while isinstance(t, ir.NamedType) and t.name in decls and t.name not in seen:
-        if t.constraints:
+        if t.constraints and not (fits is not None and _empty_fits_bounds(t.constraints)):
             return False
         seen.add(t.name)
         t = decls[t.name].type
-    if t.constraints:
+    if t.constraints and not (fits is not None and _empty_fits_bounds(t.constraints)):
         return False
     if fits is not None:
         return isinstance(t, ir.GenericType) and t.name in fits
@@ -257,6 +257,19 @@ def obviously_conforms(value: ir.Expr, t: ir.TypeExpr, decls: dict[str, ir.TypeD
         and (isinstance(o, ir.NullType) or (isinstance(o, ir.NamedType) and o.name == "null"))
         for o in t.options
     )
+
+
+def _empty_fits_bounds(constraints: tuple[ir.Constraint, ...]) -> bool:
+    """Whether an empty collection satisfies every one of ``constraints``: only item-count
+    bounds written as whole numbers, ``max_items`` at least 0 and ``min_items`` at most 0
+    (``cc: list[Address] max_items 50 = []``); anything else is left to the validator."""
+    for c in constraints:
+        value = c.value
+        if value.__class__ is not int:
+            return False
+        if not ((c.key == "max_items" and value >= 0) or (c.key == "min_items" and value <= 0)):
+            return False
+    return True
 
 
 def _well_formed(t: ir.TypeExpr, decls: dict[str, ir.TypeDecl], depth: int) -> bool:
@@ -601,6 +614,8 @@ def check_tool(ck: Checker, tool: ir.Tool) -> None:
 def _tool_lets(ck: Checker, tool: ir.Tool, pre: Scope) -> None:
     """``let NAME = EXPR`` at the top of a tool: in order, each seeing the ones before it; it
     must come before the tool's clauses and may not hide another name."""
+    if not tool.lets:
+        return  # (most tools: no need to find where their first clause is)
     clauses = [
         *(c.span for c in tool.conditions),
         *(s.span for s in tool.effects),
@@ -912,23 +927,12 @@ def check_machines(ck: Checker) -> None:
 
 
 def lint_unused(ck: Checker) -> None:
-    # the declared names no expression uses yet: the walk stops once every one is used
+    # the declared names no expression uses
     unused = {p.name for p in ck.c.predicates}
     unused.update(f.name for f in ck.c.functions)
     unused.update(var.name for var in ck.c.state)
-    # every expression, as `all_exprs` walks them, without a generator per level
-    stack = expr_roots(ck.c) if unused else []
-    name_cls, call_cls = ir.Name, ir.Call
-    while stack:
-        e = stack.pop()
-        cls = e.__class__
-        if cls is name_cls or cls is call_cls:
-            used_name = e.name if cls is name_cls else e.func  # type: ignore[union-attr]
-            if used_name in unused:
-                unused.discard(used_name)
-                if not unused:
-                    break
-        child_expr_list(e, stack)
+    if unused:  # the walk every expression's names come from is shared with the E0331 pass
+        unused -= ck.expr_facts().used
     events_used = {o.event.name for t in ck.c.tools for o in t.outcomes if o.event}
     events_used |= {
         tr.event.name for t in ck.c.tools if t.flow for tr in t.flow.transitions if tr.event

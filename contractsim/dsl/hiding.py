@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from ..diagnostics import Span
 from . import ir
 from .visitor import EXPR_KINDS, NodeVisitor, child_exprs, iter_child_nodes
-from .walk import walk_expr
 
 if TYPE_CHECKING:
     from .typecheck import Checker
@@ -59,6 +58,10 @@ class _Hiding(NodeVisitor):
         self.ck = ck
         self.owner: ir.Node = ck.c  # the declaration being walked
         self._prefixed: tuple[ir.Node, set[str]] | None = None
+        self._facts = ck.expr_facts()
+        # whether any expression of the contract binds a name: when none does, only the
+        # statements (`var`, `let`, `for`) are left to look at
+        self._binders = self._facts.any_binds
 
     def state_prefixed(self) -> set[str]:
         """The state variables the declaration being walked names as ``state.NAME``."""
@@ -75,7 +78,7 @@ class _Hiding(NodeVisitor):
 
     def expr(self, e: ir.Expr | None, names: Names) -> None:
         """Check an expression (most bind no name: they are only looked through once)."""
-        if e is not None and _binds(e):
+        if e is not None and self._facts.binds_names(e):
             self.visit(e, names)
 
     def block(self, body: tuple[ir.Stmt, ...], names: Names) -> None:
@@ -87,7 +90,7 @@ class _Hiding(NodeVisitor):
         if isinstance(node, EXPR_KINDS):
             for child in child_exprs(node):
                 self.visit(child, names)
-        else:  # a statement without bindings or blocks of its own
+        elif self._binders:  # a statement without bindings or blocks of its own
             for child in child_exprs(node):
                 self.expr(child, names)
 
@@ -113,23 +116,30 @@ class _Hiding(NodeVisitor):
         names.update((p.name, "param") for p in tool.params)
         if tool.returns is not None:
             names["result"] = "result"
+        # does an expression of this tool bind a name? else only its statements are looked at
+        binders = self._binders and self._facts.tool_binds.get(id(tool), True)
+        saved, self._binders = self._binders, binders  # (generic_visit reads it too)
         for let in tool.lets:  # each hiding another is E0331 in check._tool_lets
             self.expr(let.value, names)
             names[let.name] = "binding"
-        self.expr(tool.cost, names)
-        for cond in tool.conditions:
-            for e in child_exprs(cond):
-                self.expr(e, names)
+        if binders:
+            self.expr(tool.cost, names)
+            for cond in tool.conditions:
+                for e in child_exprs(cond):
+                    self.expr(e, names)
         self.block(tool.effects, names)
         for out in tool.outcomes:
-            for e in child_exprs(out):
-                self.expr(e, names)
+            if binders:
+                for e in child_exprs(out):
+                    self.expr(e, names)
             self.block(out.body, names)
         if tool.flow is not None:
             for step in tool.flow.steps:
                 self.block(step.body, names)
-            for t in tool.flow.transitions:
-                self.expr(t.when, names)
+            if binders:
+                for t in tool.flow.transitions:
+                    self.expr(t.when, names)
+        self._binders = saved
 
     # -------------------------------------------------------------------- statements
     def visit_Var(self, s: ir.Var, names: Names) -> None:
@@ -181,8 +191,3 @@ class _Hiding(NodeVisitor):
             inner[var] = "loop"
         for part in inside:
             self.expr(part, inner)
-
-
-def _binds(e: ir.Expr) -> bool:
-    """Whether ``e`` holds a quantifier or a comprehension."""
-    return any(isinstance(x, (ir.Quantifier, ir.Comprehension)) for x in walk_expr(e))

@@ -17,7 +17,7 @@ from . import types as T
 from .builtins import BUILTINS, _numeric_join
 from .pretty import expr_text
 from .visitor import NodeVisitor
-from .walk import template_exprs, walk_expr
+from .walk import ExprFacts, template_exprs, walk_expr
 
 SEMVER = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$"
@@ -50,9 +50,13 @@ class Scope:
     facts: dict[str, T.Ty] = field(default_factory=dict)
 
     def child(self, **extra: Symbol) -> Scope:
-        shadowed = {n for n in extra}
-        non_null = frozenset(t for t in self.non_null if _root_name(t) not in shadowed)
-        facts = {t: ty for t, ty in self.facts.items() if _root_name(t) not in shadowed}
+        if not extra or not (self.non_null or self.facts):  # nothing shadowed or to forget
+            non_null = self.non_null
+            facts = dict(self.facts)
+        else:
+            shadowed = {n for n in extra}
+            non_null = frozenset(t for t in self.non_null if _root_name(t) not in shadowed)
+            facts = {t: ty for t, ty in self.facts.items() if _root_name(t) not in shadowed}
         return Scope(
             {**self.names, **extra},
             self.allow_old,
@@ -125,6 +129,14 @@ class Checker(NodeVisitor):
         self.empty_literals: dict[int, tuple[ir.Collection, T.EmptyLiteral]] = {}
         # resolve_quiet's answers, by node identity (see there)
         self._quiet_types: dict[int, tuple[ir.TypeExpr, T.Ty]] = {}
+        self._expr_facts: ExprFacts | None = None
+
+    def expr_facts(self) -> ExprFacts:
+        """The names every expression uses and the roots that bind names (one walk over the
+        contract, made on first use and shared by the lints; see :class:`.walk.ExprFacts`)."""
+        if self._expr_facts is None:
+            self._expr_facts = ExprFacts(self.c)
+        return self._expr_facts
 
     def empty_literal(self, e: ir.Collection) -> T.EmptyLiteral:
         """The record of what the ``{}`` at ``e`` is, shared by every look at the node."""
@@ -249,6 +261,10 @@ class Checker(NodeVisitor):
 
     def check_constraints(self, t: ir.TypeExpr) -> None:
         """Constraints must fit their type and each other; patterns must compile in linear time."""
+        if not t.constraints:  # most types: only those inside may have constraints
+            for sub in _child_types(t):
+                self.check_constraints(sub)
+            return
         base = self.resolve_quiet(t)
         bounds: dict[str, float] = {}
         for c in t.constraints:
@@ -364,6 +380,11 @@ class Checker(NodeVisitor):
         return T.STR
 
     def visit_Name(self, e: ir.Name, scope: Scope) -> T.Ty:
+        if not (scope.facts or scope.non_null or e.state):  # most names: a symbol in scope
+            sym = scope.names.get(e.name)
+            if sym is not None:
+                return sym.type
+            return self.name_type(e, scope)
         key = f"state.{e.name}" if e.state else e.name
         ty = scope.facts.get(key) if scope.facts else None
         if ty is None:
@@ -557,6 +578,13 @@ class Checker(NodeVisitor):
         """The scope where ``cond`` is ``positive``: ``x != null`` and type tests narrow the
         type of ``x`` (a name or a field path); ``and`` (``or`` when negative) collects both
         sides, ``not`` flips."""
+        # what the two below find in any other expression: nothing
+        cls = cond.__class__
+        if cls is ir.Binary:
+            if cond.op not in _NARROWING:  # type: ignore[union-attr]
+                return scope
+        elif cls is not ir.Unary and cls is not ir.TypeTest:
+            return scope
         new = scope.narrowed(cond, positive)
         facts = self._type_facts(cond, positive, scope)
         if not facts:
@@ -1362,9 +1390,14 @@ class Checker(NodeVisitor):
             )
 
     def template(self, t: ir.Template | None, scope: Scope) -> None:
-        for e in template_exprs(t):
-            self.expr(e, scope)
+        if t is not None:  # template_exprs(t), without a generator per message and hint
+            for part in t.parts:
+                if part.expr is not None:
+                    self.expr(part.expr, scope)
 
+
+_NARROWING = frozenset(("and", "or", "==", "!="))
+"""The operators of the binary expressions ``_non_null_facts`` and ``_type_facts`` look into."""
 
 #: the type ``visit_ScalarLit`` gives a literal, by the exact class of its value
 _SCALAR_TYPES: dict[type, T.Ty] = {

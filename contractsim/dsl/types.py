@@ -289,8 +289,12 @@ def comparable(a: Ty, b: Ty) -> bool:
     """May ``a == b`` ever be true? Numbers and booleans compare by value (``1 == 1.0``,
     ``0 == false``); unions may be equal when some options may (``float | str`` and
     ``float | null``), null options only to each other."""
-    if ANY in (a, b) or NULL in (a, b) or DYN in (a, b):
-        return True
+    # `ANY in (a, b) or NULL in (a, b) or DYN in (a, b)` by class and name (a Prim equals only
+    # a Prim of the same name, a DynT every DynT): six record comparisons per call before
+    for t in (a, b):
+        cls = t.__class__
+        if (cls is Prim and t.name in _ANY_OR_NULL) or cls is DynT:  # type: ignore[attr-defined]
+            return True
     if isinstance(a, UnionT) or isinstance(b, UnionT):
         left = a.options if isinstance(a, UnionT) else (a,)
         right = b.options if isinstance(b, UnionT) else (b,)
@@ -303,7 +307,10 @@ def comparable(a: Ty, b: Ty) -> bool:
 
 
 def _numberlike(t: Ty) -> bool:
-    return t == BOOL or is_numeric(t)
+    return (t.__class__ is Prim and t.name == "bool") or is_numeric(t)
+
+
+_ANY_OR_NULL = frozenset(("any", "null"))
 
 
 def elem_type(t: Ty) -> Ty | None:

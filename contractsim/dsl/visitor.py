@@ -26,6 +26,7 @@ _LEAF_ANNOTATIONS = frozenset(
         "int | float | str",
         "bool | int | float | str | None",
         "tuple[str, ...]",
+        "BinOp",
         "ConstraintKey",
         "OutcomeKind",
         "Span",
@@ -95,9 +96,7 @@ def child_exprs(node: ir.Node) -> Iterator[ir.Expr]:
 
 def child_stmts(node: ir.Node) -> Iterator[ir.Stmt]:
     """The statements directly inside ``node`` (the branches of an ``if``, a loop's body)."""
-    for child in iter_child_nodes(node):
-        if _role(child) == _STMT:
-            yield child  # type: ignore[misc]
+    return iter(child_stmt_list(node))
 
 
 # What a value found in a child field is, by its class (filled on first sight): the walks ask
@@ -151,6 +150,33 @@ def child_expr_list(node: ir.Node, out: list[ir.Expr] | None = None) -> list[ir.
                 out.append(item)
             elif role == _HELPER:
                 child_expr_list(item, out)
+    return out
+
+
+def child_stmt_list(node: ir.Node) -> list[ir.Stmt]:
+    """:func:`child_stmts` as a list: the same statements, in the same order, found without a
+    generator per node."""
+    out: list[ir.Stmt] = []
+    cls = node.__class__
+    names = CHILD_FIELDS.get(cls)
+    if names is None:
+        names = CHILD_FIELDS[cls] = child_field_names(cls)
+    roles = _ROLES
+    for name in names:
+        value = getattr(node, name)
+        if value.__class__ is tuple:
+            for item in value:
+                if isinstance(item, ir.Node):
+                    role = roles.get(item.__class__)
+                    if (role if role is not None else _role(item)) == _STMT:
+                        out.append(item)  # type: ignore[arg-type]
+        elif isinstance(value, ir.Node):
+            if _role(value) == _STMT:
+                out.append(value)  # type: ignore[arg-type]
+        elif isinstance(value, tuple):
+            for item in value:
+                if isinstance(item, ir.Node) and _role(item) == _STMT:
+                    out.append(item)  # type: ignore[arg-type]
     return out
 
 
