@@ -30,13 +30,13 @@ corrupted ones).
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 from lark import Token, Tree
 from lark.lexer import LexerState, LineCounter
 from lark.utils import TextSlice
 
-from .lexer import _new_token
 from .treebuild import is_chain_rule, specialised_builder
 
 
@@ -61,7 +61,8 @@ class _Position:
 # a character outside ASCII goes to the lexer.
 
 _ASCII_DIGITS = frozenset("0123456789")
-_ASCII_SPACE = frozenset(" \t\n\r\f\v")
+# what ``\s`` matches in ASCII: the file, group, record and unit separators too
+_ASCII_SPACE = frozenset(" \t\n\r\f\v\x1c\x1d\x1e\x1f")
 _ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
@@ -176,6 +177,43 @@ class _CharTable(dict[str, Any]):
         return made
 
 
+def _gap_pattern(lexer: Any, first_chars: Any) -> re.Pattern[str] | None:
+    """One pattern for a run of ignored tokens (white space, comments): what the lexer reads
+    there in every parser state, token after token, or None when that cannot be shown.
+
+    Every state's scanner holds the ignored terminals (``%ignore``). When each of them starts
+    only with known ASCII characters (its first-character set, as the per-state tables
+    work it out) that no other terminal may start with, then at such a character no other
+    terminal can match, in any state: the lexer's token there is that terminal's own match. The
+    pattern tries, at each step, only the terminal whose first characters include the one at
+    hand (a lookahead for that set before the terminal's own expression), so it stops where
+    the lexer would read anything else — or fail, which the loop then meets as before. The
+    newlines in the run are counted as the lexer counts them (every ignored terminal must be
+    one of its newline types), and no ignored terminal may have a callback."""
+    ignored = sorted(lexer._ignore)
+    if not ignored or any(name in lexer._callbacks for name in ignored):
+        return None
+    if not all(name in lexer._newline_types for name in ignored):
+        return None
+    starts: dict[str, frozenset[str]] = {}
+    for name in ignored:
+        chars = first_chars(name)
+        if not chars:
+            return None
+        if any(chars & other for other in starts.values()):
+            return None
+        starts[name] = chars
+    taken = frozenset().union(*starts.values())
+    for name in lexer._by_name:
+        if name not in starts and ((chars := first_chars(name)) is None or chars & taken):
+            return None
+    parts = []
+    for name in ignored:
+        lookahead = "".join(re.escape(c) for c in sorted(starts[name]))
+        parts.append(f"(?=[{lookahead}])(?:{lexer._by_name[name].pattern.to_regexp()})")
+    return re.compile(f"(?:{'|'.join(parts)})*", lexer._conf.g_regex_flags)
+
+
 class _Builders(dict[int, Any]):
     """The tree builder of each rule by index (:func:`.treebuild.specialised_builder`): the
     one stored in ``contract_builders.py`` for the stored tables (imported from Python's
@@ -213,6 +251,13 @@ class Driver:
         self._rules = [(len(r.expansion), r.origin.name, is_chain_rule(r)) for r in rules]
         self._builders = _Builders(rules, stored_builders(getattr(table.states, "key", None)))
         self._char_tables = _CharTables(self._lexer)
+        # a run of white space and comments read in one match (None: token by token)
+        self._gap = _gap_pattern(self._lexer, self._char_tables.first_chars)
+        self._gap_first: frozenset[str] = frozenset()
+        if self._gap is not None:
+            self._gap_first = frozenset().union(
+                *(self._char_tables.first_chars(name) or () for name in self._lexer._ignore)
+            )
         # (state below, state on top, lookahead) -> the state on top after the chain
         # reductions the lookahead makes there (they depend on nothing else)
         self._chains: dict[tuple[int, int, str], int] = {}
@@ -239,7 +284,10 @@ class Driver:
         lexer = self._lexer
         char_tables = self._char_tables
         ignore, newline_types = lexer._ignore, lexer._newline_types
-        new_token = _new_token
+        str_new = str.__new__
+        # white space and comments: one match per run, where _gap_pattern shows it exact
+        gap_first = self._gap_first
+        gap = self._gap.match if self._gap is not None else None
         line_ctr = LineCounter("\n")  # type: ignore[no-untyped-call]
         lexer_state = LexerState(TextSlice(text, 0, len(text)), line_ctr)
         position = _Position(start_state)
@@ -248,8 +296,19 @@ class Driver:
         line = 1
         line_start = 0
         while pos < n:
+            char = text[pos]
+            if char in gap_first:
+                end = gap(text, pos).end()  # type: ignore[misc,union-attr]
+                if end != pos:
+                    if newlines := text.count("\n", pos, end):
+                        line += newlines
+                        line_start = text.rindex("\n", pos, end) + 1
+                    pos = end
+                    if pos == n:
+                        break
+                    char = text[pos]
             table = char_tables[states[-1]]
-            alternatives = table[text[pos]]
+            alternatives = table[char]
             type_ = None
             if alternatives is not None:
                 for type_, value, pattern in alternatives:  # noqa: B007 (the match's type)
@@ -269,21 +328,26 @@ class Driver:
                         line_start = pos + value.rindex("\n") + 1
                     pos = end
                     continue
+                # lark's Token, its eight slots set here rather than in Token._future_new
+                token = str_new(Token, value)
+                token.start_pos = pos
+                token.value = value
+                token.end_pos = end
                 if type_ in newline_types and (newlines := value.count("\n")):
-                    start_line, column = line, pos - line_start + 1
+                    token.line = line
+                    token.column = pos - line_start + 1
                     line += newlines
                     line_start = pos + value.rindex("\n") + 1
-                    token = new_token(
-                        type_, value, pos, start_line, column, line, end - line_start + 1, end
-                    )
+                    token.end_line = line
+                    token.end_column = end - line_start + 1
                 else:
-                    column = pos - line_start + 1
-                    token = new_token(
-                        type_, value, pos, line, column, line, column + len(value), end
-                    )
+                    token.line = token.end_line = line
+                    token.column = column = pos - line_start + 1
+                    token.end_column = column + end - pos
                 keywords = table.keywords.get(type_)
                 if keywords is not None and (keyword := keywords.get(value)) is not None:
-                    token.type = type_ = keyword
+                    type_ = keyword
+                token.type = type_
                 pos = end
             else:
                 line_ctr.char_pos = pos
