@@ -153,7 +153,7 @@ class _CharTables(dict[int, Any]):
 class _CharTable(dict[str, Any]):
     """One state's scanner by first character: the alternatives that may start with it, in
     the scanner's order, each as (terminal, its text if a plain string, its own compiled
-    pattern); None where the lexer must read the token (a character outside ASCII, or a
+    pattern, the keywords it is retyped to by text or None); None where the lexer must read the token (a character outside ASCII, or a
     state lark's own lexer reads)."""
 
     def __init__(self, scanner: Any, tables: _CharTables) -> None:
@@ -162,14 +162,20 @@ class _CharTable(dict[str, Any]):
         self._alternatives = scanner.alternatives
         self._tables = tables
 
-    def __missing__(self, char: str) -> list[tuple[str, str | None, Any]] | None:
+    def __missing__(self, char: str) -> list[tuple[str, str | None, Any, Any]] | None:
         if not char.isascii():  # not stored: one entry per character a stranger's text holds
             return None
-        made: list[tuple[str, str | None, Any]] | None = None
+        made: list[tuple[str, str | None, Any, Any]] | None = None
         if self._alternatives:
             first_chars, compiled = self._tables.first_chars, self._tables._lexer._compiled
+            keywords = self.keywords
             made = [
-                (name, literal, None if literal is not None else compiled(name))
+                (
+                    name,
+                    literal,
+                    None if literal is not None else compiled(name),
+                    keywords.get(name),
+                )
                 for name, literal, _rank in self._alternatives
                 if (chars := first_chars(name)) is None or char in chars
             ]
@@ -215,20 +221,27 @@ def _gap_pattern(lexer: Any, first_chars: Any) -> re.Pattern[str] | None:
 
 
 class _Builders(dict[int, Any]):
-    """The tree builder of each rule by index (:func:`.treebuild.specialised_builder`): the
-    one stored in ``contract_builders.py`` for the stored tables (imported from Python's
-    bytecode cache), else made when the rule is first reduced."""
+    """The tree builder of each rule (:func:`.treebuild.specialised_builder`) by ``offset`` +
+    the rule's index (the driver's offset is its number of states: a reduction's action
+    code): the one stored in ``contract_builders.py`` for the stored tables (imported from
+    Python's bytecode cache), else made when the rule is first reduced."""
 
-    def __init__(self, rules: list[Any], stored: dict[int, Any] | None) -> None:
+    def __init__(
+        self, rules: list[Any], stored: dict[int, Any] | None, offset: int = 0
+    ) -> None:
         super().__init__()
         self._rules = rules
         self._stored = stored or {}
+        self._offset = offset
 
-    def __missing__(self, index: int) -> Any:
+    def __missing__(self, code: int) -> Any:
+        index = code - self._offset
+        if index < 0:
+            raise KeyError(code)
         made = self._stored.get(index)
         if made is None:
             made = specialised_builder(self._rules[index])
-        self[index] = made
+        self[code] = made
         return made
 
 
@@ -247,9 +260,13 @@ class Driver:
         self._start_states = dict(table.start_states)
         self._end_states = dict(table.end_states)
         rules = lark_parser.rules
-        # per rule: (number of symbols, origin name, whether a chain rule)
-        self._rules = [(len(r.expansion), r.origin.name, is_chain_rule(r)) for r in rules]
-        self._builders = _Builders(rules, stored_builders(getattr(table.states, "key", None)))
+        # per action code (a reduction's code is n_states + the rule's index; a shift's is
+        # below): (number of symbols, origin name, whether a chain rule)
+        self._rules: list[tuple[int, str, bool] | None] = [None] * self._n_states
+        self._rules += [(len(r.expansion), r.origin.name, is_chain_rule(r)) for r in rules]
+        self._builders = _Builders(
+            rules, stored_builders(getattr(table.states, "key", None)), self._n_states
+        )
         self._char_tables = _CharTables(self._lexer)
         # a run of white space and comments read in one match (None: token by token)
         self._gap = _gap_pattern(self._lexer, self._char_tables.first_chars)
@@ -278,6 +295,7 @@ class Driver:
         builders = self._builders
         chains = self._chains
         states: list[int] = [start_state]
+        state = start_state
         values: list[Any] = []
         # the lexer inlined: each state's scanner by first character (see _CharTable); where
         # that cannot answer, the lexer itself reads one token from the same place
@@ -307,11 +325,11 @@ class Driver:
                     if pos == n:
                         break
                     char = text[pos]
-            table = char_tables[states[-1]]
+            table = char_tables[state]
             alternatives = table[char]
             type_ = None
             if alternatives is not None:
-                for type_, value, pattern in alternatives:  # noqa: B007 (the match's type)
+                for type_, value, pattern, keywords in alternatives:  # noqa: B007
                     if value is not None:
                         if text.startswith(value, pos):
                             break
@@ -344,7 +362,6 @@ class Driver:
                     token.line = token.end_line = line
                     token.column = column = pos - line_start + 1
                     token.end_column = column + end - pos
-                keywords = table.keywords.get(type_)
                 if keywords is not None and (keyword := keywords.get(value)) is not None:
                     type_ = keyword
                 token.type = type_
@@ -354,35 +371,37 @@ class Driver:
                 line_ctr.line = line
                 line_ctr.line_start_pos = line_start
                 line_ctr.column = pos - line_start + 1
-                position.position = states[-1]
+                position.position = state
                 found = next(lexer._lex(lexer_state, position), None)
                 pos, line, line_start = line_ctr.char_pos, line_ctr.line, line_ctr.line_start_pos
                 if found is None:
                     break  # only white space and comments were left
                 token = found
                 type_ = token.type
+            # `state` is the state on top of the stack (states[-1]) throughout
             while True:
-                code = rows[states[-1]].get(type_)
+                code = rows[state].get(type_)
                 if code is None:
                     return None
                 if code < n_states:  # shift (never to the end state: only a goto reaches it)
                     states.append(code)
                     values.append(token)
+                    state = code
                     break
-                size, origin, chain = rules[code - n_states]
+                size, origin, chain = rules[code]  # type: ignore[misc]
                 if chain:  # the value is handed up unchanged: only the state on top changes
                     below = states[-2]
-                    key = (below, states[-1], type_)
+                    key = (below, state, type_)
                     top = chains.get(key)
                     if top is None:  # every chain reduction this lookahead makes here, at once
                         top = rows[below][origin]
                         while (code := rows[top].get(type_)) is not None and code >= n_states:
-                            size, origin, chain = rules[code - n_states]
+                            size, origin, chain = rules[code]  # type: ignore[misc]
                             if not chain:
                                 break
                             top = rows[below][origin]
                         chains[key] = top
-                    states[-1] = top
+                    states[-1] = state = top
                     continue
                 if size:
                     children = values[-size:]
@@ -390,14 +409,15 @@ class Driver:
                     del values[-size:]
                 else:
                     children = []
-                values.append(builders[code - n_states](children))
-                states.append(rows[states[-1]][origin])
+                values.append(builders[code](children))
+                state = rows[states[-1]][origin]
+                states.append(state)
         # the end of the text: reduce until the start symbol is complete
         while True:
             code = rows[states[-1]].get("$END")
             if code is None or code < n_states:
                 return None
-            size, origin, chain = rules[code - n_states]
+            size, origin, chain = rules[code]  # type: ignore[misc]
             if chain:
                 states[-1] = rows[states[-2]][origin]
             else:
@@ -407,7 +427,7 @@ class Driver:
                     del values[-size:]
                 else:
                     children = []
-                values.append(builders[code - n_states](children))
+                values.append(builders[code](children))
                 states.append(rows[states[-1]][origin])
             if states[-1] == end_state:
                 tree: Tree[Token] = values[-1]
