@@ -150,10 +150,16 @@ class _CharTables(dict[int, Any]):
         return self._first[name]
 
 
+_MATCHES = True
+"""In a :class:`_CharTable` alternative: a one-character string, which needs no comparing."""
+
+
 class _CharTable(dict[str, Any]):
     """One state's scanner by first character: the alternatives that may start with it, in
     the scanner's order, each as (terminal, its text if a plain string, its own compiled
-    pattern, the keywords it is retyped to by text or None); None where the lexer must read the token (a character outside ASCII, or a
+    pattern — for a plain string :data:`_MATCHES` when it is one character, which is then
+    the character at hand, else None —, the keywords it is retyped to by text or None);
+    None where the lexer must read the token (a character outside ASCII, or a
     state lark's own lexer reads)."""
 
     def __init__(self, scanner: Any, tables: _CharTables) -> None:
@@ -173,7 +179,10 @@ class _CharTable(dict[str, Any]):
                 (
                     name,
                     literal,
-                    None if literal is not None else compiled(name),
+                    # a one-character literal is the character at hand: it matches
+                    (_MATCHES if len(literal) == 1 else None)
+                    if literal is not None
+                    else compiled(name),
                     keywords.get(name),
                 )
                 for name, literal, _rank in self._alternatives
@@ -330,6 +339,8 @@ class Driver:
             type_ = None
             if alternatives is not None:
                 for type_, value, pattern, keywords in alternatives:  # noqa: B007
+                    if pattern is _MATCHES:
+                        break
                     if value is not None:
                         if text.startswith(value, pos):
                             break
@@ -402,6 +413,10 @@ class Driver:
                             top = rows[below][origin]
                         chains[key] = top
                     states[-1] = state = top
+                    continue
+                if size == 1:  # half of them: the node takes its child's place
+                    values[-1] = builders[code]([values[-1]])
+                    state = states[-1] = rows[states[-2]][origin]
                     continue
                 if size:
                     children = values[-size:]
