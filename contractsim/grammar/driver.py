@@ -235,9 +235,7 @@ class _Builders(dict[int, Any]):
     code): the one stored in ``contract_builders.py`` for the stored tables (imported from
     Python's bytecode cache), else made when the rule is first reduced."""
 
-    def __init__(
-        self, rules: list[Any], stored: dict[int, Any] | None, offset: int = 0
-    ) -> None:
+    def __init__(self, rules: list[Any], stored: dict[int, Any] | None, offset: int = 0) -> None:
         super().__init__()
         self._rules = rules
         self._stored = stored or {}
@@ -399,7 +397,7 @@ class Driver:
                     values.append(token)
                     state = code
                     break
-                size, origin, chain = rules[code]  # type: ignore[misc]
+                size, origin, chain = rules[code]
                 if chain:  # the value is handed up unchanged: only the state on top changes
                     below = states[-2]
                     key = (below, state, type_)
@@ -407,7 +405,7 @@ class Driver:
                     if top is None:  # every chain reduction this lookahead makes here, at once
                         top = rows[below][origin]
                         while (code := rows[top].get(type_)) is not None and code >= n_states:
-                            size, origin, chain = rules[code]  # type: ignore[misc]
+                            size, origin, chain = rules[code]
                             if not chain:
                                 break
                             top = rows[below][origin]
@@ -432,7 +430,7 @@ class Driver:
             code = rows[states[-1]].get("$END")
             if code is None or code < n_states:
                 return None
-            size, origin, chain = rules[code]  # type: ignore[misc]
+            size, origin, chain = rules[code]
             if chain:
                 states[-1] = rows[states[-2]][origin]
             else:
