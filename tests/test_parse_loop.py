@@ -266,3 +266,21 @@ def test_depth_by_level_leaves_a_shallow_bulk_literal_unbuilt() -> None:
     assert len(bulk) == 1 and bulk[0]._children is None
     assert nesting_depth_problem(tree, "t.contract") is None
     assert bulk[0]._children is None  # its tree was not built to be measured
+
+
+# ------------------------------------------------------------------------------ empty texts
+
+
+def _blank_by_lines(text: str) -> bool:
+    """``parse._blank`` as it was: every line blank or a comment."""
+    return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
+
+
+def test_a_text_is_blank_exactly_when_every_line_is_blank_or_a_comment() -> None:
+    rng = random.Random(9)
+    pieces = [" ", "\t", "\n", "\r\n", "\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\u00a0",
+              "#", "# c", "x", "contract", '"#"', "\u3000"]  # fmt: skip
+    texts = ["", "#", "\n#\n", " x", "\x1c#\nx", "\u2028 # a\n  b", "# a\n# b\n", "\u00a0"]
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 8))) for _ in range(3000)]
+    for text in texts:
+        assert parse_module._blank(text) == _blank_by_lines(text), repr(text)

@@ -240,6 +240,11 @@ def _keywords() -> frozenset[str]:
 
 def _blank(text: str) -> bool:
     """Whether the text holds nothing but white space and comments."""
+    stripped = text.lstrip()
+    if not stripped.startswith("#"):
+        # nothing but white space, or the first line with anything else is not a comment
+        # (only white space precedes that character on its line): no need to split it all
+        return not stripped
     return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
 
 
