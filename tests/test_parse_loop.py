@@ -180,6 +180,33 @@ def test_no_run_pattern_for_callbacks_uncounted_newlines_or_unknown_starts() -> 
     assert driver._gap_pattern(overlapping, _first_chars_of(overlapping)) is None
 
 
+def test_a_lone_blank_is_read_without_the_run_pattern_only_where_that_is_exact() -> None:
+    assert _the_driver()._lone_blanks == frozenset(" \t\f\r\n")
+    plain = _lexer_like(_PLAIN)
+    assert driver._lone_blanks(plain, frozenset(" \t\n#")) == frozenset(" \t\n")
+    for ws in (r"[ \t\u00a0]+", r"\s+", r"[^#a-z]+", r"[ \t]*", r"[ \t]{1,3}", r"(?i:[ \t])+"):
+        odd = _lexer_like({**_PLAIN, "WS": ws})
+        assert driver._lone_blanks(odd, frozenset(" \t\n#")) == frozenset(), ws
+    # a set with characters no run may start with (not in gap_first) is left to the pattern
+    assert driver._lone_blanks(plain, frozenset(" \t#")) == frozenset()
+
+
+def test_lone_blanks_at_every_place_get_lark_s_tree(built: Lark) -> None:
+    texts = [
+        'contract c version "1"\nconst A = 1',
+        'contract c version "1"\nconst A = 1 ',
+        'contract c version "1"\nconst A = 1\n',
+        'contract c version "1"\rconst\tA\f=\r1\n#',
+        'contract c version "1"\nconst A = 1\n#\nconst B=2 #x\n\nconst C =\n3',
+        ' contract c version "1"\nconst A = [1, 2,\n3]\n\tconst B = {"a": 1}\r\n',
+        'contract c version "1"\nconst A = 1 \u00a0',
+        'contract c version "1"\nconst A = 1 \x1c',
+    ]
+    for text in texts:
+        assert _driver_result(text) == _lark_result(built, text), repr(text)
+    assert _driver_result(texts[4]) is not None
+
+
 def test_backslash_s_starts_with_every_ascii_character_re_calls_white_space() -> None:
     expected = frozenset(c for c in map(chr, range(128)) if re.match(r"\s", c))
     assert driver._first_chars(r"\s+") == expected

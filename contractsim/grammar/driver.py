@@ -229,6 +229,50 @@ def _gap_pattern(lexer: Any, first_chars: Any) -> re.Pattern[str] | None:
     return re.compile(f"(?:{'|'.join(parts)})*", lexer._conf.g_regex_flags)
 
 
+def _lone_blanks(lexer: Any, gap_first: frozenset[str]) -> frozenset[str]:
+    """The characters that make a run of :func:`_gap_pattern` by themselves when the next
+    character cannot start one (is not in ``gap_first``): those of an ignored terminal that is
+    a repeated set of ASCII characters, ``(?:[ \t\f\r\n])+`` (``WS``). Such a terminal matches
+    the character and stops before the next, which no ignored terminal may start: the run is
+    that one character, read without the pattern. Only for a ``gap_first`` of
+    :func:`_gap_pattern`'s (each character there starts one ignored terminal only)."""
+    try:
+        import re._constants as c
+        import re._parser as sre
+    except ImportError:  # an older Python: every run is matched
+        return frozenset()
+    found: set[str] = set()
+    for name in lexer._ignore:
+        try:
+            items = list(sre.parse(lexer._by_name[name].pattern.to_regexp()))
+        except Exception:
+            continue
+        # a non-capturing group without flags around the whole: look inside
+        while len(items) == 1 and items[0][0] is c.SUBPATTERN and items[0][1][0] is None:
+            _group, add_flags, del_flags, sub = items[0][1]
+            if add_flags or del_flags:
+                break
+            items = list(sub)
+        if len(items) != 1 or items[0][0] is not c.MAX_REPEAT:
+            continue
+        low, high, body = items[0][1]
+        body = list(body)
+        if low < 1 or high is not c.MAXREPEAT or len(body) != 1 or body[0][0] is not c.IN:
+            continue
+        chars: set[str] = set()
+        for op, arg in body[0][1]:
+            if op is c.LITERAL and arg < 128:
+                chars.add(chr(arg))
+            elif op is c.RANGE and arg[1] < 128:
+                chars.update(map(chr, range(arg[0], arg[1] + 1)))
+            else:  # a negated set, a category, a character outside ASCII: not known here
+                chars = set()
+                break
+        if chars and chars <= gap_first:
+            found |= chars
+    return frozenset(found)
+
+
 class _Builders(dict[int, Any]):
     """The tree builder of each rule (:func:`.treebuild.specialised_builder`) by ``offset`` +
     the rule's index (the driver's offset is its number of states: a reduction's action
@@ -278,10 +322,12 @@ class Driver:
         # a run of white space and comments read in one match (None: token by token)
         self._gap = _gap_pattern(self._lexer, self._char_tables.first_chars)
         self._gap_first: frozenset[str] = frozenset()
+        self._lone_blanks: frozenset[str] = frozenset()
         if self._gap is not None:
             self._gap_first = frozenset().union(
                 *(self._char_tables.first_chars(name) or () for name in self._lexer._ignore)
             )
+            self._lone_blanks = _lone_blanks(self._lexer, self._gap_first)
         # (state below, state on top, lookahead) -> the state on top after the chain
         # reductions the lookahead makes there (they depend on nothing else)
         self._chains: dict[tuple[int, int, str], int] = {}
@@ -311,7 +357,7 @@ class Driver:
         ignore, newline_types = lexer._ignore, lexer._newline_types
         str_new = str.__new__
         # white space and comments: one match per run, where _gap_pattern shows it exact
-        gap_first = self._gap_first
+        gap_first, lone_blanks = self._gap_first, self._lone_blanks
         gap = self._gap.match if self._gap is not None else None
         line_ctr = LineCounter("\n")  # type: ignore[no-untyped-call]
         lexer_state = LexerState(TextSlice(text, 0, len(text)), line_ctr)
@@ -323,8 +369,15 @@ class Driver:
         while pos < n:
             char = text[pos]
             if char in gap_first:
-                end = gap(text, pos).end()  # type: ignore[misc,union-attr]
-                if end != pos:
+                if char in lone_blanks and text[pos + 1 : pos + 2] not in gap_first:
+                    pos += 1  # a run of one blank (most runs): no need to match it
+                    if char == "\n":
+                        line += 1
+                        line_start = pos
+                    if pos == n:
+                        break
+                    char = text[pos]
+                elif (end := gap(text, pos).end()) != pos:  # type: ignore[misc,union-attr]
                     if newlines := text.count("\n", pos, end):
                         line += newlines
                         line_start = text.rindex("\n", pos, end) + 1
