@@ -13,6 +13,7 @@ Meta = _G['Meta']
 Tree = _G['Tree']
 _place = _G['_place']
 new_meta = _G['new_meta']
+new_tree = _G['new_tree']
 
 KEY = 'efea8496044e7fe7e3f6bcb66b7298e81f6a8e04dd836adfed6185a3955a1046'
 
@@ -76,7 +77,11 @@ def _r0(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('start', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'start'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r1(children):
@@ -114,7 +119,11 @@ def _r1(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('start', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'start'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r2(children):
@@ -155,7 +164,11 @@ def _r2(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('header', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'header'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r3(children):
@@ -187,7 +200,11 @@ def _r3(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('header', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'header'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r13(children):
@@ -228,7 +245,11 @@ def _r13(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r14(children):
@@ -260,7 +281,11 @@ def _r14(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r15(children):
@@ -292,7 +317,11 @@ def _r15(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('const_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'const_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r16(children):
@@ -324,7 +353,11 @@ def _r16(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('const_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'const_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r17(children):
@@ -365,7 +398,11 @@ def _r17(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('predicate_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'predicate_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r18(children):
@@ -397,7 +434,11 @@ def _r18(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('predicate_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'predicate_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r19(children):
@@ -438,7 +479,11 @@ def _r19(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('predicate_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'predicate_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r20(children):
@@ -470,7 +515,11 @@ def _r20(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('predicate_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'predicate_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r21(children):
@@ -511,7 +560,11 @@ def _r21(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('function_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'function_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r22(children):
@@ -543,7 +596,11 @@ def _r22(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('function_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'function_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r23(children):
@@ -584,7 +641,11 @@ def _r23(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('function_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'function_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r24(children):
@@ -616,7 +677,11 @@ def _r24(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('function_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'function_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r25(children):
@@ -648,7 +713,11 @@ def _r25(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('event_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'event_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r26(children):
@@ -671,7 +740,11 @@ def _r26(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('event_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'event_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r27(children):
@@ -712,7 +785,11 @@ def _r27(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('goal_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'goal_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r28(children):
@@ -744,7 +821,11 @@ def _r28(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('goal_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'goal_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r29(children):
@@ -768,7 +849,11 @@ def _r29(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('state_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'state_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r30(children):
@@ -791,7 +876,11 @@ def _r30(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('state_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'state_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r31(children):
@@ -814,7 +903,11 @@ def _r31(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('state_var', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'state_var'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r32(children):
@@ -855,7 +948,11 @@ def _r32(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('state_var', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'state_var'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r33(children):
@@ -878,7 +975,11 @@ def _r33(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('state_var', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'state_var'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r34(children):
@@ -910,7 +1011,11 @@ def _r34(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('state_var', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'state_var'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r36(children):
@@ -933,7 +1038,11 @@ def _r36(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('unknown_init', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'unknown_init'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r38(children):
@@ -956,7 +1065,11 @@ def _r38(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('unknown_in', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'unknown_in'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r39(children):
@@ -1018,7 +1131,11 @@ def _r39(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_expr', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_expr'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r40(children):
@@ -1056,7 +1173,11 @@ def _r40(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_expr', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_expr'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r41(children):
@@ -1118,7 +1239,11 @@ def _r41(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_term', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_term'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r42(children):
@@ -1156,7 +1281,11 @@ def _r42(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_term', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_term'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r43(children):
@@ -1178,7 +1307,11 @@ def _r43(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_name', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_name'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r44(children):
@@ -1207,7 +1340,11 @@ def _r44(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_generic', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_generic'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r45(children):
@@ -1230,7 +1367,11 @@ def _r45(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_generic', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_generic'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r46(children):
@@ -1258,7 +1399,11 @@ def _r46(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_enum', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_enum'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r47(children):
@@ -1286,7 +1431,11 @@ def _r47(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_enum', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_enum'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r48(children):
@@ -1309,7 +1458,11 @@ def _r48(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_enum', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_enum'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r49(children):
@@ -1332,7 +1485,11 @@ def _r49(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_enum', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_enum'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r50(children):
@@ -1361,7 +1518,11 @@ def _r50(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_record', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_record'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r51(children):
@@ -1390,7 +1551,11 @@ def _r51(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_record', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_record'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r52(children):
@@ -1419,7 +1584,11 @@ def _r52(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_record', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_record'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r53(children):
@@ -1448,7 +1617,11 @@ def _r53(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_record', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_record'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r54(children):
@@ -1477,7 +1650,11 @@ def _r54(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_record', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_record'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r55(children):
@@ -1506,7 +1683,11 @@ def _r55(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_record', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_record'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r56(children):
@@ -1529,7 +1710,11 @@ def _r56(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_record', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_record'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r57(children):
@@ -1552,7 +1737,11 @@ def _r57(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_record', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_record'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r58(children):
@@ -1575,7 +1764,11 @@ def _r58(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_record', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_record'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r59(children):
@@ -1598,7 +1791,11 @@ def _r59(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_record', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_record'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r60(children):
@@ -1621,7 +1818,11 @@ def _r60(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_record', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_record'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r61(children):
@@ -1644,7 +1845,11 @@ def _r61(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_record', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_record'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r62(children):
@@ -1667,7 +1872,11 @@ def _r62(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_record', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_record'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r63(children):
@@ -1690,7 +1899,11 @@ def _r63(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_record', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_record'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r64(children):
@@ -1713,7 +1926,11 @@ def _r64(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_record', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_record'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r65(children):
@@ -1742,7 +1959,11 @@ def _r65(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_tagged', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_tagged'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r66(children):
@@ -1771,7 +1992,11 @@ def _r66(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_tagged', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_tagged'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r67(children):
@@ -1794,7 +2019,11 @@ def _r67(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_tagged', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_tagged'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r68(children):
@@ -1817,7 +2046,11 @@ def _r68(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_tagged', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_tagged'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r69(children):
@@ -1840,7 +2073,11 @@ def _r69(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_null', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_null'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r70(children):
@@ -1870,7 +2107,11 @@ def _r70(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('type_atom', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'type_atom'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r71(children):
@@ -1892,7 +2133,11 @@ def _r71(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('enum_member', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'enum_member'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r72(children):
@@ -1930,7 +2175,11 @@ def _r72(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('enum_member', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'enum_member'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r73(children):
@@ -1971,7 +2220,11 @@ def _r73(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('field', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'field'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r74(children):
@@ -2003,7 +2256,11 @@ def _r74(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('field', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'field'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r75(children):
@@ -2044,7 +2301,11 @@ def _r75(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('field', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'field'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r76(children):
@@ -2076,7 +2337,11 @@ def _r76(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('field', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'field'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r77(children):
@@ -2117,7 +2382,11 @@ def _r77(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('field', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'field'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r78(children):
@@ -2149,7 +2418,11 @@ def _r78(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('field', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'field'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r79(children):
@@ -2190,7 +2463,11 @@ def _r79(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('field', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'field'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r80(children):
@@ -2222,7 +2499,11 @@ def _r80(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('field', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'field'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r81(children):
@@ -2272,7 +2553,11 @@ def _r81(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('field', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'field'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r82(children):
@@ -2313,7 +2598,11 @@ def _r82(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('field', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'field'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r83(children):
@@ -2363,7 +2652,11 @@ def _r83(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('field', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'field'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r84(children):
@@ -2404,7 +2697,11 @@ def _r84(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('field', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'field'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r85(children):
@@ -2454,7 +2751,11 @@ def _r85(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('field', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'field'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r86(children):
@@ -2495,7 +2796,11 @@ def _r86(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('field', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'field'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r87(children):
@@ -2545,7 +2850,11 @@ def _r87(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('field', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'field'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r88(children):
@@ -2586,7 +2895,11 @@ def _r88(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('field', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'field'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r89(children):
@@ -2618,7 +2931,11 @@ def _r89(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('variant', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'variant'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r90(children):
@@ -2659,7 +2976,11 @@ def _r90(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('variant', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'variant'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r91(children):
@@ -2690,7 +3011,11 @@ def _r91(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('constraint', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'constraint'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r94(children):
@@ -2712,7 +3037,11 @@ def _r94(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('raw_string', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'raw_string'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r95(children):
@@ -2744,7 +3073,11 @@ def _r95(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('neg_number', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'neg_number'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r96(children):
@@ -2779,7 +3112,11 @@ def _r96(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r97(children):
@@ -2810,7 +3147,11 @@ def _r97(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r98(children):
@@ -2841,7 +3182,11 @@ def _r98(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r99(children):
@@ -2864,7 +3209,11 @@ def _r99(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r100(children):
@@ -2899,7 +3248,11 @@ def _r100(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r101(children):
@@ -2930,7 +3283,11 @@ def _r101(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r102(children):
@@ -2961,7 +3318,11 @@ def _r102(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r103(children):
@@ -2984,7 +3345,11 @@ def _r103(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r104(children):
@@ -3019,7 +3384,11 @@ def _r104(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r105(children):
@@ -3050,7 +3419,11 @@ def _r105(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r106(children):
@@ -3081,7 +3454,11 @@ def _r106(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r107(children):
@@ -3104,7 +3481,11 @@ def _r107(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r108(children):
@@ -3138,7 +3519,11 @@ def _r108(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r109(children):
@@ -3168,7 +3553,11 @@ def _r109(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r110(children):
@@ -3198,7 +3587,11 @@ def _r110(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r111(children):
@@ -3221,7 +3614,11 @@ def _r111(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r112(children):
@@ -3256,7 +3653,11 @@ def _r112(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r113(children):
@@ -3287,7 +3688,11 @@ def _r113(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r114(children):
@@ -3318,7 +3723,11 @@ def _r114(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r115(children):
@@ -3341,7 +3750,11 @@ def _r115(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r116(children):
@@ -3376,7 +3789,11 @@ def _r116(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r117(children):
@@ -3407,7 +3824,11 @@ def _r117(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r118(children):
@@ -3438,7 +3859,11 @@ def _r118(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r119(children):
@@ -3461,7 +3886,11 @@ def _r119(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r120(children):
@@ -3495,7 +3924,11 @@ def _r120(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r121(children):
@@ -3525,7 +3958,11 @@ def _r121(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r122(children):
@@ -3555,7 +3992,11 @@ def _r122(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r123(children):
@@ -3578,7 +4019,11 @@ def _r123(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r124(children):
@@ -3611,7 +4056,11 @@ def _r124(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r125(children):
@@ -3640,7 +4089,11 @@ def _r125(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r126(children):
@@ -3669,7 +4122,11 @@ def _r126(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r127(children):
@@ -3692,7 +4149,11 @@ def _r127(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r128(children):
@@ -3738,7 +4199,11 @@ def _r128(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('params', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'params'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r129(children):
@@ -3800,7 +4265,11 @@ def _r129(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('params', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'params'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r130(children):
@@ -3832,7 +4301,11 @@ def _r130(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('params', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'params'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r131(children):
@@ -3870,7 +4343,11 @@ def _r131(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('params', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'params'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r132(children):
@@ -3911,7 +4388,11 @@ def _r132(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('param', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'param'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r133(children):
@@ -3943,7 +4424,11 @@ def _r133(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('param', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'param'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r134(children):
@@ -3984,7 +4469,11 @@ def _r134(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('param', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'param'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r135(children):
@@ -4016,7 +4505,11 @@ def _r135(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('param', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'param'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r136(children):
@@ -4057,7 +4550,11 @@ def _r136(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('param', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'param'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r137(children):
@@ -4089,7 +4586,11 @@ def _r137(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('param', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'param'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r138(children):
@@ -4130,7 +4631,11 @@ def _r138(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('param', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'param'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r139(children):
@@ -4162,7 +4667,11 @@ def _r139(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('param', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'param'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r140(children):
@@ -4203,7 +4712,11 @@ def _r140(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('param', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'param'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r141(children):
@@ -4235,7 +4748,11 @@ def _r141(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('param', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'param'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r142(children):
@@ -4276,7 +4793,11 @@ def _r142(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('param', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'param'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r143(children):
@@ -4308,7 +4829,11 @@ def _r143(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('param', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'param'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r144(children):
@@ -4349,7 +4874,11 @@ def _r144(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('param', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'param'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r145(children):
@@ -4381,7 +4910,11 @@ def _r145(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('param', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'param'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r146(children):
@@ -4422,7 +4955,11 @@ def _r146(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('param', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'param'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r147(children):
@@ -4454,7 +4991,11 @@ def _r147(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('param', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'param'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r148(children):
@@ -4486,7 +5027,11 @@ def _r148(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('cost_attr', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'cost_attr'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r149(children):
@@ -4514,7 +5059,11 @@ def _r149(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tags_attr', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tags_attr'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r150(children):
@@ -4542,7 +5091,11 @@ def _r150(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tags_attr', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tags_attr'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r151(children):
@@ -4565,7 +5118,11 @@ def _r151(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tags_attr', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tags_attr'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r152(children):
@@ -4588,7 +5145,11 @@ def _r152(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tags_attr', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tags_attr'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r153(children):
@@ -4611,7 +5172,11 @@ def _r153(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tags_attr', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tags_attr'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r154(children):
@@ -4648,7 +5213,11 @@ def _r154(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('risk_attr', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'risk_attr'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r155(children):
@@ -4671,7 +5240,11 @@ def _r155(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('risk_attr', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'risk_attr'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r156(children):
@@ -4708,7 +5281,11 @@ def _r156(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tag', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tag'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r157(children):
@@ -4730,7 +5307,11 @@ def _r157(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tag', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tag'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r165(children):
@@ -4762,7 +5343,11 @@ def _r165(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tool_let', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tool_let'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r166(children):
@@ -4803,7 +5388,11 @@ def _r166(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('require', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'require'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r167(children):
@@ -4835,7 +5424,11 @@ def _r167(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('require', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'require'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r168(children):
@@ -4876,7 +5469,11 @@ def _r168(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('should', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'should'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r169(children):
@@ -4908,7 +5505,11 @@ def _r169(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('should', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'should'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r170(children):
@@ -4949,7 +5550,11 @@ def _r170(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('ensure', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'ensure'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r171(children):
@@ -4981,7 +5586,11 @@ def _r171(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('ensure', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'ensure'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r172(children):
@@ -5022,7 +5631,11 @@ def _r172(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('failure_info', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'failure_info'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r173(children):
@@ -5054,7 +5667,11 @@ def _r173(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('failure_info', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'failure_info'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r174(children):
@@ -5095,7 +5712,11 @@ def _r174(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('failure_info', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'failure_info'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r175(children):
@@ -5127,7 +5748,11 @@ def _r175(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('failure_info', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'failure_info'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r176(children):
@@ -5159,7 +5784,11 @@ def _r176(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('failure_info', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'failure_info'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r177(children):
@@ -5182,7 +5811,11 @@ def _r177(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('failure_info', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'failure_info'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r178(children):
@@ -5220,7 +5853,11 @@ def _r178(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('failure_info', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'failure_info'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r179(children):
@@ -5252,7 +5889,11 @@ def _r179(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('hint', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'hint'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r180(children):
@@ -5284,7 +5925,11 @@ def _r180(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('effect', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'effect'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r181(children):
@@ -5316,7 +5961,11 @@ def _r181(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('effect', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'effect'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r182(children):
@@ -5344,7 +5993,11 @@ def _r182(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('reports', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'reports'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r183(children):
@@ -5372,7 +6025,11 @@ def _r183(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('reports', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'reports'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r184(children):
@@ -5395,7 +6052,11 @@ def _r184(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('reports', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'reports'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r185(children):
@@ -5418,7 +6079,11 @@ def _r185(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('reports', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'reports'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r186(children):
@@ -5441,7 +6106,11 @@ def _r186(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('reports', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'reports'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r187(children):
@@ -5482,7 +6151,11 @@ def _r187(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r188(children):
@@ -5514,7 +6187,11 @@ def _r188(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r189(children):
@@ -5555,7 +6232,11 @@ def _r189(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r190(children):
@@ -5587,7 +6268,11 @@ def _r190(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r191(children):
@@ -5628,7 +6313,11 @@ def _r191(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r192(children):
@@ -5660,7 +6349,11 @@ def _r192(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r193(children):
@@ -5719,7 +6412,11 @@ def _r193(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r194(children):
@@ -5769,7 +6466,11 @@ def _r194(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r195(children):
@@ -5810,7 +6511,11 @@ def _r195(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r196(children):
@@ -5842,7 +6547,11 @@ def _r196(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r197(children):
@@ -5883,7 +6592,11 @@ def _r197(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r198(children):
@@ -5915,7 +6628,11 @@ def _r198(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r199(children):
@@ -5956,7 +6673,11 @@ def _r199(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r200(children):
@@ -5988,7 +6709,11 @@ def _r200(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r201(children):
@@ -6038,7 +6763,11 @@ def _r201(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r202(children):
@@ -6079,7 +6808,11 @@ def _r202(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r203(children):
@@ -6120,7 +6853,11 @@ def _r203(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r204(children):
@@ -6152,7 +6889,11 @@ def _r204(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r205(children):
@@ -6193,7 +6934,11 @@ def _r205(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r206(children):
@@ -6225,7 +6970,11 @@ def _r206(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r207(children):
@@ -6266,7 +7015,11 @@ def _r207(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r208(children):
@@ -6298,7 +7051,11 @@ def _r208(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r209(children):
@@ -6348,7 +7105,11 @@ def _r209(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r210(children):
@@ -6389,7 +7150,11 @@ def _r210(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r211(children):
@@ -6430,7 +7195,11 @@ def _r211(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r212(children):
@@ -6462,7 +7231,11 @@ def _r212(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r213(children):
@@ -6503,7 +7276,11 @@ def _r213(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r214(children):
@@ -6535,7 +7312,11 @@ def _r214(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r215(children):
@@ -6576,7 +7357,11 @@ def _r215(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r216(children):
@@ -6608,7 +7393,11 @@ def _r216(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r217(children):
@@ -6649,7 +7438,11 @@ def _r217(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r218(children):
@@ -6681,7 +7474,11 @@ def _r218(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r219(children):
@@ -6722,7 +7519,11 @@ def _r219(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r220(children):
@@ -6754,7 +7555,11 @@ def _r220(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r221(children):
@@ -6795,7 +7600,11 @@ def _r221(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r222(children):
@@ -6827,7 +7636,11 @@ def _r222(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r223(children):
@@ -6868,7 +7681,11 @@ def _r223(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r224(children):
@@ -6900,7 +7717,11 @@ def _r224(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r225(children):
@@ -6950,7 +7771,11 @@ def _r225(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r226(children):
@@ -6991,7 +7816,11 @@ def _r226(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r227(children):
@@ -7032,7 +7861,11 @@ def _r227(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r228(children):
@@ -7064,7 +7897,11 @@ def _r228(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r229(children):
@@ -7105,7 +7942,11 @@ def _r229(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r230(children):
@@ -7137,7 +7978,11 @@ def _r230(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r231(children):
@@ -7178,7 +8023,11 @@ def _r231(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r232(children):
@@ -7210,7 +8059,11 @@ def _r232(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r233(children):
@@ -7251,7 +8104,11 @@ def _r233(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r234(children):
@@ -7283,7 +8140,11 @@ def _r234(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r235(children):
@@ -7324,7 +8185,11 @@ def _r235(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r236(children):
@@ -7356,7 +8221,11 @@ def _r236(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r237(children):
@@ -7397,7 +8266,11 @@ def _r237(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r238(children):
@@ -7429,7 +8302,11 @@ def _r238(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r239(children):
@@ -7470,7 +8347,11 @@ def _r239(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r240(children):
@@ -7502,7 +8383,11 @@ def _r240(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r241(children):
@@ -7543,7 +8428,11 @@ def _r241(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r242(children):
@@ -7575,7 +8464,11 @@ def _r242(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r243(children):
@@ -7616,7 +8509,11 @@ def _r243(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r244(children):
@@ -7648,7 +8545,11 @@ def _r244(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r245(children):
@@ -7689,7 +8590,11 @@ def _r245(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r246(children):
@@ -7721,7 +8626,11 @@ def _r246(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r247(children):
@@ -7762,7 +8671,11 @@ def _r247(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r248(children):
@@ -7794,7 +8707,11 @@ def _r248(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r249(children):
@@ -7826,7 +8743,11 @@ def _r249(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r250(children):
@@ -7849,7 +8770,11 @@ def _r250(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r251(children):
@@ -7890,7 +8815,11 @@ def _r251(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r252(children):
@@ -7922,7 +8851,11 @@ def _r252(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r253(children):
@@ -7963,7 +8896,11 @@ def _r253(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r254(children):
@@ -7995,7 +8932,11 @@ def _r254(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r255(children):
@@ -8036,7 +8977,11 @@ def _r255(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r256(children):
@@ -8068,7 +9013,11 @@ def _r256(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r257(children):
@@ -8127,7 +9076,11 @@ def _r257(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r258(children):
@@ -8177,7 +9130,11 @@ def _r258(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r259(children):
@@ -8218,7 +9175,11 @@ def _r259(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r260(children):
@@ -8250,7 +9211,11 @@ def _r260(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r261(children):
@@ -8291,7 +9256,11 @@ def _r261(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r262(children):
@@ -8323,7 +9292,11 @@ def _r262(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r263(children):
@@ -8364,7 +9337,11 @@ def _r263(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r264(children):
@@ -8396,7 +9373,11 @@ def _r264(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r265(children):
@@ -8446,7 +9427,11 @@ def _r265(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r266(children):
@@ -8487,7 +9472,11 @@ def _r266(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r267(children):
@@ -8528,7 +9517,11 @@ def _r267(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r268(children):
@@ -8560,7 +9553,11 @@ def _r268(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r269(children):
@@ -8601,7 +9598,11 @@ def _r269(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r270(children):
@@ -8633,7 +9634,11 @@ def _r270(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r271(children):
@@ -8674,7 +9679,11 @@ def _r271(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r272(children):
@@ -8706,7 +9715,11 @@ def _r272(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r273(children):
@@ -8756,7 +9769,11 @@ def _r273(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r274(children):
@@ -8797,7 +9814,11 @@ def _r274(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r275(children):
@@ -8838,7 +9859,11 @@ def _r275(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r276(children):
@@ -8870,7 +9895,11 @@ def _r276(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r277(children):
@@ -8911,7 +9940,11 @@ def _r277(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r278(children):
@@ -8943,7 +9976,11 @@ def _r278(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r279(children):
@@ -8984,7 +10021,11 @@ def _r279(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r280(children):
@@ -9016,7 +10057,11 @@ def _r280(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r281(children):
@@ -9057,7 +10102,11 @@ def _r281(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r282(children):
@@ -9089,7 +10138,11 @@ def _r282(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r283(children):
@@ -9130,7 +10183,11 @@ def _r283(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r284(children):
@@ -9162,7 +10219,11 @@ def _r284(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r285(children):
@@ -9203,7 +10264,11 @@ def _r285(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r286(children):
@@ -9235,7 +10300,11 @@ def _r286(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r287(children):
@@ -9276,7 +10345,11 @@ def _r287(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r288(children):
@@ -9308,7 +10381,11 @@ def _r288(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r289(children):
@@ -9358,7 +10435,11 @@ def _r289(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r290(children):
@@ -9399,7 +10480,11 @@ def _r290(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r291(children):
@@ -9440,7 +10525,11 @@ def _r291(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r292(children):
@@ -9472,7 +10561,11 @@ def _r292(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r293(children):
@@ -9513,7 +10606,11 @@ def _r293(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r294(children):
@@ -9545,7 +10642,11 @@ def _r294(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r295(children):
@@ -9586,7 +10687,11 @@ def _r295(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r296(children):
@@ -9618,7 +10723,11 @@ def _r296(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r297(children):
@@ -9659,7 +10768,11 @@ def _r297(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r298(children):
@@ -9691,7 +10804,11 @@ def _r298(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r299(children):
@@ -9732,7 +10849,11 @@ def _r299(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r300(children):
@@ -9764,7 +10885,11 @@ def _r300(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r301(children):
@@ -9805,7 +10930,11 @@ def _r301(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r302(children):
@@ -9837,7 +10966,11 @@ def _r302(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r303(children):
@@ -9878,7 +11011,11 @@ def _r303(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r304(children):
@@ -9910,7 +11047,11 @@ def _r304(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r305(children):
@@ -9951,7 +11092,11 @@ def _r305(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r306(children):
@@ -9983,7 +11128,11 @@ def _r306(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r307(children):
@@ -10024,7 +11173,11 @@ def _r307(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r308(children):
@@ -10056,7 +11209,11 @@ def _r308(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r309(children):
@@ -10097,7 +11254,11 @@ def _r309(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r310(children):
@@ -10129,7 +11290,11 @@ def _r310(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r311(children):
@@ -10170,7 +11335,11 @@ def _r311(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r312(children):
@@ -10202,7 +11371,11 @@ def _r312(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r313(children):
@@ -10234,7 +11407,11 @@ def _r313(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r314(children):
@@ -10257,7 +11434,11 @@ def _r314(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r315(children):
@@ -10289,7 +11470,11 @@ def _r315(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('event_clause', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'event_clause'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r316(children):
@@ -10312,7 +11497,11 @@ def _r316(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('event_clause', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'event_clause'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r317(children):
@@ -10336,7 +11525,11 @@ def _r317(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('flow', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'flow'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r318(children):
@@ -10359,7 +11552,11 @@ def _r318(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('flow', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'flow'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r319(children):
@@ -10382,7 +11579,11 @@ def _r319(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('flow_initial', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'flow_initial'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r320(children):
@@ -10414,7 +11615,11 @@ def _r320(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('flow_step', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'flow_step'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r321(children):
@@ -10446,7 +11651,11 @@ def _r321(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('flow_transition', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'flow_transition'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r322(children):
@@ -10487,7 +11696,11 @@ def _r322(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('flow_transition', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'flow_transition'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r323(children):
@@ -10519,7 +11732,11 @@ def _r323(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('flow_transition', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'flow_transition'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r324(children):
@@ -10551,7 +11768,11 @@ def _r324(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('flow_transition', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'flow_transition'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r325(children):
@@ -10573,7 +11794,11 @@ def _r325(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('flow_to_step', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'flow_to_step'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r326(children):
@@ -10596,7 +11821,11 @@ def _r326(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('flow_to_outcome', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'flow_to_outcome'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r327(children):
@@ -10625,7 +11854,11 @@ def _r327(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('machine_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'machine_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r328(children):
@@ -10648,7 +11881,11 @@ def _r328(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('machine_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'machine_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r329(children):
@@ -10677,7 +11914,11 @@ def _r329(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('machine_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'machine_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r330(children):
@@ -10700,7 +11941,11 @@ def _r330(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('machine_decl', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'machine_decl'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r331(children):
@@ -10728,7 +11973,11 @@ def _r331(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('machine_states', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'machine_states'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r332(children):
@@ -10765,7 +12014,11 @@ def _r332(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('machine_states', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'machine_states'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r333(children):
@@ -10788,7 +12041,11 @@ def _r333(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('machine_states', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'machine_states'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r334(children):
@@ -10811,7 +12068,11 @@ def _r334(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('machine_states', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'machine_states'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r335(children):
@@ -10834,7 +12095,11 @@ def _r335(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('machine_initial', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'machine_initial'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r336(children):
@@ -10862,7 +12127,11 @@ def _r336(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('machine_final', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'machine_final'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r337(children):
@@ -10899,7 +12168,11 @@ def _r337(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('machine_final', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'machine_final'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r338(children):
@@ -10922,7 +12195,11 @@ def _r338(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('machine_final', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'machine_final'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r339(children):
@@ -10945,7 +12222,11 @@ def _r339(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('machine_final', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'machine_final'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r340(children):
@@ -10977,7 +12258,11 @@ def _r340(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('machine_transition', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'machine_transition'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r341(children):
@@ -11000,7 +12285,11 @@ def _r341(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('machine_transition', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'machine_transition'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r342(children):
@@ -11032,7 +12321,11 @@ def _r342(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('machine_transition', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'machine_transition'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r343(children):
@@ -11055,7 +12348,11 @@ def _r343(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('machine_transition', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'machine_transition'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r344(children):
@@ -11079,7 +12376,11 @@ def _r344(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('block', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'block'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r345(children):
@@ -11102,7 +12403,11 @@ def _r345(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('block', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'block'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r346(children):
@@ -11141,7 +12446,11 @@ def _r346(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('stmt', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'stmt'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r348(children):
@@ -11182,7 +12491,11 @@ def _r348(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('assign', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'assign'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r349(children):
@@ -11222,7 +12535,11 @@ def _r349(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('aug_assign', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'aug_assign'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r350(children):
@@ -11254,7 +12571,11 @@ def _r350(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('method_stmt', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'method_stmt'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r351(children):
@@ -11286,7 +12607,11 @@ def _r351(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('method_stmt', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'method_stmt'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r353(children):
@@ -11327,7 +12652,11 @@ def _r353(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('for_stmt', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'for_stmt'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r354(children):
@@ -11359,7 +12688,11 @@ def _r354(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('let_stmt', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'let_stmt'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r355(children):
@@ -11391,7 +12724,11 @@ def _r355(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('warn_stmt', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'warn_stmt'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r356(children):
@@ -11414,7 +12751,11 @@ def _r356(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('warn_stmt', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'warn_stmt'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r357(children):
@@ -11461,7 +12802,11 @@ def _r357(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('report_stmt', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'report_stmt'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r358(children):
@@ -11493,7 +12838,11 @@ def _r358(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('report_stmt', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'report_stmt'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r359(children):
@@ -11525,7 +12874,11 @@ def _r359(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('var_stmt', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'var_stmt'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r360(children):
@@ -11557,7 +12910,11 @@ def _r360(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('fail_stmt', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'fail_stmt'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r361(children):
@@ -11580,7 +12937,11 @@ def _r361(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('fail_stmt', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'fail_stmt'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r362(children):
@@ -11603,7 +12964,11 @@ def _r362(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('break_stmt', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'break_stmt'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r363(children):
@@ -11626,7 +12991,11 @@ def _r363(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('continue_stmt', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'continue_stmt'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r364(children):
@@ -11658,7 +13027,11 @@ def _r364(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('if_stmt', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'if_stmt'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r365(children):
@@ -11690,7 +13063,11 @@ def _r365(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('if_stmt', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'if_stmt'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r366(children):
@@ -11731,7 +13108,11 @@ def _r366(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('if_stmt', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'if_stmt'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r367(children):
@@ -11753,7 +13134,11 @@ def _r367(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('lv_name', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'lv_name'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r368(children):
@@ -11785,7 +13170,11 @@ def _r368(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('lv_attr', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'lv_attr'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r369(children):
@@ -11817,7 +13206,11 @@ def _r369(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('lv_index', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'lv_index'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r371(children):
@@ -11858,7 +13251,11 @@ def _r371(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('cond_expr', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'cond_expr'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r372(children):
@@ -11899,7 +13296,11 @@ def _r372(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('or_op', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'or_op'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r374(children):
@@ -11940,7 +13341,11 @@ def _r374(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('and_op', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'and_op'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r376(children):
@@ -11972,7 +13377,11 @@ def _r376(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('not_op', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'not_op'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r378(children):
@@ -12012,7 +13421,11 @@ def _r378(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('compare', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'compare'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r379(children):
@@ -12053,7 +13466,11 @@ def _r379(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('in_op', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'in_op'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r380(children):
@@ -12094,7 +13511,11 @@ def _r380(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('not_in_op', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'not_in_op'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r381(children):
@@ -12135,7 +13556,11 @@ def _r381(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('is_type', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'is_type'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r382(children):
@@ -12176,7 +13601,11 @@ def _r382(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('is_not_type', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'is_not_type'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r384(children):
@@ -12216,7 +13645,11 @@ def _r384(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('arith', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'arith'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r386(children):
@@ -12256,7 +13689,11 @@ def _r386(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('arith', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'arith'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r388(children):
@@ -12288,7 +13725,11 @@ def _r388(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('neg', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'neg'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r391(children):
@@ -12320,7 +13761,11 @@ def _r391(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('attr', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'attr'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r392(children):
@@ -12352,7 +13797,11 @@ def _r392(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('index', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'index'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r393(children):
@@ -12375,7 +13824,11 @@ def _r393(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('call', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'call'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r394(children):
@@ -12398,7 +13851,11 @@ def _r394(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('call', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'call'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r395(children):
@@ -12421,7 +13878,11 @@ def _r395(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('quantifier', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'quantifier'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r398(children):
@@ -12443,7 +13904,11 @@ def _r398(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('raw_string', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'raw_string'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r399(children):
@@ -12466,7 +13931,11 @@ def _r399(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('true', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'true'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r400(children):
@@ -12489,7 +13958,11 @@ def _r400(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('false', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'false'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r401(children):
@@ -12512,7 +13985,11 @@ def _r401(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('null', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'null'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r402(children):
@@ -12534,7 +14011,11 @@ def _r402(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('name', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'name'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r403(children):
@@ -12564,7 +14045,11 @@ def _r403(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('atom', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'atom'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r404(children):
@@ -12593,7 +14078,11 @@ def _r404(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tuple_lit', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tuple_lit'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r405(children):
@@ -12622,7 +14111,11 @@ def _r405(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tuple_lit', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tuple_lit'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r406(children):
@@ -12645,7 +14138,11 @@ def _r406(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tuple_lit', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tuple_lit'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r407(children):
@@ -12668,7 +14165,11 @@ def _r407(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tuple_lit', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tuple_lit'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r408(children):
@@ -12691,7 +14192,11 @@ def _r408(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('tuple_lit', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'tuple_lit'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r409(children):
@@ -12719,7 +14224,11 @@ def _r409(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('list_lit', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'list_lit'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r410(children):
@@ -12747,7 +14256,11 @@ def _r410(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('list_lit', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'list_lit'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r411(children):
@@ -12770,7 +14283,11 @@ def _r411(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('list_lit', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'list_lit'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r412(children):
@@ -12793,7 +14310,11 @@ def _r412(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('list_lit', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'list_lit'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r413(children):
@@ -12816,7 +14337,11 @@ def _r413(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('list_lit', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'list_lit'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r414(children):
@@ -12844,7 +14369,11 @@ def _r414(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('set_lit', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'set_lit'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r415(children):
@@ -12872,7 +14401,11 @@ def _r415(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('set_lit', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'set_lit'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r416(children):
@@ -12895,7 +14428,11 @@ def _r416(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('set_lit', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'set_lit'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r417(children):
@@ -12918,7 +14455,11 @@ def _r417(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('set_lit', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'set_lit'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r418(children):
@@ -12941,7 +14482,11 @@ def _r418(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('set_lit', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'set_lit'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r419(children):
@@ -12969,7 +14514,11 @@ def _r419(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('map_lit', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'map_lit'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r420(children):
@@ -12997,7 +14546,11 @@ def _r420(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('map_lit', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'map_lit'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r421(children):
@@ -13020,7 +14573,11 @@ def _r421(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('map_lit', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'map_lit'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r422(children):
@@ -13043,7 +14600,11 @@ def _r422(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('map_lit', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'map_lit'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r423(children):
@@ -13066,7 +14627,11 @@ def _r423(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('list_comp', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'list_comp'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r424(children):
@@ -13089,7 +14654,11 @@ def _r424(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('set_comp', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'set_comp'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r425(children):
@@ -13112,7 +14681,11 @@ def _r425(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('map_comp', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'map_comp'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r426(children):
@@ -13144,7 +14717,11 @@ def _r426(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('comp_for', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'comp_for'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r427(children):
@@ -13176,7 +14753,11 @@ def _r427(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('comp_for', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'comp_for'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r428(children):
@@ -13213,7 +14794,11 @@ def _r428(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('comp_target', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'comp_target'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r429(children):
@@ -13235,7 +14820,11 @@ def _r429(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('comp_target', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'comp_target'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r430(children):
@@ -13263,7 +14852,11 @@ def _r430(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('comp_target', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'comp_target'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r431(children):
@@ -13304,7 +14897,11 @@ def _r431(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('entry', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'entry'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r432(children):
@@ -13350,7 +14947,11 @@ def _r432(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('args', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'args'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r433(children):
@@ -13412,7 +15013,11 @@ def _r433(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('args', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'args'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r434(children):
@@ -13444,7 +15049,11 @@ def _r434(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('args', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'args'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r435(children):
@@ -13482,7 +15091,11 @@ def _r435(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('args', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'args'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r437(children):
@@ -13514,7 +15127,11 @@ def _r437(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('kwarg', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = 'kwarg'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r438(children):
@@ -13536,7 +15153,11 @@ def _r438(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('number', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'number'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r439(children):
@@ -13558,7 +15179,11 @@ def _r439(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('number', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'number'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r440(children):
@@ -13580,7 +15205,11 @@ def _r440(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('string', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'string'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r441(children):
@@ -13602,7 +15231,11 @@ def _r441(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('string', children, meta)
+    tree = new_tree(Tree)
+    tree.data = 'string'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r442(children):
@@ -13640,7 +15273,11 @@ def _r442(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__start_star_0', children, meta)
+    tree = new_tree(Tree)
+    tree.data = '__start_star_0'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r443(children):
@@ -13699,7 +15336,11 @@ def _r443(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__start_star_0', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__start_star_0'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r444(children):
@@ -13737,7 +15378,11 @@ def _r444(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__state_decl_star_1', children, meta)
+    tree = new_tree(Tree)
+    tree.data = '__state_decl_star_1'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r445(children):
@@ -13796,7 +15441,11 @@ def _r445(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__state_decl_star_1', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__state_decl_star_1'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r446(children):
@@ -13828,7 +15477,11 @@ def _r446(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__type_expr_star_2', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__type_expr_star_2'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r447(children):
@@ -13871,7 +15524,11 @@ def _r447(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__type_expr_star_2', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__type_expr_star_2'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r448(children):
@@ -13909,7 +15566,11 @@ def _r448(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__type_term_star_3', children, meta)
+    tree = new_tree(Tree)
+    tree.data = '__type_term_star_3'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r449(children):
@@ -13968,7 +15629,11 @@ def _r449(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__type_term_star_3', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__type_term_star_3'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r450(children):
@@ -14000,7 +15665,11 @@ def _r450(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__type_atom_star_4', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__type_atom_star_4'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r451(children):
@@ -14038,7 +15707,11 @@ def _r451(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__type_atom_star_4', children, meta)
+    tree = new_tree(Tree)
+    tree.data = '__type_atom_star_4'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r452(children):
@@ -14081,7 +15754,11 @@ def _r452(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__type_atom_star_4', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__type_atom_star_4'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r453(children):
@@ -14140,7 +15817,11 @@ def _r453(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__type_atom_star_4', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__type_atom_star_4'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r454(children):
@@ -14172,7 +15853,11 @@ def _r454(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__type_atom_star_5', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__type_atom_star_5'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r455(children):
@@ -14215,7 +15900,11 @@ def _r455(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__type_atom_star_5', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__type_atom_star_5'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r456(children):
@@ -14247,7 +15936,11 @@ def _r456(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__type_atom_star_6', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__type_atom_star_6'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r457(children):
@@ -14290,7 +15983,11 @@ def _r457(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__type_atom_star_6', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__type_atom_star_6'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r458(children):
@@ -14322,7 +16019,11 @@ def _r458(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__type_atom_star_7', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__type_atom_star_7'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r459(children):
@@ -14360,7 +16061,11 @@ def _r459(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__type_atom_star_7', children, meta)
+    tree = new_tree(Tree)
+    tree.data = '__type_atom_star_7'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r460(children):
@@ -14403,7 +16108,11 @@ def _r460(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__type_atom_star_7', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__type_atom_star_7'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r461(children):
@@ -14462,7 +16171,11 @@ def _r461(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__type_atom_star_7', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__type_atom_star_7'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r462(children):
@@ -14500,7 +16213,11 @@ def _r462(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__tool_decl_star_8', children, meta)
+    tree = new_tree(Tree)
+    tree.data = '__tool_decl_star_8'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r463(children):
@@ -14559,7 +16276,11 @@ def _r463(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__tool_decl_star_8', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__tool_decl_star_8'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r464(children):
@@ -14597,7 +16318,11 @@ def _r464(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__tool_decl_star_9', children, meta)
+    tree = new_tree(Tree)
+    tree.data = '__tool_decl_star_9'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r465(children):
@@ -14656,7 +16381,11 @@ def _r465(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__tool_decl_star_9', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__tool_decl_star_9'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r466(children):
@@ -14688,7 +16417,11 @@ def _r466(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__params_star_10', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__params_star_10'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r467(children):
@@ -14731,7 +16464,11 @@ def _r467(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__params_star_10', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__params_star_10'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r468(children):
@@ -14763,7 +16500,11 @@ def _r468(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__tool_attr_star_11', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__tool_attr_star_11'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r469(children):
@@ -14806,7 +16547,11 @@ def _r469(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__tool_attr_star_11', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__tool_attr_star_11'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r470(children):
@@ -14829,7 +16574,11 @@ def _r470(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__tool_attr_star_12', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__tool_attr_star_12'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r471(children):
@@ -14863,7 +16612,11 @@ def _r471(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__tool_attr_star_12', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__tool_attr_star_12'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r472(children):
@@ -14886,7 +16639,11 @@ def _r472(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__tag_star_13', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__tag_star_13'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r473(children):
@@ -14920,7 +16677,11 @@ def _r473(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__tag_star_13', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__tag_star_13'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r474(children):
@@ -14958,7 +16719,11 @@ def _r474(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__flow_star_14', children, meta)
+    tree = new_tree(Tree)
+    tree.data = '__flow_star_14'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r475(children):
@@ -15017,7 +16782,11 @@ def _r475(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__flow_star_14', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__flow_star_14'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r476(children):
@@ -15055,7 +16824,11 @@ def _r476(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__machine_decl_star_15', children, meta)
+    tree = new_tree(Tree)
+    tree.data = '__machine_decl_star_15'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r477(children):
@@ -15114,7 +16887,11 @@ def _r477(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__machine_decl_star_15', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__machine_decl_star_15'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r478(children):
@@ -15152,7 +16929,11 @@ def _r478(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__block_star_16', children, meta)
+    tree = new_tree(Tree)
+    tree.data = '__block_star_16'
+    tree.children = children
+    tree._meta = meta
+    return tree
 
 
 def _r479(children):
@@ -15211,7 +16992,11 @@ def _r479(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__block_star_16', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__block_star_16'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r480(children):
@@ -15243,7 +17028,11 @@ def _r480(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__stmt_body_star_17', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__stmt_body_star_17'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r481(children):
@@ -15287,7 +17076,11 @@ def _r481(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__stmt_body_star_17', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__stmt_body_star_17'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r482(children):
@@ -15319,7 +17112,11 @@ def _r482(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__atom_star_18', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__atom_star_18'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r483(children):
@@ -15362,7 +17159,11 @@ def _r483(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__atom_star_18', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__atom_star_18'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r484(children):
@@ -15394,7 +17195,11 @@ def _r484(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__atom_star_19', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__atom_star_19'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r485(children):
@@ -15437,7 +17242,11 @@ def _r485(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__atom_star_19', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__atom_star_19'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r486(children):
@@ -15469,7 +17278,11 @@ def _r486(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__args_star_20', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__args_star_20'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 
 def _r487(children):
@@ -15512,7 +17325,11 @@ def _r487(children):
         "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,
         "container_end_line": a, "container_end_column": b, "container_end_pos": d,
     }
-    return Tree('__args_star_20', filtered, meta)
+    tree = new_tree(Tree)
+    tree.data = '__args_star_20'
+    tree.children = filtered
+    tree._meta = meta
+    return tree
 
 BUILDERS = {
     0: _r0,

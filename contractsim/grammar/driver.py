@@ -30,13 +30,13 @@ corrupted ones).
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 from lark import Token, Tree
 from lark.lexer import LexerState, LineCounter
 from lark.utils import TextSlice
 
-from .lexer import _new_token
 from .treebuild import is_chain_rule, specialised_builder
 
 
@@ -61,7 +61,8 @@ class _Position:
 # a character outside ASCII goes to the lexer.
 
 _ASCII_DIGITS = frozenset("0123456789")
-_ASCII_SPACE = frozenset(" \t\n\r\f\v")
+# what ``\s`` matches in ASCII: the file, group, record and unit separators too
+_ASCII_SPACE = frozenset(" \t\n\r\f\v\x1c\x1d\x1e\x1f")
 _ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
@@ -149,10 +150,16 @@ class _CharTables(dict[int, Any]):
         return self._first[name]
 
 
+_MATCHES = True
+"""In a :class:`_CharTable` alternative: a one-character string, which needs no comparing."""
+
+
 class _CharTable(dict[str, Any]):
     """One state's scanner by first character: the alternatives that may start with it, in
     the scanner's order, each as (terminal, its text if a plain string, its own compiled
-    pattern); None where the lexer must read the token (a character outside ASCII, or a
+    pattern — for a plain string :data:`_MATCHES` when it is one character, which is then
+    the character at hand, else None —, the keywords it is retyped to by text or None);
+    None where the lexer must read the token (a character outside ASCII, or a
     state lark's own lexer reads)."""
 
     def __init__(self, scanner: Any, tables: _CharTables) -> None:
@@ -161,14 +168,23 @@ class _CharTable(dict[str, Any]):
         self._alternatives = scanner.alternatives
         self._tables = tables
 
-    def __missing__(self, char: str) -> list[tuple[str, str | None, Any]] | None:
+    def __missing__(self, char: str) -> list[tuple[str, str | None, Any, Any]] | None:
         if not char.isascii():  # not stored: one entry per character a stranger's text holds
             return None
-        made: list[tuple[str, str | None, Any]] | None = None
+        made: list[tuple[str, str | None, Any, Any]] | None = None
         if self._alternatives:
             first_chars, compiled = self._tables.first_chars, self._tables._lexer._compiled
+            keywords = self.keywords
             made = [
-                (name, literal, None if literal is not None else compiled(name))
+                (
+                    name,
+                    literal,
+                    # a one-character literal is the character at hand: it matches
+                    (_MATCHES if len(literal) == 1 else None)
+                    if literal is not None
+                    else compiled(name),
+                    keywords.get(name),
+                )
                 for name, literal, _rank in self._alternatives
                 if (chars := first_chars(name)) is None or char in chars
             ]
@@ -176,21 +192,107 @@ class _CharTable(dict[str, Any]):
         return made
 
 
-class _Builders(dict[int, Any]):
-    """The tree builder of each rule by index (:func:`.treebuild.specialised_builder`): the
-    one stored in ``contract_builders.py`` for the stored tables (imported from Python's
-    bytecode cache), else made when the rule is first reduced."""
+def _gap_pattern(lexer: Any, first_chars: Any) -> re.Pattern[str] | None:
+    """One pattern for a run of ignored tokens (white space, comments): what the lexer reads
+    there in every parser state, token after token, or None when that cannot be shown.
 
-    def __init__(self, rules: list[Any], stored: dict[int, Any] | None) -> None:
+    Every state's scanner holds the ignored terminals (``%ignore``). When each of them starts
+    only with known ASCII characters (its first-character set, as the per-state tables
+    work it out) that no other terminal may start with, then at such a character no other
+    terminal can match, in any state: the lexer's token there is that terminal's own match. The
+    pattern tries, at each step, only the terminal whose first characters include the one at
+    hand (a lookahead for that set before the terminal's own expression), so it stops where
+    the lexer would read anything else — or fail, which the loop then meets as before. The
+    newlines in the run are counted as the lexer counts them (every ignored terminal must be
+    one of its newline types), and no ignored terminal may have a callback."""
+    ignored = sorted(lexer._ignore)
+    if not ignored or any(name in lexer._callbacks for name in ignored):
+        return None
+    if not all(name in lexer._newline_types for name in ignored):
+        return None
+    starts: dict[str, frozenset[str]] = {}
+    for name in ignored:
+        chars = first_chars(name)
+        if not chars:
+            return None
+        if any(chars & other for other in starts.values()):
+            return None
+        starts[name] = chars
+    taken = frozenset().union(*starts.values())
+    for name in lexer._by_name:
+        if name not in starts and ((chars := first_chars(name)) is None or chars & taken):
+            return None
+    parts = []
+    for name in ignored:
+        lookahead = "".join(re.escape(c) for c in sorted(starts[name]))
+        parts.append(f"(?=[{lookahead}])(?:{lexer._by_name[name].pattern.to_regexp()})")
+    return re.compile(f"(?:{'|'.join(parts)})*", lexer._conf.g_regex_flags)
+
+
+def _lone_blanks(lexer: Any, gap_first: frozenset[str]) -> frozenset[str]:
+    """The characters that make a run of :func:`_gap_pattern` by themselves when the next
+    character cannot start one (is not in ``gap_first``): those of an ignored terminal that is
+    a repeated set of ASCII characters, ``(?:[ \t\f\r\n])+`` (``WS``). Such a terminal matches
+    the character and stops before the next, which no ignored terminal may start: the run is
+    that one character, read without the pattern. Only for a ``gap_first`` of
+    :func:`_gap_pattern`'s (each character there starts one ignored terminal only)."""
+    try:
+        import re._constants as c
+        import re._parser as sre
+    except ImportError:  # an older Python: every run is matched
+        return frozenset()
+    found: set[str] = set()
+    for name in lexer._ignore:
+        try:
+            items = list(sre.parse(lexer._by_name[name].pattern.to_regexp()))
+        except Exception:
+            continue
+        # a non-capturing group without flags around the whole: look inside
+        while len(items) == 1 and items[0][0] is c.SUBPATTERN and items[0][1][0] is None:
+            _group, add_flags, del_flags, sub = items[0][1]
+            if add_flags or del_flags:
+                break
+            items = list(sub)
+        if len(items) != 1 or items[0][0] is not c.MAX_REPEAT:
+            continue
+        low, high, body = items[0][1]
+        body = list(body)
+        if low < 1 or high is not c.MAXREPEAT or len(body) != 1 or body[0][0] is not c.IN:
+            continue
+        chars: set[str] = set()
+        for op, arg in body[0][1]:
+            if op is c.LITERAL and arg < 128:
+                chars.add(chr(arg))
+            elif op is c.RANGE and arg[1] < 128:
+                chars.update(map(chr, range(arg[0], arg[1] + 1)))
+            else:  # a negated set, a category, a character outside ASCII: not known here
+                chars = set()
+                break
+        if chars and chars <= gap_first:
+            found |= chars
+    return frozenset(found)
+
+
+class _Builders(dict[int, Any]):
+    """The tree builder of each rule (:func:`.treebuild.specialised_builder`) by ``offset`` +
+    the rule's index (the driver's offset is its number of states: a reduction's action
+    code): the one stored in ``contract_builders.py`` for the stored tables (imported from
+    Python's bytecode cache), else made when the rule is first reduced."""
+
+    def __init__(self, rules: list[Any], stored: dict[int, Any] | None, offset: int = 0) -> None:
         super().__init__()
         self._rules = rules
         self._stored = stored or {}
+        self._offset = offset
 
-    def __missing__(self, index: int) -> Any:
+    def __missing__(self, code: int) -> Any:
+        index = code - self._offset
+        if index < 0:
+            raise KeyError(code)
         made = self._stored.get(index)
         if made is None:
             made = specialised_builder(self._rules[index])
-        self[index] = made
+        self[code] = made
         return made
 
 
@@ -209,10 +311,23 @@ class Driver:
         self._start_states = dict(table.start_states)
         self._end_states = dict(table.end_states)
         rules = lark_parser.rules
-        # per rule: (number of symbols, origin name, whether a chain rule)
-        self._rules = [(len(r.expansion), r.origin.name, is_chain_rule(r)) for r in rules]
-        self._builders = _Builders(rules, stored_builders(getattr(table.states, "key", None)))
+        # per action code (a reduction's code is n_states + the rule's index; a shift's is
+        # below): (number of symbols, origin name, whether a chain rule)
+        self._rules: list[tuple[int, str, bool] | None] = [None] * self._n_states
+        self._rules += [(len(r.expansion), r.origin.name, is_chain_rule(r)) for r in rules]
+        self._builders = _Builders(
+            rules, stored_builders(getattr(table.states, "key", None)), self._n_states
+        )
         self._char_tables = _CharTables(self._lexer)
+        # a run of white space and comments read in one match (None: token by token)
+        self._gap = _gap_pattern(self._lexer, self._char_tables.first_chars)
+        self._gap_first: frozenset[str] = frozenset()
+        self._lone_blanks: frozenset[str] = frozenset()
+        if self._gap is not None:
+            self._gap_first = frozenset().union(
+                *(self._char_tables.first_chars(name) or () for name in self._lexer._ignore)
+            )
+            self._lone_blanks = _lone_blanks(self._lexer, self._gap_first)
         # (state below, state on top, lookahead) -> the state on top after the chain
         # reductions the lookahead makes there (they depend on nothing else)
         self._chains: dict[tuple[int, int, str], int] = {}
@@ -233,13 +348,17 @@ class Driver:
         builders = self._builders
         chains = self._chains
         states: list[int] = [start_state]
+        state = start_state
         values: list[Any] = []
         # the lexer inlined: each state's scanner by first character (see _CharTable); where
         # that cannot answer, the lexer itself reads one token from the same place
         lexer = self._lexer
         char_tables = self._char_tables
         ignore, newline_types = lexer._ignore, lexer._newline_types
-        new_token = _new_token
+        str_new = str.__new__
+        # white space and comments: one match per run, where _gap_pattern shows it exact
+        gap_first, lone_blanks = self._gap_first, self._lone_blanks
+        gap = self._gap.match if self._gap is not None else None
         line_ctr = LineCounter("\n")  # type: ignore[no-untyped-call]
         lexer_state = LexerState(TextSlice(text, 0, len(text)), line_ctr)
         position = _Position(start_state)
@@ -248,11 +367,31 @@ class Driver:
         line = 1
         line_start = 0
         while pos < n:
-            table = char_tables[states[-1]]
-            alternatives = table[text[pos]]
+            char = text[pos]
+            if char in gap_first:
+                if char in lone_blanks and text[pos + 1 : pos + 2] not in gap_first:
+                    pos += 1  # a run of one blank (most runs): no need to match it
+                    if char == "\n":
+                        line += 1
+                        line_start = pos
+                    if pos == n:
+                        break
+                    char = text[pos]
+                elif (end := gap(text, pos).end()) != pos:  # type: ignore[misc,union-attr]
+                    if newlines := text.count("\n", pos, end):
+                        line += newlines
+                        line_start = text.rindex("\n", pos, end) + 1
+                    pos = end
+                    if pos == n:
+                        break
+                    char = text[pos]
+            table = char_tables[state]
+            alternatives = table[char]
             type_ = None
             if alternatives is not None:
-                for type_, value, pattern in alternatives:  # noqa: B007 (the match's type)
+                for type_, value, pattern, keywords in alternatives:  # noqa: B007
+                    if pattern is _MATCHES:
+                        break
                     if value is not None:
                         if text.startswith(value, pos):
                             break
@@ -269,56 +408,66 @@ class Driver:
                         line_start = pos + value.rindex("\n") + 1
                     pos = end
                     continue
+                # lark's Token, its eight slots set here rather than in Token._future_new
+                token = str_new(Token, value)
+                token.start_pos = pos
+                token.value = value
+                token.end_pos = end
                 if type_ in newline_types and (newlines := value.count("\n")):
-                    start_line, column = line, pos - line_start + 1
+                    token.line = line
+                    token.column = pos - line_start + 1
                     line += newlines
                     line_start = pos + value.rindex("\n") + 1
-                    token = new_token(
-                        type_, value, pos, start_line, column, line, end - line_start + 1, end
-                    )
+                    token.end_line = line
+                    token.end_column = end - line_start + 1
                 else:
-                    column = pos - line_start + 1
-                    token = new_token(
-                        type_, value, pos, line, column, line, column + len(value), end
-                    )
-                keywords = table.keywords.get(type_)
+                    token.line = token.end_line = line
+                    token.column = column = pos - line_start + 1
+                    token.end_column = column + end - pos
                 if keywords is not None and (keyword := keywords.get(value)) is not None:
-                    token.type = type_ = keyword
+                    type_ = keyword
+                token.type = type_
                 pos = end
             else:
                 line_ctr.char_pos = pos
                 line_ctr.line = line
                 line_ctr.line_start_pos = line_start
                 line_ctr.column = pos - line_start + 1
-                position.position = states[-1]
+                position.position = state
                 found = next(lexer._lex(lexer_state, position), None)
                 pos, line, line_start = line_ctr.char_pos, line_ctr.line, line_ctr.line_start_pos
                 if found is None:
                     break  # only white space and comments were left
                 token = found
                 type_ = token.type
+            # `state` is the state on top of the stack (states[-1]) throughout
             while True:
-                code = rows[states[-1]].get(type_)
+                code = rows[state].get(type_)
                 if code is None:
                     return None
                 if code < n_states:  # shift (never to the end state: only a goto reaches it)
                     states.append(code)
                     values.append(token)
+                    state = code
                     break
-                size, origin, chain = rules[code - n_states]
+                size, origin, chain = rules[code]
                 if chain:  # the value is handed up unchanged: only the state on top changes
                     below = states[-2]
-                    key = (below, states[-1], type_)
+                    key = (below, state, type_)
                     top = chains.get(key)
                     if top is None:  # every chain reduction this lookahead makes here, at once
                         top = rows[below][origin]
                         while (code := rows[top].get(type_)) is not None and code >= n_states:
-                            size, origin, chain = rules[code - n_states]
+                            size, origin, chain = rules[code]
                             if not chain:
                                 break
                             top = rows[below][origin]
                         chains[key] = top
-                    states[-1] = top
+                    states[-1] = state = top
+                    continue
+                if size == 1:  # half of them: the node takes its child's place
+                    values[-1] = builders[code]([values[-1]])
+                    state = states[-1] = rows[states[-2]][origin]
                     continue
                 if size:
                     children = values[-size:]
@@ -326,14 +475,15 @@ class Driver:
                     del values[-size:]
                 else:
                     children = []
-                values.append(builders[code - n_states](children))
-                states.append(rows[states[-1]][origin])
+                values.append(builders[code](children))
+                state = rows[states[-1]][origin]
+                states.append(state)
         # the end of the text: reduce until the start symbol is complete
         while True:
             code = rows[states[-1]].get("$END")
             if code is None or code < n_states:
                 return None
-            size, origin, chain = rules[code - n_states]
+            size, origin, chain = rules[code]
             if chain:
                 states[-1] = rows[states[-2]][origin]
             else:
@@ -343,7 +493,7 @@ class Driver:
                     del values[-size:]
                 else:
                     children = []
-                values.append(builders[code - n_states](children))
+                values.append(builders[code](children))
                 states.append(rows[states[-1]][origin])
             if states[-1] == end_state:
                 tree: Tree[Token] = values[-1]

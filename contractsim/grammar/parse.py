@@ -240,6 +240,11 @@ def _keywords() -> frozenset[str]:
 
 def _blank(text: str) -> bool:
     """Whether the text holds nothing but white space and comments."""
+    stripped = text.lstrip()
+    if not stripped.startswith("#"):
+        # nothing but white space, or the first line with anything else is not a comment
+        # (only white space precedes that character on its line): no need to split it all
+        return not stripped
     return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
 
 
@@ -248,7 +253,32 @@ MAX_TREE_DEPTH = 300
 
 
 def nesting_depth_problem(tree: Tree[Token], filename: str) -> Diagnostic | None:
-    """Refuse parse trees too deep for the recursive passes (measured without recursion)."""
+    """Refuse parse trees too deep for the recursive passes (measured without recursion).
+
+    The tree is measured level by level (one list of the next level's nodes at a time, which
+    costs a fraction of a node-by-node walk); only a tree deeper than the limit is walked
+    again, depth first, to name the node the diagnostic points at."""
+    bulk = literals.BulkLiteral
+    level = [tree]
+    depth = 1  # of the nodes in `level`
+    while level:
+        if depth > MAX_TREE_DEPTH:
+            return _first_node_too_deep(tree, filename)
+        # the nodes one level down that _first_node_too_deep would visit (a bulk literal
+        # not as deep as the limit is not: its tree need not be built)
+        level = [
+            child
+            for node in level
+            for child in node.children
+            if isinstance(child, Tree)
+            and (child.__class__ is not bulk or depth + child.height > MAX_TREE_DEPTH)
+        ]
+        depth += 1
+    return None
+
+
+def _first_node_too_deep(tree: Tree[Token], filename: str) -> Diagnostic | None:
+    """The diagnostic for the first node deeper than the limit in a depth-first walk."""
     stack: list[tuple[Tree[Token], int]] = [(tree, 1)]
     while stack:
         node, depth = stack.pop()

@@ -207,6 +207,7 @@ BUILDER_GLOBALS: dict[str, Any] = {
     "Tree": Tree,
     "Meta": Meta,
     "new_meta": object.__new__,
+    "new_tree": object.__new__,
     "_place": _place,
 }
 """The names the builders' source uses (:func:`builder_source`)."""
@@ -246,7 +247,12 @@ def builder_source(rule: Any, function_name: str) -> str:
         '        "container_start_pos": start_pos, "end_line": a, "end_column": b, "end_pos": d,',
         '        "container_end_line": a, "container_end_column": b, "container_end_pos": d,',
         "    }",
-        f"    return Tree({name}, {kids}, meta)",
+        # Tree(name, kids, meta) without the call of Tree.__init__: the same three attributes
+        "    tree = new_tree(Tree)",
+        f"    tree.data = {name}",
+        f"    tree.children = {kids}",
+        "    tree._meta = meta",
+        "    return tree",
     ]
     return "\n".join(lines) + "\n"
 
