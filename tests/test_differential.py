@@ -323,6 +323,13 @@ for _ty, _op in [
     ("bool", _bin("bool", ["in", "not in"], "str", "map[str, int]")),
     ("bool", _bin("bool", ["==", "!="], "tuple[int, str]", "tuple[int, str]")),
     ("bool", _bin("bool", ["==", "!="], "Rec", "Rec")),
+    # a simulated open record (`r`, `j`) against maps, closed and open records (s7-gaps)
+    ("bool", lambda dr, d, w: f"(j {dr(st.sampled_from(['==', '!=']))} {_rec_map(dr, d, w)})"),
+    ("bool", lambda dr, d, w: f"(j {dr(st.sampled_from(['==', '!=']))} r)"),
+    ("bool", lambda dr, d, w: f"([r, {expr(dr, 'int', d, w)}] == [{_rec(dr, d, w)}, 1])"),
+    ("bool", lambda dr, d, w: f"({{r}} {dr(st.sampled_from(['==', '!=']))} {{{_rec(dr, d, w)}}})"),
+    ("bool", lambda dr, d, w: f"({expr(dr, 'Rec', d, w)} in {{{_rec(dr, d, w)}, r}})"),
+    ("bool", lambda dr, d, w: f"(j in [{_rec_map(dr, d, w)}])"),
     ("bool", lambda dr, d, w: f"(r.c == null or r.c > {expr(dr, 'float', d, w)})"),
     ("bool", lambda dr, d, w: f"all(q >= 0 for q in {expr(dr, 'list[int]', d, w)})"),
     ("bool", lambda dr, d, w: f'any(startswith(q, "a") for q in {expr(dr, "set[str]", d, w)})'),
@@ -404,6 +411,20 @@ for _ty, _op in [
     ),
 ]:
     MAKERS.setdefault(_ty, []).append(("", "any", _op))
+
+
+def _rec(dr: Any, d: int, w: str) -> str:
+    return str(dr(st.sampled_from(["r", 'Rec(a=1, b="a")', 'Rec(a=0, b="", c=0.5)'])))
+
+
+def _rec_map(dr: Any, d: int, w: str) -> str:
+    """A map a value of Rec may equal, or one lacking (or adding) a field."""
+    fields = [f'"a": {expr(dr, "int", d, w)}', '"b": "a"', '"c": null', '"d e": null']
+    if dr(st.booleans()):
+        fields.pop(dr(st.integers(0, len(fields) - 1)))
+    if dr(st.booleans()):
+        fields.append('"zz": 2')
+    return "{" + ", ".join(fields) + "}"
 
 
 def hole(draw: Any, ty: str, depth: int, where: str) -> str:
@@ -575,7 +596,7 @@ def states(draw: Any, unknown: bool) -> dict[str, Any]:
             out[n] = UNKNOWN
         elif roll == 1 and t in BOUNDED_OF:
             out[n] = draw(BOUNDED_OF[t])
-        elif roll == 1 and t == "Rec":
+        elif roll == 1 and t in ("Rec", "any"):
             out[n] = draw(SIMULATED_REC)
         else:
             out[n] = draw(VALUE_OF[t])
@@ -587,7 +608,8 @@ def tagged(v: Any) -> Any:
     if isinstance(v, frozenset):
         return ("set", frozenset(tagged(x) for x in v))
     if isinstance(v, dict):
-        return ("map", frozenset((tagged(k), tagged(x)) for k, x in v.items()))
+        kind = "open" if isinstance(v, OpenRecord) else "map"
+        return (kind, frozenset((tagged(k), tagged(x)) for k, x in v.items()))
     if isinstance(v, tuple):
         return ("tuple", tuple(tagged(x) for x in v))
     if isinstance(v, Fresh):
