@@ -135,7 +135,7 @@ def test_a_state_file_restores_open_records_by_type() -> None:
         "type Note = record { id: str, ... }\n"
         'state {\n  one: Note = Note(id="a")\n  many: map[str, list[Note]] = {}\n'
         '  pair: tuple[int, Note] = (1, Note(id="a"))\n  flags: map[str, bool] = {}\n'
-        "  j: any = null\n}\n"
+        "  keyed: map[Note, int] = {}\n  j: any = null\n}\n"
     )
 
     def read(**values: Any) -> dict[str, Any]:
@@ -146,6 +146,7 @@ def test_a_state_file_restores_open_records_by_type() -> None:
         many={"k": [OPEN_A]},
         pair=[1, OPEN_A],
         flags={"$open": True},
+        keyed={"$entries": [[OPEN_A, 1]]},
         j={"r": [OPEN_A]},
     )
     a1 = OpenRecord({"id": "a1"})
@@ -154,9 +155,11 @@ def test_a_state_file_restores_open_records_by_type() -> None:
         "many": FMap({"k": (a1,)}),
         "pair": (1, a1),
         "flags": FMap({"$open": True}),  # a map's key like any other
+        "keyed": FMap({a1: 1}),
         "j": FMap({"r": (a1,)}),
     }
     assert type(got["one"]) is OpenRecord and type(got["flags"]) is FMap
+    assert [type(k) for k in got["keyed"]] == [OpenRecord]
     # from Python the mark is a field like any other (as "$unknown" is a string there)
     sim = c.simulator(now=NOW)
     assert type(sim.initial_state({"one": OPEN_A})["one"]) is not OpenRecord

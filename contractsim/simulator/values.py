@@ -198,7 +198,11 @@ def _reopen(value: Any, t: ir.TypeExpr, decls: dict[str, ir.TypeExpr], depth: in
         return value
     if isinstance(t, ir.GenericType):
         if t.name == "map" and len(t.args) == 2 and kind is FMap:
-            return FMap((k, _reopen(v, t.args[1], decls, depth + 1)) for k, v in value.items())
+            key_type, value_type = t.args  # (keys too: `{"$entries": [[KEY, VALUE], …]}`)
+            return FMap(
+                (_reopen(k, key_type, decls, depth + 1), _reopen(v, value_type, decls, depth + 1))
+                for k, v in value.items()
+            )
         if t.name in ("list", "set") and t.args and kind in (tuple, frozenset):
             return kind(_reopen(v, t.args[0], decls, depth + 1) for v in value)
         if t.name == "tuple" and kind is tuple and len(value) == len(t.args):
@@ -215,7 +219,7 @@ def _reopen_any(value: Any, depth: int) -> Any:
     if depth > MAX_VALUE_DEPTH:
         return value
     if kind is FMap:
-        fields = {k: _reopen_any(v, depth + 1) for k, v in value.items()}
+        fields = {_reopen_any(k, depth + 1): _reopen_any(v, depth + 1) for k, v in value.items()}
         if fields.get(OPEN_JSON) is True:
             del fields[OPEN_JSON]
             return OpenRecord(fields)
