@@ -224,3 +224,17 @@ def test_interpreter_and_generated_code_agree(expr: str, expected: Any) -> None:
     assert by_interp is expected
     assert by_code is expected
     assert lib.contains_unknown(J)  # so a state holding it takes the safe code
+
+
+def test_an_unknown_branch_that_sets_a_hidden_state_variable_makes_it_unknown() -> None:
+    """Found by the differential test once it compared records more often: under an unknown
+    condition the generated safe code left `state.k = …` (a state variable hidden by the
+    parameter `k`) at its old value, confidently, where the interpreter made it unknown."""
+    c = contractsim.loads(
+        'contract h version "1.0.0"\n'
+        'state {\n  k: str = "q"\n  b: bool = unknown\n}\n'
+        "tool t(k: str) {\n  effect { if b { state.k = k } }\n}\n"
+    )
+    sim = c.simulator(now=NOW)
+    (branch,) = sim.step(sim.initial_state(), "t", {"k": "z"}).branches
+    assert branch.state["k"] is UNKNOWN  # was "q"

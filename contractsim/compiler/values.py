@@ -307,7 +307,8 @@ def thaw(value: Any) -> Any:
     if isinstance(value, FMap) or isinstance(value, dict):
         out = {_key_text(k): thaw(v) for k, v in sorted(value.items(), key=_item_order)}
         if type(value) is OpenRecord:
-            out[OPEN_JSON] = True  # it may hold fields nobody has seen
+            # it may hold fields nobody has seen (unless it declares a field named so)
+            out.setdefault(OPEN_JSON, True)
         return out
     if isinstance(value, frozenset) or isinstance(value, set):
         return [thaw(v) for v in sorted(value, key=order)]
