@@ -150,6 +150,7 @@ ID = Fresh("call.id", 1)
         (frozenset({Op({"id": "a"})}), frozenset({F({"id": "b"})}), False),  # sets
         (frozenset({Op({"id": "a"})}), frozenset({F({"id": "a"})}), UNKNOWN),
         (frozenset({Op({"id": "a"}), 1}), frozenset({F({"id": "a"})}), False),
+        (frozenset({Op({"id": ID})}), frozenset({Op({"id": ID})}), True),  # the same result
         (frozenset({UNKNOWN, 1}), frozenset({1}), UNKNOWN),  # the unknown may be 1
         (frozenset({UNKNOWN, 1}), frozenset({2}), False),  # 1 is not there
         ((UNKNOWN, 1), (2, 1), UNKNOWN),
@@ -173,6 +174,9 @@ def test_three_valued_equality(a: Any, b: Any, expected: Any) -> None:
         (F({"id": "a"}), F({Op({"id": "a"}): 1}), UNKNOWN),  # keys of a map
         (F({"id": "a"}), (UNKNOWN,), UNKNOWN),
         ((1,), (ID, "a", 2), False),  # a list is no text or number
+        (F({"id": "a"}), frozenset({F({"id": "b"}), F({"id": "c"})}), False),
+        ((1, "a"), frozenset({(1, "b"), (UNKNOWN, "a")}), UNKNOWN),
+        ((1, "a"), frozenset({(1, "b"), (UNKNOWN, "c")}), False),
     ],
 )
 def test_membership_agrees_with_equality(item: Any, coll: Any, expected: Any) -> None:

@@ -653,25 +653,58 @@ def _keys_observed(m: FMap) -> bool:
     return all(type(k) is str for k in m) or not any(map(_contains_unknown, m))
 
 
+def vague_members(coll: Any) -> tuple[Any, ...]:
+    """The items of a list or set (the keys of a map) that are or hold something unobserved,
+    remembered per collection (states share them, and steps ask again)."""
+    known = _VAGUE.get(id(coll))
+    if known is not None and known[0] is coll:
+        return known[1]
+    members = coll.keys() if isinstance(coll, FMap) else coll
+    kinds = set(map(type, members))
+    if kinds <= _OBSERVED_SCALARS or _flat_and_observed(members, kinds):
+        vague: tuple[Any, ...] = ()
+    else:
+        charge(len(coll))
+        vague = tuple(filter(_contains_unknown, members))
+    if len(_VAGUE) >= _ORDERED_KEPT:
+        _VAGUE.clear()
+    _VAGUE[id(coll)] = (coll, vague)
+    return vague
+
+
+_VAGUE: dict[int, tuple[Any, tuple[Any, ...]]] = {}
+
+
+def _flat_and_observed(members: Any, kinds: set[type]) -> bool:
+    """Whether every member is a list, set or plain map of text, numbers and the like (told
+    at C speed: a set of 100,000 pairs or records)."""
+    if kinds <= {tuple, frozenset}:
+        parts: Iterable[Any] = chain.from_iterable(members)
+    elif kinds == {FMap}:
+        parts = chain(chain.from_iterable(members), chain.from_iterable(map(FMap.values, members)))
+    else:
+        return False
+    return set(map(type, parts)) <= _OBSERVED_SCALARS
+
+
 def _sets_equal3(a: frozenset[Any], b: frozenset[Any]) -> Any:
     """``a == b`` for sets that may hold unknowns: false when an item of one is known to
     differ from every item of the other (unknown items may turn out equal to each other, so
-    sizes decide nothing), true when neither holds an unknown and they are equal."""
+    sizes decide nothing), true when every item of each is known equal to one of the other."""
     if not _contains_unknown(a) and not _contains_unknown(b):
         return a == b
+    matched = True
     for one, other in ((a, b), (b, a)):
-        vague = [y for y in other if _contains_unknown(y)]
+        vague = vague_members(other)
         for x in one:
             if x in other and not _contains_unknown(x):
                 continue  # (told by hashing: its equal is there)
-            if not _contains_unknown(x):
-                candidates: Iterable[Any] = vague  # only an item holding unknowns may equal it
-            else:
-                candidates = other
-            charge(len(other))
-            if all(equal3(x, y) is False for y in candidates):
+            # only an item holding unknowns may equal a known item it differs from
+            found = any_equal3(x, other if _contains_unknown(x) else vague)
+            if found is False:
                 return False
-    return U
+            matched = matched and found is True
+    return True if matched else U
 
 
 def contains(item: Any, coll: Any) -> bool:
@@ -697,9 +730,12 @@ def safe_contains(item: Any, coll: Any) -> Any:
         # simulated open record among them) may equal one it differs from as a Python value,
         # and differ from one it equals as a Python value (the same open record may hold
         # other undeclared fields than the one in the collection)
-        if not _contains_unknown(item) and contains(item, coll):
+        if _contains_unknown(item):
+            found = any_equal3(item, coll)
+        elif contains(item, coll):
             return True
-        found = any_equal3(item, coll)
+        else:  # only an item holding unknowns may equal a known item it differs from
+            found = any_equal3(item, vague_members(coll))
         return U if found is False and type(coll) is OpenRecord else found
     if contains(item, coll):
         return True
@@ -846,7 +882,9 @@ def index(obj: Any, key: Any) -> Any:
             return U  # a fresh key's text is unknown: it may be any of the map's keys
         if type(obj) is OpenRecord:
             return U  # a field a simulated open record does not declare may be there
-        if isinstance(obj, FMap) and any_equal3(key, obj) is U:
+        if isinstance(obj, FMap) and (
+            any_equal3(key, obj if _contains_unknown(key) else vague_members(obj)) is U
+        ):
             return U  # a key holding unknowns (a simulated open record) may be one of them
         raise EvalError(f"key {show(key)} is not in the map") from None
     except IndexError:
