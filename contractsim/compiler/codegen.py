@@ -578,11 +578,16 @@ class CodeGen(NodeVisitor):
         roots = assigned_roots(body)
         if jumps:
             roots |= assigned_roots(self._loops[-1][1])
+        state_roots = _state_roots(body)  # `state.k = …` where a parameter `k` hides it
+        if jumps:
+            state_roots |= _state_roots(self._loops[-1][1])
         for root in sorted(roots):
             local = ctx.locals.get(root)
             if local is not None and local in self._var_names:
                 src.emit(f"{local} = U", indent)
-            elif root in self.slots and (local is None or root not in ctx.locals):
+            if root in self.slots and (
+                local is None or root not in ctx.locals or root in state_roots
+            ):
                 src.emit(f"S[{self.slots[root]}] = U", indent)
         src.emit("C.havoc = True", indent)
         # a cut-short loop may have failed in any of its later iterations
@@ -713,6 +718,18 @@ def _state_collection_kinds(contract: ir.Contract) -> dict[str, str]:
 
 def _template_key(s: ir.Warn) -> str:
     return f"{s.span.line}:{s.span.col}"
+
+
+def _state_roots(body: Iterable[ir.Stmt]) -> set[str]:
+    """The state variables a block changes through ``state.NAME`` (named so because a local
+    of that name hides the variable)."""
+    roots: set[str] = set()
+    for s in walk_stmts(body):
+        if isinstance(s, (ir.Assign, ir.MethodCall)):
+            node, _ = lvalue_path(s.target)
+            if node.state:
+                roots.add(node.name)
+    return roots
 
 
 def _unique(fails: list[ir.Fail]) -> list[ir.Fail]:

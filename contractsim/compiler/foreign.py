@@ -27,7 +27,7 @@ from typing import Any
 
 from ..records import record
 from .lib import MAX_ITEMS, MAX_STRING
-from .values import UNKNOWN, Bounded, FMap, Fresh, Unknown
+from .values import UNKNOWN, Bounded, FMap, Fresh, OpenRecord, Unknown
 
 MAX_DEPTH = 100
 """Levels of nesting a value read from Python may have (contract types nest at most 64)."""
@@ -177,6 +177,9 @@ class _Reader:
                 return self._mapping(list(value.items()), depth + 1)
             finally:
                 self.open.discard(key)
+        if kind is OpenRecord:  # the simulator's own value: it stays open
+            read = self.read(FMap(value), depth)
+            return OpenRecord(read) if type(read) is FMap else read
         if kind is not set and kind is not frozenset:
             self.exact = False
         return self._foreign(value, depth)

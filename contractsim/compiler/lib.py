@@ -584,12 +584,127 @@ def safe_compare(op: str, a: Any, b: Any) -> Any:
             return op == "!="  # the text existed before the fresh value was made
         return U
     if op in ("==", "!=") and (_contains_unknown(a) or _contains_unknown(b)):
-        if a is None or b is None:
-            # a collection is not null, whatever it holds (or, for a simulated open record,
-            # whatever fields it may hold besides)
-            return compare(op, a, b)
-        return U
+        same = equal3(a, b)
+        return same if op == "==" or same is U else not same
     return compare(op, a, b)
+
+
+_STRUCTURES = (tuple, frozenset, FMap)
+
+
+def equal3(a: Any, b: Any) -> Any:
+    """``a == b`` over values that may hold unknowns, three-valued and exact: false as soon as
+    some part is known to differ (lists of other lengths, a key one map holds and a closed other
+    lacks, items known to differ), true when every part is known equal, else unknown.
+
+    A simulated open record (:class:`OpenRecord`) may hold fields besides its declared ones: it
+    is unequal to a map or record that lacks one of its declared fields or holds a differing
+    value, and otherwise unknown, except against itself (the same fields, one of them a fresh
+    value: the same call's result). A collection is never null, a number or text, whatever it
+    holds."""
+    undecided = False
+    pairs = [(a, b)]  # without recursion (but for sets): a value may nest deeper than the stack
+    while pairs:
+        x, y = pairs.pop()
+        if x is U or y is U:
+            undecided = True
+            continue
+        tx, ty = type(x), type(y)
+        if tx is tuple and ty is tuple:
+            if len(x) != len(y):
+                return False
+            charge(len(x))
+            pairs.extend(zip(x, y))
+        elif isinstance(x, FMap) and isinstance(y, FMap):
+            open_x, open_y = tx is OpenRecord, ty is OpenRecord
+            if open_x and open_y and _same_result(x, y):
+                continue
+            if not _keys_observed(x) or not _keys_observed(y):
+                undecided = True  # a fresh or unknown key may be any of the other's keys
+                continue
+            if (not open_y and x.keys() - y.keys()) or (not open_x and y.keys() - x.keys()):
+                return False  # a closed side lacks a key the other holds
+            if open_x or open_y:
+                undecided = True  # the open side may hold fields the other lacks
+            charge(len(x))
+            pairs.extend((x[k], y[k]) for k in x.keys() & y.keys())
+        elif tx is frozenset and ty is frozenset:
+            same = _sets_equal3(x, y)
+            if same is False:
+                return False
+            undecided = undecided or same is U
+        elif isinstance(x, _STRUCTURES) or isinstance(y, _STRUCTURES):
+            return False  # a list, set or map never equals a value of another kind
+        else:
+            same = safe_compare("==", x, y)
+            if same is False:
+                return False
+            undecided = undecided or same is U
+    return U if undecided else True
+
+
+def _same_result(a: FMap, b: FMap) -> bool:
+    """Two simulated open records that are one call's result: a fresh value among their
+    fields names the call that made it, so the fields nobody has seen are the same too."""
+    return dict.__eq__(a, b) and any(type(v) is Fresh for v in a.values())
+
+
+def _keys_observed(m: FMap) -> bool:
+    return all(type(k) is str for k in m) or not any(map(_contains_unknown, m))
+
+
+def vague_members(coll: Any) -> tuple[Any, ...]:
+    """The items of a list or set (the keys of a map) that are or hold something unobserved,
+    remembered per collection (states share them, and steps ask again)."""
+    known = _VAGUE.get(id(coll))
+    if known is not None and known[0] is coll:
+        return known[1]
+    members = coll.keys() if isinstance(coll, FMap) else coll
+    kinds = set(map(type, members))
+    if kinds <= _OBSERVED_SCALARS or _flat_and_observed(members, kinds):
+        vague: tuple[Any, ...] = ()
+    else:
+        charge(len(coll))
+        vague = tuple(filter(_contains_unknown, members))
+    if len(_VAGUE) >= _ORDERED_KEPT:
+        _VAGUE.clear()
+    _VAGUE[id(coll)] = (coll, vague)
+    return vague
+
+
+_VAGUE: dict[int, tuple[Any, tuple[Any, ...]]] = {}
+
+
+def _flat_and_observed(members: Any, kinds: set[type]) -> bool:
+    """Whether every member is a list, set or plain map of text, numbers and the like (told
+    at C speed: a set of 100,000 pairs or records)."""
+    if kinds <= {tuple, frozenset}:
+        parts: Iterable[Any] = chain.from_iterable(members)
+    elif kinds == {FMap}:
+        parts = chain(chain.from_iterable(members), chain.from_iterable(map(FMap.values, members)))
+    else:
+        return False
+    return set(map(type, parts)) <= _OBSERVED_SCALARS
+
+
+def _sets_equal3(a: frozenset[Any], b: frozenset[Any]) -> Any:
+    """``a == b`` for sets that may hold unknowns: false when an item of one is known to
+    differ from every item of the other (unknown items may turn out equal to each other, so
+    sizes decide nothing), true when every item of each is known equal to one of the other."""
+    if not _contains_unknown(a) and not _contains_unknown(b):
+        return a == b
+    matched = True
+    for one, other in ((a, b), (b, a)):
+        vague = vague_members(other)
+        for x in one:
+            if x in other and not _contains_unknown(x):
+                continue  # (told by hashing: its equal is there)
+            # only an item holding unknowns may equal a known item it differs from
+            found = any_equal3(x, other if _contains_unknown(x) else vague)
+            if found is False:
+                return False
+            matched = matched and found is True
+    return True if matched else U
 
 
 def contains(item: Any, coll: Any) -> bool:
@@ -610,6 +725,18 @@ def safe_contains(item: Any, coll: Any) -> Any:
         return U
     if type(item) is Bounded:
         return _interval_contains(item, coll)
+    if isinstance(item, _STRUCTURES) and isinstance(coll, _STRUCTURES):
+        # a list, set or map (a record): equal item by item, where an item holding unknowns (a
+        # simulated open record among them) may equal one it differs from as a Python value,
+        # and differ from one it equals as a Python value (the same open record may hold
+        # other undeclared fields than the one in the collection)
+        if _contains_unknown(item):
+            found = any_equal3(item, coll)
+        elif contains(item, coll):
+            return True
+        else:  # only an item holding unknowns may equal a known item it differs from
+            found = any_equal3(item, vague_members(coll))
+        return U if found is False and type(coll) is OpenRecord else found
     if contains(item, coll):
         return True
     if type(coll) is OpenRecord:
@@ -633,26 +760,21 @@ def safe_contains(item: Any, coll: Any) -> Any:
             type(x) is Bounded and interval_compare("==", item, x) is not False for x in coll
         ):
             return U  # a number a bounded unknown in the collection may be
-        elif isinstance(item, (frozenset, tuple, FMap)) and _contains_unknown(item):
-            # a list, set or map holding unknowns (or a simulated open record) may equal an
-            # item it differs from as a Python value
-            if any(_may_equal(item, x) for x in coll):
-                return U
     return False
 
 
-def _may_equal(a: Any, b: Any) -> bool:
-    """Whether ``a`` may equal ``b`` once their unknowns are known: lists item by item, maps
-    key by key (a simulated open record may hold keys besides its own), else as ``==``."""
-    if type(a) is tuple and type(b) is tuple:
-        return len(a) == len(b) and all(map(_may_equal, a, b))
-    if isinstance(a, FMap) and isinstance(b, FMap):
-        if (type(b) is not OpenRecord and a.keys() - b.keys()) or (
-            type(a) is not OpenRecord and b.keys() - a.keys()
-        ):
-            return False  # a closed map lacks a key the other holds
-        return all(_may_equal(a[k], b[k]) for k in a.keys() & b.keys())
-    return safe_compare("==", a, b) is not False
+def any_equal3(item: Any, coll: Any) -> Any:
+    """Whether ``item`` equals an item of ``coll`` (a key of a map), three-valued with
+    :func:`equal3`: true when one is known equal, false when every one is known to differ."""
+    charge(len(coll))
+    found: Any = False
+    for x in coll:
+        same = equal3(item, x)
+        if same is True:
+            return True
+        if same is U:
+            found = U
+    return found
 
 
 def _fresh_apart(a: Any, b: Any) -> bool:
@@ -758,6 +880,12 @@ def index(obj: Any, key: Any) -> Any:
             isinstance(key, Fresh) or any(isinstance(k, Fresh) for k in obj)
         ):
             return U  # a fresh key's text is unknown: it may be any of the map's keys
+        if type(obj) is OpenRecord:
+            return U  # a field a simulated open record does not declare may be there
+        if isinstance(obj, FMap) and (
+            any_equal3(key, obj if _contains_unknown(key) else vague_members(obj)) is U
+        ):
+            return U  # a key holding unknowns (a simulated open record) may be one of them
         raise EvalError(f"key {show(key)} is not in the map") from None
     except IndexError:
         raise EvalError(f"index {key} is out of range (length {len(obj)})") from None

@@ -296,10 +296,20 @@ def json_ready(value: Any) -> Any:
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
 
 
+OPEN_JSON = "$open"
+"""The key that marks a simulated open record in JSON: ``{"id": "$fresh:call.id#1",
+"$open": true}`` holds the declared fields and may hold others nobody has seen."""
+
+
 def thaw(value: Any) -> Any:
-    """Runtime values → JSON-ready data; sets become sorted lists, symbols become strings."""
+    """Runtime values → JSON-ready data; sets become sorted lists, symbols become strings, a
+    simulated open record gets ``"$open": true`` after its fields."""
     if isinstance(value, FMap) or isinstance(value, dict):
-        return {_key_text(k): thaw(v) for k, v in sorted(value.items(), key=_item_order)}
+        out = {_key_text(k): thaw(v) for k, v in sorted(value.items(), key=_item_order)}
+        if type(value) is OpenRecord:
+            # it may hold fields nobody has seen (unless it declares a field named so)
+            out.setdefault(OPEN_JSON, True)
+        return out
     if isinstance(value, frozenset) or isinstance(value, set):
         return [thaw(v) for v in sorted(value, key=order)]
     if isinstance(value, tuple) or isinstance(value, list):

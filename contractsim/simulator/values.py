@@ -11,7 +11,7 @@ from pydantic_core import ValidationError
 from ..compiler.compile import CompiledContract
 from ..compiler.foreign import contract_value
 from ..compiler.problems import problems_from
-from ..compiler.values import UNKNOWN, Bounded, FMap, Fresh, OpenRecord
+from ..compiler.values import OPEN_JSON, UNKNOWN, Bounded, FMap, Fresh, OpenRecord
 from ..diagnostics import ContractError, Diagnostic, suggestion_hint
 from ..dsl import ir
 from .formats import diagnostic_at, line_of
@@ -128,14 +128,105 @@ def validate_state_overrides(
             for p in problems_from(exc, name):
                 problems.append(
                     diagnostic_at(
-                        "E0702", f"`{p.path}`: {p.message}", source, line, hint=hint or p.hint
+                        "E0702",
+                        f"`{p.path}`: {p.message}",
+                        source,
+                        line,
+                        hint=hint or (_OPEN_HINT if _is_open_mark(p.path) else p.hint),
                     )
                 )
             continue
+        if unknown_mark and (OPEN_JSON in text if text else True):
+            validated = _reopen(validated, decl.type, decls_of(compiled))
         out[name] = validated
     if problems:
         raise ContractError(problems, {source: text} if text else None)
     return out
+
+
+MAX_VALUE_DEPTH = 200
+"""How deep :func:`_reopen` looks (as deep as a simulated state may nest)."""
+_OPEN_HINT = (
+    f'"{OPEN_JSON}": true marks a simulated open record (reports write it so); a value of a '
+    "closed record type holds exactly its fields: remove the key"
+)
+
+
+def _is_open_mark(path: str) -> bool:
+    return path.endswith("." + OPEN_JSON) or path.endswith(f'["{OPEN_JSON}"]')
+
+
+def decls_of(compiled: CompiledContract) -> dict[str, ir.TypeExpr]:
+    """The contract's named types, by name."""
+    return {d.name: d.type for d in compiled.ir.types}
+
+
+def _reopen(value: Any, t: ir.TypeExpr, decls: dict[str, ir.TypeExpr], depth: int = 0) -> Any:
+    """A validated state-file value with every record that JSON marks ``"$open": true`` (as
+    reports write a simulated open record) restored as an :class:`OpenRecord`, where its type
+    is an open record type (or ``any``): elsewhere the key is refused by validation (a closed
+    record) or is a map's key like any other."""
+    for _ in range(32):
+        if isinstance(t, ir.NamedType) and t.name in decls:
+            t = decls[t.name]
+    if depth > MAX_VALUE_DEPTH or value is None:
+        return value
+    kind = type(value)
+    if isinstance(t, ir.RecordType):
+        if kind is not FMap:
+            return value
+        declared = {f.name: f.type for f in t.fields}
+        fields = {
+            k: _reopen(v, declared[k], decls, depth + 1) if k in declared else v
+            for k, v in value.items()
+        }
+        if t.open and fields.get(OPEN_JSON) is True and OPEN_JSON not in declared:
+            del fields[OPEN_JSON]
+            return OpenRecord(fields)
+        return FMap(fields)
+    if isinstance(t, ir.TaggedUnionType):
+        if kind is FMap:
+            for variant in t.variants:
+                if variant.tag == value.get(t.tag_field):
+                    return _reopen(value, variant.type, decls, depth)
+        return value
+    if isinstance(t, ir.UnionType):
+        for option in t.options:
+            reopened = _reopen(value, option, decls, depth)
+            if type(reopened) is not kind or reopened != value:
+                return reopened  # (an open record never equals the map it was read as)
+        return value
+    if isinstance(t, ir.GenericType):
+        if t.name == "map" and len(t.args) == 2 and kind is FMap:
+            key_type, value_type = t.args  # (keys too: `{"$entries": [[KEY, VALUE], …]}`)
+            return FMap(
+                (_reopen(k, key_type, decls, depth + 1), _reopen(v, value_type, decls, depth + 1))
+                for k, v in value.items()
+            )
+        if t.name in ("list", "set") and t.args and kind in (tuple, frozenset):
+            return kind(_reopen(v, t.args[0], decls, depth + 1) for v in value)
+        if t.name == "tuple" and kind is tuple and len(value) == len(t.args):
+            return tuple(_reopen(v, a, decls, depth + 1) for v, a in zip(value, t.args))
+        return value
+    if isinstance(t, ir.NamedType) and t.name in ("any", "list", "set", "map", "tuple"):
+        return _reopen_any(value, depth)
+    return value
+
+
+def _reopen_any(value: Any, depth: int) -> Any:
+    """:func:`_reopen` for a value of type ``any``: every map marked ``"$open": true``."""
+    kind = type(value)
+    if depth > MAX_VALUE_DEPTH:
+        return value
+    if kind is FMap:
+        fields = {_reopen_any(k, depth + 1): _reopen_any(v, depth + 1) for k, v in value.items()}
+        if fields.get(OPEN_JSON) is True:
+            del fields[OPEN_JSON]
+            return OpenRecord(fields)
+        return FMap(fields)
+    if kind is tuple or kind is frozenset:
+        return kind(_reopen_any(v, depth + 1) for v in value)
+    return value
 
 
 def _bounded_value(
