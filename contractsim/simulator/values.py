@@ -180,7 +180,14 @@ def _reopen(value: Any, t: ir.TypeExpr, decls: dict[str, ir.TypeExpr], depth: in
             k: _reopen(v, declared[k], decls, depth + 1) if k in declared else v
             for k, v in value.items()
         }
-        if t.open and fields.get(OPEN_JSON) is True and OPEN_JSON not in declared:
+        if (
+            t.open
+            and fields.get(OPEN_JSON) is True
+            and OPEN_JSON not in declared
+            # a value of the type: in a union, a map holding the key is not a record lacking
+            # a declared field (reports write every declared field of an open record)
+            and all(f.name in fields for f in t.fields if not f.optional and f.default is None)
+        ):
             del fields[OPEN_JSON]
             return OpenRecord(fields)
         return FMap(fields)
