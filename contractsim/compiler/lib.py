@@ -295,6 +295,8 @@ def _safe_get(m: Any, key: Any, default: Any = None) -> Any:
             if a is U or type(a) is Fresh or type(a) is Bounded or type(a) is OpenRecord:
                 return U
         return m[key] if key in m else U
+    if isinstance(m, FMap) and isinstance(key, _STRUCTURES) and safe_contains(key, m) is U:
+        return U  # a key that may be one of the map's keys, as `in` says (and `m[key]`)
     return _lifted_get(m, key, default)
 
 
@@ -871,6 +873,14 @@ def index(obj: Any, key: Any) -> Any:
         return U
     if type(obj) is Fresh:
         return U  # a character of text that is not known yet
+    if (
+        isinstance(obj, FMap)
+        and isinstance(key, _STRUCTURES)
+        and _contains_unknown(key)
+        and key in obj
+        and equal3(key, key) is not True
+    ):
+        return U  # the key Python finds is only maybe equal (as `in` and `==` say)
     try:
         return obj[key]
     except KeyError:
