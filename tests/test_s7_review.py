@@ -122,3 +122,28 @@ def test_a_built_map_with_the_key_open_in_an_any_variable_round_trips() -> None:
     (branch,) = sim.step(sim.initial_state(), "put", {}).branches
     got = _read_state(c, branch.state.to_json())
     assert type(got["j"]) is FMap and type(got["ma"]["k"]) is FMap
+
+
+def test_the_open_mark_hint_is_only_for_a_closed_record_s_extra_field() -> None:
+    """A `map[str, int]` whose key "$open" holds a value of the wrong type was told that a
+    closed record holds exactly its fields and to remove the key (the hint of an extra field
+    named "$open"), instead of the value's own hint."""
+    from contractsim.diagnostics import ContractError
+
+    c = contractsim.loads(
+        'contract h version "1.0.0"\ntype Shut = record { id: str }\n'
+        "state {\n  f: map[str, int] = {}\n  sh: Shut | null = null\n}\n"
+    )
+    with pytest.raises(ContractError) as info:
+        _read_state(c, {"f": {"$open": True}})
+    (problem,) = info.value.diagnostics
+    assert problem.message == "`f.$open`: must be an integer (got true)"
+    assert problem.hint is not None and "closed record" not in problem.hint
+    with pytest.raises(ContractError) as info:
+        _read_state(c, {"sh": {"id": "a", "$open": True}})
+    (problem,) = info.value.diagnostics
+    assert problem.message == "`sh.$open`: is not a declared field"
+    assert problem.hint == (
+        '"$open": true marks a simulated open record (reports write it so); a value of a '
+        "closed record type holds exactly its fields: remove the key"
+    )

@@ -132,7 +132,7 @@ def validate_state_overrides(
                         f"`{p.path}`: {p.message}",
                         source,
                         line,
-                        hint=hint or (_OPEN_HINT if _is_open_mark(p.path) else p.hint),
+                        hint=hint or (_OPEN_HINT if _is_open_mark(p) else p.hint),
                     )
                 )
             continue
@@ -152,8 +152,13 @@ _OPEN_HINT = (
 )
 
 
-def _is_open_mark(path: str) -> bool:
-    return path.endswith("." + OPEN_JSON) or path.endswith(f'["{OPEN_JSON}"]')
+def _is_open_mark(problem: Any) -> bool:
+    """Whether a validation problem is a closed record refusing the key ``"$open"`` (not a
+    map's value under that key, which has a problem of its own)."""
+    path = problem.path
+    return problem.rule == "extra_forbidden" and (
+        path.endswith("." + OPEN_JSON) or path.endswith(f'["{OPEN_JSON}"]')
+    )
 
 
 def decls_of(compiled: CompiledContract) -> dict[str, ir.TypeExpr]:
