@@ -147,3 +147,22 @@ def test_the_open_mark_hint_is_only_for_a_closed_record_s_extra_field() -> None:
         '"$open": true marks a simulated open record (reports write it so); a value of a '
         "closed record type holds exactly its fields: remove the key"
     )
+
+
+def test_a_union_of_open_records_restores_the_fields_a_later_option_declares() -> None:
+    """`A | B` of open record types, a simulated `B` written to a state file: `_reopen` took
+    `A` (its declared fields are there) and left the fields only `B` declares as read, so a
+    simulated record in one stayed a closed map holding a field "$open"."""
+    c = contractsim.loads(
+        'contract n version "1.0.0"\ntype Note = record { id: str, ... }\n'
+        "type A = record { id: str, ... }\ntype B = record { id: str, inner: Note, ... }\n"
+        "state {\n  ab: A | B | null = null\n  nested: map[str, bool] | B | null = null\n}\n"
+    )
+    value = {"id": "b1", "inner": {"id": "n1", "$open": True}, "$open": True}
+    expected = OpenRecord({"id": "b1", "inner": OpenRecord({"id": "n1"})})
+    got = _read_state(c, {"ab": value})["ab"]
+    assert got == expected
+    assert type(got) is OpenRecord and type(got["inner"]) is OpenRecord
+    assert _read_state(c, {"nested": value})["nested"] == expected
+    # a map is not taken for the record: its key "$open" stays a key
+    assert type(_read_state(c, {"nested": {"$open": True}})["nested"]) is FMap

@@ -180,19 +180,19 @@ def _reopen(value: Any, t: ir.TypeExpr, decls: dict[str, ir.TypeExpr], depth: in
     if isinstance(t, ir.RecordType):
         if kind is not FMap:
             return value
+        if any(f.name not in value for f in t.fields if not f.optional and f.default is None):
+            # not a value of this record type (in a union, a map holding the key "$open" or a
+            # record of another option): reports write every declared field of an open record
+            return value
         declared = {f.name: f.type for f in t.fields}
         fields = {
-            k: _reopen(v, declared[k], decls, depth + 1) if k in declared else v
+            # an open record's other fields have no declared type: read as `any`
+            k: _reopen(v, declared[k], decls, depth + 1)
+            if k in declared
+            else (_reopen_any(v, depth + 1) if t.open else v)
             for k, v in value.items()
         }
-        if (
-            t.open
-            and fields.get(OPEN_JSON) is True
-            and OPEN_JSON not in declared
-            # a value of the type: in a union, a map holding the key is not a record lacking
-            # a declared field (reports write every declared field of an open record)
-            and all(f.name in fields for f in t.fields if not f.optional and f.default is None)
-        ):
+        if t.open and fields.get(OPEN_JSON) is True and OPEN_JSON not in declared:
             del fields[OPEN_JSON]
             return OpenRecord(fields)
         return FMap(fields)
