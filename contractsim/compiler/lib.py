@@ -648,6 +648,10 @@ def equal3(a: Any, b: Any) -> Any:
 def _same_result(a: FMap, b: FMap) -> bool:
     """Two simulated open records that are one call's result: a fresh value among their
     fields names the call that made it, so the fields nobody has seen are the same too."""
+    if a is b:
+        return True  # one value (a call makes a new record)
+    if getattr(a, "edited", False) or getattr(b, "edited", False):
+        return False  # a field set since: it may hold another call's fresh value
     return dict.__eq__(a, b) and any(type(v) is Fresh for v in a.values())
 
 
@@ -878,7 +882,7 @@ def index(obj: Any, key: Any) -> Any:
         and isinstance(key, _STRUCTURES)
         and _contains_unknown(key)
         and key in obj
-        and equal3(key, key) is not True
+        and any_equal3(key, obj) is not True
     ):
         return U  # the key Python finds is only maybe equal (as `in` and `==` say)
     try:

@@ -10,7 +10,7 @@ from pydantic_core import ValidationError
 
 from ..compiler.compile import CompiledContract
 from ..compiler.foreign import contract_value
-from ..compiler.problems import problems_from
+from ..compiler.problems import ArgProblem, problems_from
 from ..compiler.values import OPEN_JSON, UNKNOWN, Bounded, FMap, Fresh, OpenRecord
 from ..diagnostics import ContractError, Diagnostic, suggestion_hint
 from ..dsl import ir
@@ -152,7 +152,7 @@ _OPEN_HINT = (
 )
 
 
-def _is_open_mark(problem: Any) -> bool:
+def _is_open_mark(problem: ArgProblem) -> bool:
     """Whether a validation problem is a closed record refusing the key ``"$open"`` (not a
     map's value under that key, which has a problem of its own)."""
     path = problem.path
