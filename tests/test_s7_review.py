@@ -215,3 +215,16 @@ def test_a_result_given_another_call_s_fresh_field_is_not_that_call_s_result() -
     one = OpenRecord({"id": Fresh("call.id", 1)})
     assert lib.safe_compare("==", one, OpenRecord({"id": Fresh("call.id", 1)})) is True
     assert lib.safe_compare("==", one.set("id", one["id"]), one) is True
+
+
+def test_an_edited_result_read_from_python_stays_edited() -> None:
+    """`contract_value` (values handed in from Python: initial states, guard errors) rebuilt a
+    simulated open record from its fields and so dropped the mark of an edit."""
+    from contractsim.compiler.foreign import contract_value
+
+    one = OpenRecord({"id": Fresh("call.id", 1)})
+    edited = OpenRecord({"id": Fresh("other.id", 2)}).set("id", one["id"])
+    read = contract_value([edited]).value[0]
+    assert type(read) is OpenRecord and read.edited
+    assert lib.safe_compare("==", read, one) is UNKNOWN
+    assert not getattr(contract_value(one).value, "edited", False)
