@@ -179,7 +179,12 @@ class _Reader:
                 self.open.discard(key)
         if kind is OpenRecord:  # the simulator's own value: it stays open
             read = self.read(FMap(value), depth)
-            return OpenRecord(read) if type(read) is FMap else read
+            if type(read) is not FMap:
+                return read
+            reopened = OpenRecord(read)
+            if getattr(value, "edited", False):
+                reopened.edited = True  # (see OpenRecord.edited)
+            return reopened
         if kind is not set and kind is not frozenset:
             self.exact = False
         return self._foreign(value, depth)

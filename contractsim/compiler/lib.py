@@ -295,6 +295,8 @@ def _safe_get(m: Any, key: Any, default: Any = None) -> Any:
             if a is U or type(a) is Fresh or type(a) is Bounded or type(a) is OpenRecord:
                 return U
         return m[key] if key in m else U
+    if isinstance(m, FMap) and isinstance(key, _STRUCTURES) and safe_contains(key, m) is U:
+        return U  # a key that may be one of the map's keys, as `in` says (and `m[key]`)
     return _lifted_get(m, key, default)
 
 
@@ -646,6 +648,10 @@ def equal3(a: Any, b: Any) -> Any:
 def _same_result(a: FMap, b: FMap) -> bool:
     """Two simulated open records that are one call's result: a fresh value among their
     fields names the call that made it, so the fields nobody has seen are the same too."""
+    if a is b:
+        return True  # one value (a call makes a new record)
+    if getattr(a, "edited", False) or getattr(b, "edited", False):
+        return False  # a field set since: it may hold another call's fresh value
     return dict.__eq__(a, b) and any(type(v) is Fresh for v in a.values())
 
 
@@ -871,6 +877,14 @@ def index(obj: Any, key: Any) -> Any:
         return U
     if type(obj) is Fresh:
         return U  # a character of text that is not known yet
+    if (
+        isinstance(obj, FMap)
+        and isinstance(key, _STRUCTURES)
+        and _contains_unknown(key)
+        and key in obj
+        and any_equal3(key, obj) is not True
+    ):
+        return U  # the key Python finds is only maybe equal (as `in` and `==` say)
     try:
         return obj[key]
     except KeyError:

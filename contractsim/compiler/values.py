@@ -201,9 +201,13 @@ class OpenRecord(FMap):
     are its size, its keys and iterating over them (see ``compiler/lib.py``). Values built in the
     contract, parsed from arguments or returned by a real call are plain :class:`FMap` values.
 
-    It never equals a plain map (that one is known to have no more fields)."""
+    It never equals a plain map (that one is known to have no more fields).
 
-    __slots__ = ()
+    ``edited``: whether a field was set or removed since the call made it (its fields then no
+    longer tell which call's undeclared fields it holds: see ``lib.equal3``)."""
+
+    __slots__ = ("edited",)
+    edited: bool
 
     def __eq__(self, other: object) -> bool:
         return type(other) is OpenRecord and dict.__eq__(self, other)
@@ -222,18 +226,31 @@ class OpenRecord(FMap):
     def set(self, key: Any, value: Any) -> OpenRecord:
         new = OpenRecord(self)
         dict.__setitem__(new, key, value)
+        if getattr(self, "edited", False) or key not in self or self[key] is not value:
+            new.edited = True
         return new
 
     def without(self, key: Any) -> OpenRecord:
         new = OpenRecord(self)
         dict.pop(new, key, None)
+        if getattr(self, "edited", False) or key in self:
+            new.edited = True
         return new
 
     def __repr__(self) -> str:
         return "OpenRecord(" + dict.__repr__(self) + ")"
 
-    def __reduce__(self) -> tuple[type[OpenRecord], tuple[dict[Any, Any]]]:
+    def __reduce__(self) -> tuple[Any, ...]:
+        if getattr(self, "edited", False):
+            return (_edited_open_record, (dict(self),))
         return (OpenRecord, (dict(self),))
+
+
+def _edited_open_record(fields: dict[Any, Any]) -> OpenRecord:
+    """An :class:`OpenRecord` marked edited (unpickling one)."""
+    record = OpenRecord(fields)
+    record.edited = True
+    return record
 
 
 MAX_FREEZE_DEPTH = 10_000

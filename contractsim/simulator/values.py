@@ -10,7 +10,7 @@ from pydantic_core import ValidationError
 
 from ..compiler.compile import CompiledContract
 from ..compiler.foreign import contract_value
-from ..compiler.problems import problems_from
+from ..compiler.problems import ArgProblem, problems_from
 from ..compiler.values import OPEN_JSON, UNKNOWN, Bounded, FMap, Fresh, OpenRecord
 from ..diagnostics import ContractError, Diagnostic, suggestion_hint
 from ..dsl import ir
@@ -132,7 +132,7 @@ def validate_state_overrides(
                         f"`{p.path}`: {p.message}",
                         source,
                         line,
-                        hint=hint or (_OPEN_HINT if _is_open_mark(p.path) else p.hint),
+                        hint=hint or (_OPEN_HINT if _is_open_mark(p) else p.hint),
                     )
                 )
             continue
@@ -152,8 +152,13 @@ _OPEN_HINT = (
 )
 
 
-def _is_open_mark(path: str) -> bool:
-    return path.endswith("." + OPEN_JSON) or path.endswith(f'["{OPEN_JSON}"]')
+def _is_open_mark(problem: ArgProblem) -> bool:
+    """Whether a validation problem is a closed record refusing the key ``"$open"`` (not a
+    map's value under that key, which has a problem of its own)."""
+    path = problem.path
+    return problem.rule == "extra_forbidden" and (
+        path.endswith("." + OPEN_JSON) or path.endswith(f'["{OPEN_JSON}"]')
+    )
 
 
 def decls_of(compiled: CompiledContract) -> dict[str, ir.TypeExpr]:
@@ -175,9 +180,16 @@ def _reopen(value: Any, t: ir.TypeExpr, decls: dict[str, ir.TypeExpr], depth: in
     if isinstance(t, ir.RecordType):
         if kind is not FMap:
             return value
+        if any(f.name not in value for f in t.fields if not f.optional and f.default is None):
+            # not a value of this record type (in a union, a map holding the key "$open" or a
+            # record of another option): reports write every declared field of an open record
+            return value
         declared = {f.name: f.type for f in t.fields}
         fields = {
-            k: _reopen(v, declared[k], decls, depth + 1) if k in declared else v
+            # an open record's other fields have no declared type: read as `any`
+            k: _reopen(v, declared[k], decls, depth + 1)
+            if k in declared
+            else (_reopen_any(v, depth + 1) if t.open else v)
             for k, v in value.items()
         }
         if t.open and fields.get(OPEN_JSON) is True and OPEN_JSON not in declared:
