@@ -215,6 +215,16 @@ class Checker(NodeVisitor):
             return T.NULL
         if isinstance(t, ir.RecordType):
             self.once([(f.name, f.span) for f in t.fields], "E0412", "field {} is declared")
+            for f in t.fields:
+                if f.name in T.JSON_MARK_FIELDS:
+                    self.err(
+                        "E0203",
+                        f'`"{f.name}"` is a reserved field name: reports and state files use '
+                        "it to mark a value JSON cannot write plainly",
+                        f.span,
+                        hint='rename the field (`"$open"`, `"$unknown"` and `"$entries"` are '
+                        "reserved)",
+                    )
             fields = [
                 (f.name, T.FieldT(self.resolve(f.type), f.optional, f.default is not None))
                 for f in t.fields

@@ -378,6 +378,10 @@ def resolve_simple(name: str) -> Ty | None:
     }.get(name)
 
 
+JSON_MARK_FIELDS = ("$open", "$unknown", "$entries")
+"""Keys JSON gives a meaning of its own (a simulated open record, an unknown, a map by its
+entries): a record field may not be named so, or its values would not read back."""
+
 PRIMITIVE_NAMES = ("bool", "int", "float", "str", "number", "any")
 GENERIC_ARITY = {"list": 1, "set": 1, "map": 2}
 
