@@ -86,7 +86,10 @@ def validate_state_overrides(
             out[name] = UNKNOWN
             continue
         if type(value) is Bounded or (
-            unknown_mark and type(value) is dict and list(value) == [UNKNOWN_MARK]
+            unknown_mark
+            and type(value) is dict
+            and list(value) == [UNKNOWN_MARK]
+            and not _is_map(decl.type, decls_of(compiled))  # (else a map with an unknown key)
         ):
             bounded, problem = _bounded_value(value, compiled, decl.type)
             if problem is None:
@@ -187,6 +190,11 @@ def _resolved(t: ir.TypeExpr, decls: dict[str, ir.TypeExpr]) -> ir.TypeExpr:
     return t
 
 
+def _is_map(t: ir.TypeExpr, decls: dict[str, ir.TypeExpr]) -> bool:
+    t = _resolved(t, decls)
+    return isinstance(t, ir.GenericType) and t.name == "map"
+
+
 def has_marks(value: Any) -> bool:
     """Whether JSON data holds a mark of the JSON forms of simulated values below its top:
     ``"$unknown"``, ``{"$unknown": {"min": LO, "max": HI}}`` or a map key ``"$unknown"``, or
@@ -232,7 +240,7 @@ class _MarkedValues:
             return UNKNOWN
         if isinstance(t, ir.UnionType):
             return self._union(value, t, path, depth)
-        is_map = isinstance(t, ir.GenericType) and t.name == "map"
+        is_map = _is_map(t, self.decls)
         if kind is dict and not is_map and list(value) == [UNKNOWN_MARK]:
             bounded, problem = _bounded_value(value, self.compiled, t)
             if problem is not None:
