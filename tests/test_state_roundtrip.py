@@ -69,6 +69,8 @@ state {
   few: list[int] min_items 2 = [0, 0]
   level: float = 0.0
   est: int = 0
+  score: int | null = null
+  shut: Leaf | null = null
 }
 tool estimate() {
   effect {
@@ -245,6 +247,8 @@ def test_a_simulated_state_round_trips_through_the_cli(tmp_path: Path) -> None:
         "few": [0, 0],
         "level": 0.0,
         "est": one_to_five,
+        "score": None,
+        "shut": None,
     }
     saved = write(tmp_path, "s.json", json.dumps(state))
     again = simulate(contract, write(tmp_path, "e.yaml", "steps: []\n"), "--state", saved)
@@ -275,3 +279,18 @@ def test_a_plans_state_reads_nested_marks(tmp_path: Path) -> None:
     (state,) = final_states(res)
     assert state["files"] == {"a": {"name": "n", "size": "$unknown", "tags": []}}
     assert state["counts"] == [{"$unknown": {"min": 2, "max": 4}}]
+
+
+def test_marks_in_a_union_take_the_option_that_reads_them() -> None:
+    assert read(score={"$unknown": {"min": 1, "max": 2}}) == {"score": Bounded(1, 2, True)}
+    assert read(shut={"n": "$unknown"}) == {"shut": FMap({"n": UNKNOWN})}
+    # none does: the problems of the option of the value's shape, else the union's message
+    assert problems(shut={"n": "$unknown", "$open": True}) == [
+        'E0702 `shut.$open`: is not a declared field | "$open": true marks a simulated open '
+        "record (reports write it so); a value of a closed record type holds exactly its "
+        "fields: remove the key"
+    ]
+    assert problems(shut=["$unknown"]) == [
+        'E0702 `shut`: must be one of Leaf | null (got ["$unknown"]) | give a value of one of '
+        "the types Leaf | null"
+    ]

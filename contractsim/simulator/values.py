@@ -16,7 +16,7 @@ from ..compiler.values import OPEN_JSON, UNKNOWN, Bounded, FMap, Fresh, OpenReco
 from ..diagnostics import ContractError, Diagnostic, suggestion_hint
 from ..dsl import ir
 from .formats import diagnostic_at, line_of
-from .json_maps import JsonMaps, KeyProblem
+from .json_maps import JsonMaps, KeyProblem, shape_fits
 
 UNKNOWN_MARK = "$unknown"
 
@@ -85,12 +85,7 @@ def validate_state_overrides(
         if value is UNKNOWN or (unknown_mark and type(value) is str and value == UNKNOWN_MARK):
             out[name] = UNKNOWN
             continue
-        if type(value) is Bounded or (
-            unknown_mark
-            and type(value) is dict
-            and list(value) == [UNKNOWN_MARK]
-            and not _is_map(decl.type, decls_of(compiled))  # (else a map with an unknown key)
-        ):
+        if type(value) is Bounded:  # (its JSON form is read with the other marks, below)
             bounded, problem = _bounded_value(value, compiled, decl.type)
             if problem is None:
                 out[name] = bounded
@@ -190,11 +185,6 @@ def _resolved(t: ir.TypeExpr, decls: dict[str, ir.TypeExpr]) -> ir.TypeExpr:
     return t
 
 
-def _is_map(t: ir.TypeExpr, decls: dict[str, ir.TypeExpr]) -> bool:
-    t = _resolved(t, decls)
-    return isinstance(t, ir.GenericType) and t.name == "map"
-
-
 def has_marks(value: Any) -> bool:
     """Whether JSON data holds a mark of the JSON forms of simulated values below its top:
     ``"$unknown"``, ``{"$unknown": {"min": LO, "max": HI}}`` or a map key ``"$unknown"``, or
@@ -240,7 +230,7 @@ class _MarkedValues:
             return UNKNOWN
         if isinstance(t, ir.UnionType):
             return self._union(value, t, path, depth)
-        is_map = _is_map(t, self.decls)
+        is_map = isinstance(t, ir.GenericType) and t.name == "map"
         if kind is dict and not is_map and list(value) == [UNKNOWN_MARK]:
             bounded, problem = _bounded_value(value, self.compiled, t)
             if problem is not None:
@@ -285,20 +275,25 @@ class _MarkedValues:
 
     def _union(self, value: Any, t: ir.UnionType, path: str, depth: int) -> Any:
         """The first option that reads the value without problems; else the problems of the
-        option that came closest."""
+        option of the value's shape (an object, an array) that came closest, or (none of its
+        shape) the union's own message."""
         outer = self.problems
         closest: list[ArgProblem] | None = None
+        bounded = type(value) is dict and list(value) == [UNKNOWN_MARK]
         try:
             for option in t.options:
                 self.problems = []
                 read = self.read(value, option, path, depth)
                 if not self.problems:
                     return read
-                if closest is None or len(self.problems) < len(closest):
+                fits = bounded or shape_fits(value, _resolved(option, self.decls))
+                if fits and (closest is None or len(self.problems) < len(closest)):
                     closest = self.problems
         finally:
             self.problems = outer
-        outer.extend(closest or ())
+        if closest is None:
+            return self._validated(value, t, path)
+        outer.extend(closest)
         return value
 
     def _record(
