@@ -115,9 +115,8 @@ def validate_state_overrides(
         except KeyProblem as exc:
             problems.append(diagnostic_at("E0702", str(exc), source, line, hint=exc.hint))
             continue
-        if unknown_mark and has_marks(
-            value
-        ):  # simulated values below the top, as reports write them
+        # the JSON forms of simulated values (as reports write them) at any depth
+        if unknown_mark and has_marks(value):
             reader = _MarkedValues(compiled)
             validated = reader.read(value, decl.type, name)
             for p in reader.problems:
@@ -186,7 +185,7 @@ def _resolved(t: ir.TypeExpr, decls: dict[str, ir.TypeExpr]) -> ir.TypeExpr:
 
 
 def has_marks(value: Any) -> bool:
-    """Whether JSON data holds a mark of the JSON forms of simulated values below its top:
+    """Whether JSON data holds, anywhere, a mark of the JSON forms of simulated values:
     ``"$unknown"``, ``{"$unknown": {"min": LO, "max": HI}}`` or a map key ``"$unknown"``, or
     ``"$open"`` (a simulated open record)."""
     stack = [value]
@@ -398,14 +397,12 @@ class _MarkedValues:
 
 
 def _bounded_value(
-    value: Any, compiled: CompiledContract, t: ir.TypeExpr | None
+    value: Any, compiled: CompiledContract, t: ir.TypeExpr
 ) -> tuple[Any, str | None]:
     """A bounded unknown from a state file (``{"$unknown": {"min": LO, "max": HI}}``) or from
     Python (a :class:`Bounded`), checked: a number type ``t``, numeric bounds, ``min <= max``."""
     from ..compiler import lib
 
-    if t is None:
-        return None, "unknown state variable"
     prim = primitive_of(compiled.ir, t)
     if prim not in ("int", "float"):
         return None, "only an int or float variable can hold a bounded unknown"
