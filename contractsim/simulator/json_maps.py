@@ -169,7 +169,7 @@ class JsonMaps:
         options = [
             o
             for o in (self._resolve(o) for o in t.options)
-            if self._has_map(o) and _shape_fits(value, o)
+            if self._has_map(o) and shape_fits(value, o)
         ]
         if len(options) == 1:
             return self.read(value, options[0], path)
@@ -331,7 +331,7 @@ def _kind(value: Any) -> str:
     return "integer" if isinstance(value, int) else "number"
 
 
-def _shape_fits(value: Any, t: ir.TypeExpr) -> bool:
+def shape_fits(value: Any, t: ir.TypeExpr) -> bool:
     """Whether JSON ``value`` has the shape of a value of ``t`` (object or list)."""
     if isinstance(value, Mapping):
         return isinstance(t, (ir.RecordType, ir.TaggedUnionType)) or (

@@ -9,13 +9,14 @@ from typing import Any
 from pydantic_core import ValidationError
 
 from ..compiler.compile import CompiledContract
+from ..compiler.constants import constant_value
 from ..compiler.foreign import contract_value
 from ..compiler.problems import ArgProblem, problems_from
-from ..compiler.values import OPEN_JSON, UNKNOWN, Bounded, FMap, Fresh, OpenRecord
+from ..compiler.values import OPEN_JSON, UNKNOWN, Bounded, FMap, Fresh, OpenRecord, freeze, thaw
 from ..diagnostics import ContractError, Diagnostic, suggestion_hint
 from ..dsl import ir
 from .formats import diagnostic_at, line_of
-from .json_maps import JsonMaps, KeyProblem
+from .json_maps import JsonMaps, KeyProblem, shape_fits
 
 UNKNOWN_MARK = "$unknown"
 
@@ -84,12 +85,8 @@ def validate_state_overrides(
         if value is UNKNOWN or (unknown_mark and type(value) is str and value == UNKNOWN_MARK):
             out[name] = UNKNOWN
             continue
-        if type(value) is Bounded or (
-            unknown_mark and type(value) is dict and list(value) == [UNKNOWN_MARK]
-        ):
-            bounded, problem = _bounded_value(
-                value, compiled, decls[name] if name in decls else None
-            )
+        if type(value) is Bounded:  # (its JSON form is read with the other marks, below)
+            bounded, problem = _bounded_value(value, compiled, decl.type)
             if problem is None:
                 out[name] = bounded
             else:
@@ -99,8 +96,7 @@ def validate_state_overrides(
                         f"`{name}`: {problem}",
                         source,
                         line,
-                        hint='write a bounded unknown as {"$unknown": {"min": 10, "max": 20}} '
-                        "on a number variable",
+                        hint=_BOUNDED_HINT,
                     )
                 )
             continue
@@ -119,6 +115,23 @@ def validate_state_overrides(
         except KeyProblem as exc:
             problems.append(diagnostic_at("E0702", str(exc), source, line, hint=exc.hint))
             continue
+        # the JSON forms of simulated values (as reports write them) at any depth
+        if unknown_mark and has_marks(value):
+            reader = _MarkedValues(compiled)
+            validated = reader.read(value, decl.type, name)
+            for p in reader.problems:
+                problems.append(
+                    diagnostic_at(
+                        "E0702",
+                        p.text(),
+                        source,
+                        line,
+                        hint=_OPEN_HINT if _is_open_mark(p) else p.hint,
+                    )
+                )
+            if not reader.problems:
+                out[name] = validated
+            continue
         try:
             validated = compiled.validators.adapter_for(decl.type).validate_python(value)
         except ValidationError as exc:
@@ -136,8 +149,6 @@ def validate_state_overrides(
                     )
                 )
             continue
-        if unknown_mark and (OPEN_JSON in text if text else True):
-            validated = _reopen(validated, decl.type, decls_of(compiled))
         out[name] = validated
     if problems:
         raise ContractError(problems, {source: text} if text else None)
@@ -145,11 +156,15 @@ def validate_state_overrides(
 
 
 MAX_VALUE_DEPTH = 200
-"""How deep :func:`_reopen` looks (as deep as a simulated state may nest)."""
+"""How deep :class:`_MarkedValues` looks (as deep as a simulated state may nest)."""
 _OPEN_HINT = (
     f'"{OPEN_JSON}": true marks a simulated open record (reports write it so); a value of a '
     "closed record type holds exactly its fields: remove the key"
 )
+_BOUNDED_HINT = (
+    'write a bounded unknown as {"$unknown": {"min": 10, "max": 20}} on a number variable'
+)
+_ANY = ir.NamedType(name="any")
 
 
 def _is_open_mark(problem: ArgProblem) -> bool:
@@ -166,91 +181,234 @@ def decls_of(compiled: CompiledContract) -> dict[str, ir.TypeExpr]:
     return {d.name: d.type for d in compiled.ir.types}
 
 
-def _reopen(value: Any, t: ir.TypeExpr, decls: dict[str, ir.TypeExpr], depth: int = 0) -> Any:
-    """A validated state-file value with every record that JSON marks ``"$open": true`` (as
-    reports write a simulated open record) restored as an :class:`OpenRecord`, where its type
-    is an open record type (or ``any``): elsewhere the key is refused by validation (a closed
-    record) or is a map's key like any other."""
-    for _ in range(32):
-        if isinstance(t, ir.NamedType) and t.name in decls:
-            t = decls[t.name]
-    if depth > MAX_VALUE_DEPTH or value is None:
-        return value
-    kind = type(value)
-    if isinstance(t, ir.RecordType):
-        if kind is not FMap:
-            return value
-        if any(f.name not in value for f in t.fields if not f.optional and f.default is None):
-            # not a value of this record type (in a union, a map holding the key "$open" or a
-            # record of another option): reports write every declared field of an open record
-            return value
-        declared = {f.name: f.type for f in t.fields}
-        fields = {
-            # an open record's other fields have no declared type: read as `any`
-            k: _reopen(v, declared[k], decls, depth + 1)
-            if k in declared
-            else (_reopen_any(v, depth + 1) if t.open else v)
-            for k, v in value.items()
-        }
-        if t.open and fields.get(OPEN_JSON) is True and OPEN_JSON not in declared:
-            del fields[OPEN_JSON]
-            return OpenRecord(fields)
-        return FMap(fields)
-    if isinstance(t, ir.TaggedUnionType):
-        if kind is FMap:
+def _resolved(t: ir.TypeExpr, decls: dict[str, ir.TypeExpr]) -> ir.TypeExpr:
+    for _ in range(64):
+        if not (isinstance(t, ir.NamedType) and t.name in decls):
+            break
+        t = decls[t.name]
+    return t
+
+
+def has_marks(value: Any) -> bool:
+    """Whether JSON data holds, anywhere, a mark of the JSON forms of simulated values:
+    ``"$unknown"``, ``{"$unknown": {"min": LO, "max": HI}}`` or a map key ``"$unknown"``, or
+    ``"$open"`` (a simulated open record)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        kind = type(v)
+        if kind is str:
+            if v == UNKNOWN_MARK:
+                return True
+        elif kind is dict or kind is FMap:  # (keys of `{"$entries": …}` come frozen)
+            if UNKNOWN_MARK in v or OPEN_JSON in v:
+                return True
+            stack.extend(v.values())
+            stack.extend(k for k in v if type(k) is not str)
+        elif kind is list or kind is tuple:
+            stack.extend(v)
+    return False
+
+
+class _MarkedValues:
+    """Reads a state file's value that holds the JSON forms reports write for simulated values,
+    at any depth, walking its declared type: ``"$unknown"`` is :data:`UNKNOWN` (of any type,
+    also as a map key), ``{"$unknown": {"min": LO, "max": HI}}`` a bounded unknown (of a number
+    type), a record marked ``"$open": true`` an :class:`OpenRecord` (of an open record type or
+    ``any``; a closed record refuses the key). Every part without marks is validated whole by
+    its pydantic validator, so its problems read as they do anywhere else."""
+
+    def __init__(self, compiled: CompiledContract) -> None:
+        self.compiled = compiled
+        self.decls = decls_of(compiled)
+        self.problems: list[ArgProblem] = []
+
+    def read(self, value: Any, t: ir.TypeExpr, path: str, depth: int = 0) -> Any:
+        """``value`` (JSON data, maps read by :class:`JsonMaps`) as a runtime value of ``t``;
+        problems are collected in :attr:`problems`."""
+        t = _resolved(t, self.decls)
+        if depth > MAX_VALUE_DEPTH or not has_marks(value):
+            return self._validated(value, t, path)
+        kind = type(value)
+        if kind is str:  # the one string with a mark is the mark
+            return UNKNOWN
+        if isinstance(t, ir.UnionType):
+            return self._union(value, t, path, depth)
+        is_map = isinstance(t, ir.GenericType) and t.name == "map"
+        if kind is dict and not is_map and list(value) == [UNKNOWN_MARK]:
+            bounded, problem = _bounded_value(value, self.compiled, t)
+            if problem is not None:
+                self.problems.append(ArgProblem(path, "bounded", problem, value, _BOUNDED_HINT))
+            return bounded
+        if isinstance(t, ir.TaggedUnionType) and kind is dict:
             for variant in t.variants:
                 if variant.tag == value.get(t.tag_field):
-                    return _reopen(value, variant.type, decls, depth)
-        return value
-    if isinstance(t, ir.UnionType):
-        for option in t.options:
-            reopened = _reopen(value, option, decls, depth)
-            if type(reopened) is not kind or reopened != value:
-                return reopened  # (an open record never equals the map it was read as)
-        return value
-    if isinstance(t, ir.GenericType):
-        if t.name == "map" and len(t.args) == 2 and kind is FMap:
-            key_type, value_type = t.args  # (keys too: `{"$entries": [[KEY, VALUE], …]}`)
-            return FMap(
-                (_reopen(k, key_type, decls, depth + 1), _reopen(v, value_type, decls, depth + 1))
-                for k, v in value.items()
-            )
-        if t.name in ("list", "set") and t.args and kind in (tuple, frozenset):
-            return kind(_reopen(v, t.args[0], decls, depth + 1) for v in value)
-        if t.name == "tuple" and kind is tuple and len(value) == len(t.args):
-            return tuple(_reopen(v, a, decls, depth + 1) for v, a in zip(value, t.args))
-        return value
-    if isinstance(t, ir.NamedType) and t.name in ("any", "list", "set", "map", "tuple"):
-        return _reopen_any(value, depth)
-    return value
+                    record = _resolved(variant.type, self.decls)
+                    if isinstance(record, ir.RecordType):
+                        return self._record(value, record, path, depth, t.tag_field)
+        if isinstance(t, ir.RecordType) and kind is dict:
+            return self._record(value, t, path, depth)
+        if isinstance(t, ir.GenericType) and t.args:
+            if is_map and len(t.args) == 2 and kind is dict:
+                return self._map(value, t, path, depth)
+            if t.name in ("list", "set") and kind is list:
+                self._count(value, t, path)
+                before = len(self.problems)
+                items = [
+                    self.read(v, t.args[0], f"{path}.{i}", depth + 1) for i, v in enumerate(value)
+                ]
+                if t.name == "list":
+                    return tuple(items)
+                # (a set of values that failed is not built: they may not hash)
+                return frozenset(items) if len(self.problems) == before else value
+            if t.name == "tuple" and kind is list and len(value) == len(t.args):
+                return tuple(
+                    self.read(v, a, f"{path}.{i}", depth + 1)
+                    for i, (v, a) in enumerate(zip(value, t.args))
+                )
+        if isinstance(t, ir.NamedType) and t.name in ("any", "list", "set", "map", "tuple"):
+            return self._any(value, path, depth)
+        return self._validated(value, t, path)  # a mark where the type has no place for it
 
+    def _validated(self, value: Any, t: ir.TypeExpr, path: str) -> Any:
+        try:
+            return self.compiled.validators.adapter_for(t).validate_python(value)
+        except ValidationError as exc:
+            self.problems.extend(problems_from(exc, path))
+            return value
 
-def _reopen_any(value: Any, depth: int) -> Any:
-    """:func:`_reopen` for a value of type ``any``: every map marked ``"$open": true``."""
-    kind = type(value)
-    if depth > MAX_VALUE_DEPTH:
+    def _union(self, value: Any, t: ir.UnionType, path: str, depth: int) -> Any:
+        """The first option that reads the value without problems; else the problems of the
+        option of the value's shape (an object, an array) that came closest, or (none of its
+        shape) the union's own message."""
+        outer = self.problems
+        closest: list[ArgProblem] | None = None
+        bounded = type(value) is dict and list(value) == [UNKNOWN_MARK]
+        try:
+            for option in t.options:
+                self.problems = []
+                read = self.read(value, option, path, depth)
+                if not self.problems:
+                    return read
+                fits = bounded or shape_fits(value, _resolved(option, self.decls))
+                if fits and (closest is None or len(self.problems) < len(closest)):
+                    closest = self.problems
+        finally:
+            self.problems = outer
+        if closest is None:
+            return self._validated(value, t, path)
+        outer.extend(closest)
         return value
-    if kind is FMap:
-        fields = {_reopen_any(k, depth + 1): _reopen_any(v, depth + 1) for k, v in value.items()}
+
+    def _record(
+        self, value: dict[Any, Any], t: ir.RecordType, path: str, depth: int, tag: str | None = None
+    ) -> Any:
+        fields: dict[Any, Any] = {}
+        if tag is not None:
+            fields[tag] = value[tag]
+        for f in t.fields:
+            where = f"{path}.{f.name}"
+            if f.name in value:
+                given = value[f.name]
+                optional_none = given is None and f.optional
+                fields[f.name] = (
+                    None if optional_none else self.read(given, f.type, where, depth + 1)
+                )
+            elif f.default is not None:
+                const = constant_value(f.default, self.compiled.ir)
+                fields[f.name] = freeze(const.value) if const else None
+            elif f.optional:
+                fields[f.name] = None
+            else:
+                self.problems.append(
+                    ArgProblem(
+                        where,
+                        "missing",
+                        "is required but missing",
+                        None,
+                        f"add `{f.name}` to the arguments",
+                    )
+                )
+        declared = {f.name for f in t.fields}
+        extra = {k: v for k, v in value.items() if k not in declared and k != tag}
+        if not t.open:
+            for k, v in extra.items():
+                self.problems.append(
+                    ArgProblem(
+                        f"{path}.{k}",
+                        "extra_forbidden",
+                        "is not a declared field",
+                        v,
+                        "remove it, or check the field names",
+                    )
+                )
+            return FMap(fields)
+        is_open = extra.get(OPEN_JSON) is True
+        if is_open:
+            del extra[OPEN_JSON]
+        fields.update((k, self._any(v, f"{path}.{k}", depth + 1)) for k, v in extra.items())
+        return OpenRecord(fields) if is_open else FMap(fields)
+
+    def _map(self, value: dict[Any, Any], t: ir.GenericType, path: str, depth: int) -> FMap:
+        self._count(value, t, path)
+        key_type, value_type = t.args
+        out: dict[Any, Any] = {}
+        for k, v in value.items():
+            key = k
+            if k == UNKNOWN_MARK:
+                key = UNKNOWN
+            elif has_marks(k):
+                before = len(self.problems)
+                read = self.read(thaw(k), key_type, f"{path}.{k}.[key]", depth + 1)
+                key = read if len(self.problems) == before else k
+            else:
+                key = self._validated(k, key_type, f"{path}.{k}.[key]")
+            out[key] = self.read(v, value_type, f"{path}.{k}", depth + 1)
+        return FMap(out)
+
+    def _count(self, value: list[Any] | dict[Any, Any], t: ir.GenericType, path: str) -> None:
+        """The constraints on how many items a list, set or map holds, checked by its
+        validator on as many placeholders (the items are read one by one)."""
+        if not t.constraints:
+            return
+        shape = ir.GenericType(
+            name="map" if t.name == "map" else "list",
+            args=(_ANY, _ANY) if t.name == "map" else (_ANY,),
+            constraints=t.constraints,
+        )
+        placeholders = dict.fromkeys(range(len(value))) if t.name == "map" else [None] * len(value)
+        self._validated(placeholders, shape, path)
+
+    def _any(self, value: Any, path: str, depth: int) -> Any:
+        """A value of type ``any``: JSON data, with marks."""
+        kind = type(value)
+        if depth > MAX_VALUE_DEPTH or not has_marks(value):
+            return self._validated(value, _ANY, path)
+        if kind is str:
+            return UNKNOWN
+        if kind is list:
+            return tuple(self._any(v, f"{path}.{i}", depth + 1) for i, v in enumerate(value))
+        if list(value) == [UNKNOWN_MARK]:
+            _, problem = _bounded_value(value, self.compiled, _ANY)
+            self.problems.append(ArgProblem(path, "bounded", str(problem), value, _BOUNDED_HINT))
+            return value
+        if any(type(k) is not str for k in value):
+            return self._validated(value, _ANY, path)
+        fields = {k: self._any(v, f"{path}.{k}", depth + 1) for k, v in value.items()}
         if fields.get(OPEN_JSON) is True:
             del fields[OPEN_JSON]
             return OpenRecord(fields)
         return FMap(fields)
-    if kind is tuple or kind is frozenset:
-        return kind(_reopen_any(v, depth + 1) for v in value)
-    return value
 
 
 def _bounded_value(
-    value: Any, compiled: CompiledContract, decl: ir.StateVar | None
+    value: Any, compiled: CompiledContract, t: ir.TypeExpr
 ) -> tuple[Any, str | None]:
     """A bounded unknown from a state file (``{"$unknown": {"min": LO, "max": HI}}``) or from
-    Python (a :class:`Bounded`), checked: a number variable, numeric bounds, ``min <= max``."""
+    Python (a :class:`Bounded`), checked: a number type ``t``, numeric bounds, ``min <= max``."""
     from ..compiler import lib
 
-    if decl is None:
-        return None, "unknown state variable"
-    prim = primitive_of(compiled.ir, decl.type)
+    prim = primitive_of(compiled.ir, t)
     if prim not in ("int", "float"):
         return None, "only an int or float variable can hold a bounded unknown"
     if type(value) is Bounded:
