@@ -447,7 +447,49 @@ def bench_examples(repeat: int) -> dict[str, Any]:
         "cpu_best_s": min(cpu),
         "lines_per_s": lines / min(cpu),
         "phases": phase_split(texts, repeat),
+        "alternated_with_lark": alternated_with_lark(texts, run, repeat),
     }
+
+
+def alternated_with_lark(
+    texts: list[tuple[str, str]], run: Callable[[], None], repeat: int
+) -> dict[str, float] | None:
+    """The whole front end against lark's own LALR parser (its contextual lexer and parser,
+    building the same tree, nothing more) on the same texts, the two alternated run by run so
+    that both meet the same load: the shared machine's speed changes by up to 2x from one minute
+    to the next, and the ratio of the two best CPU times is what stays.
+
+    Internal API (the stored lark parser): if it moves, the comparison is skipped."""
+    try:
+        from contractsim.grammar.parse import parser
+    except ImportError:
+        return None
+    lark_parser = parser()
+
+    def lark_run() -> None:
+        for _, text in texts:
+            lark_parser.parse(text, start="start")
+
+    ours, theirs = float("inf"), float("inf")
+    run()
+    lark_run()
+    was_enabled = gc.isenabled()
+    gc.disable()  # as check_text has it, for both
+    try:
+        for _ in range(repeat):
+            for fn, is_ours in ((run, True), (lark_run, False)):
+                gc.collect()
+                c0 = time.process_time()
+                fn()
+                spent = time.process_time() - c0
+                if is_ours:
+                    ours = min(ours, spent)
+                else:
+                    theirs = min(theirs, spent)
+    finally:
+        if was_enabled:
+            gc.enable()
+    return {"front_end_s": ours, "lark_parse_s": theirs, "ratio": ours / theirs}
 
 
 # ------------------------------------------------------------------------------ unified-planning
@@ -607,6 +649,14 @@ def print_targets(cs: dict[str, Any]) -> None:
             f"{ex['cpu_best_s']:.3f} s (best of {ex['runs']}) = {ex['lines_per_s']:,.0f} lines/s "
             f"({_verdict(ex['lines_per_s'], TARGET_LINES_PER_S)} {TARGET_LINES_PER_S:,} lines/s)"
         )
+        versus = ex.get("alternated_with_lark")
+        if versus:
+            print(
+                f"    alternated run by run with lark's own LALR parser on the same texts: "
+                f"parse + lower + check {versus['front_end_s']:.3f} s, lark's parse alone "
+                f"{versus['lark_parse_s']:.3f} s: the front end takes {versus['ratio']:.2f}x "
+                "lark's parse"
+            )
         phases = ex.get("phases")
         if phases:
             for name, secs in phases.items():
