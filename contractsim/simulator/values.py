@@ -11,7 +11,7 @@ from pydantic_core import ValidationError
 from ..compiler.compile import CompiledContract
 from ..compiler.constants import constant_value
 from ..compiler.foreign import contract_value
-from ..compiler.problems import ArgProblem, problems_from
+from ..compiler.problems import ArgProblem, problems_from, value_problem
 from ..compiler.values import OPEN_JSON, UNKNOWN, Bounded, FMap, Fresh, OpenRecord, freeze, thaw
 from ..diagnostics import ContractError, Diagnostic, suggestion_hint
 from ..dsl import ir
@@ -405,7 +405,8 @@ def _bounded_value(
     value: Any, compiled: CompiledContract, t: ir.TypeExpr
 ) -> tuple[Any, str | None]:
     """A bounded unknown from a state file (``{"$unknown": {"min": LO, "max": HI}}``) or from
-    Python (a :class:`Bounded`), checked: a number type ``t``, numeric bounds, ``min <= max``."""
+    Python (a :class:`Bounded`), checked: a number type ``t``, numeric bounds, ``min <= max``,
+    each bound within the type's constraints."""
     from ..compiler import lib
 
     prim = primitive_of(compiled.ir, t)
@@ -421,9 +422,16 @@ def _bounded_value(
     if any(isinstance(b, bool) or not isinstance(b, (int, float)) for b in (lo, hi)):
         return None, f"the bounds must be numbers, got {lo!r} and {hi!r}"
     try:
-        return lib.bounded(lo, hi, prim == "int"), None
+        result = lib.bounded(lo, hi, prim == "int")
     except lib.EvalError as exc:
         return None, str(exc)
+    # each bound must fit the type's constraints (`int min 0` holds no `unknown in [-9, -5]`)
+    validate = compiled.validators.adapter_for(t).validate_python
+    for bound in (result.lo, result.hi) if type(result) is Bounded else (result,):
+        problem = value_problem(validate, bound)
+        if problem is not None:
+            return None, f"the bound {bound!r} does not fit the type: {problem}"
+    return result, None
 
 
 def primitive_of(contract: ir.Contract, t: ir.TypeExpr) -> str | None:
