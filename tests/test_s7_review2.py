@@ -69,3 +69,41 @@ def test_a_bounded_unknown_inside_the_constraints_still_reads() -> None:
         "info": FMap({"size": Bounded(1, 4, True), "name": "a"})
     }
     assert read(sizes=[bounded(0, 3)]) == {"sizes": (Bounded(0, 3, True),)}
+
+
+LISTS = contractsim.loads(
+    """contract r2l version "1.0.0"
+state {
+  few: list[int] max_items 2 = []
+  many: list[int] min_items 3 = [0, 0, 0]
+  one: map[str, int] max_items 1 = {}
+  tags: set[str] max_items 1 = {}
+}
+"""
+)
+
+
+def list_problems(**values: Any) -> list[str]:
+    with pytest.raises(ContractError) as info:
+        validate_state_overrides(LISTS.compiled, values, "s.json", json.dumps(values))
+    return [f"{d.code} {d.message}" for d in info.value.diagnostics]
+
+
+def test_a_count_constraint_next_to_a_mark_reports_the_value_given() -> None:
+    # the count was checked on placeholders, and the message showed them:
+    # "is too long: at most 2 items (got [null, null, null])"
+    assert list_problems(few=[1, 2, "$unknown"]) == [
+        'E0702 `few`: is too long: at most 2 items (got [1, 2, "$unknown"])'
+    ]
+    assert list_problems(few=[1, 2, 3]) == [
+        "E0702 `few`: is too long: at most 2 items (got [1, 2, 3])"
+    ]
+    assert list_problems(many=["$unknown"]) == [
+        'E0702 `many`: is too short: at least 3 items (got ["$unknown"])'
+    ]
+    assert list_problems(one={"a": 1, "$unknown": 2}) == [
+        'E0702 `one`: is too long: at most 1 items (got {"$unknown": 2, "a": 1})'
+    ]
+    assert list_problems(tags=["a", "$unknown"]) == [
+        'E0702 `tags`: is too long: at most 1 items (got ["a", "$unknown"])'
+    ]

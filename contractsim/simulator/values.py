@@ -4,6 +4,7 @@ returns."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pydantic_core import ValidationError
@@ -12,7 +13,17 @@ from ..compiler.compile import CompiledContract
 from ..compiler.constants import constant_value
 from ..compiler.foreign import contract_value
 from ..compiler.problems import ArgProblem, problems_from, value_problem
-from ..compiler.values import OPEN_JSON, UNKNOWN, Bounded, FMap, Fresh, OpenRecord, freeze, thaw
+from ..compiler.values import (
+    OPEN_JSON,
+    UNKNOWN,
+    Bounded,
+    FMap,
+    Fresh,
+    OpenRecord,
+    freeze,
+    show,
+    thaw,
+)
 from ..diagnostics import ContractError, Diagnostic, suggestion_hint
 from ..dsl import ir
 from .formats import diagnostic_at, line_of
@@ -377,7 +388,14 @@ class _MarkedValues:
             constraints=t.constraints,
         )
         placeholders = dict.fromkeys(range(len(value))) if t.name == "map" else [None] * len(value)
+        before = len(self.problems)
         self._validated(placeholders, shape, path)
+        # the messages show the value given, not the placeholders
+        fake, real = f"(got {show(freeze(placeholders))})", f"(got {show(freeze(value))})"
+        self.problems[before:] = [
+            replace(p, message=p.message.replace(fake, real), value=value)
+            for p in self.problems[before:]
+        ]
 
     def _any(self, value: Any, path: str, depth: int) -> Any:
         """A value of type ``any``: JSON data, with marks."""
