@@ -107,3 +107,39 @@ def test_a_count_constraint_next_to_a_mark_reports_the_value_given() -> None:
     assert list_problems(tags=["a", "$unknown"]) == [
         'E0702 `tags`: is too long: at most 1 items (got ["a", "$unknown"])'
     ]
+
+
+TUPLES = contractsim.loads(
+    """contract r2t version "1.0.0"
+state {
+  pair: tuple[int, str] = (0, "")
+  rows: list[tuple[int, str, bool]] = []
+}
+"""
+)
+
+
+def tuple_problems(**values: Any) -> list[str]:
+    with pytest.raises(ContractError) as info:
+        validate_state_overrides(TUPLES.compiled, values, "s.json", json.dumps(values))
+    return [f"{d.code} {d.message}" for d in info.value.diagnostics]
+
+
+def test_a_short_tuple_holding_a_mark_reports_only_the_missing_items() -> None:
+    # the mark itself was reported as a wrong value: "`pair.0`: must be an integer (got
+    # "$unknown")", next to the missing item; without the mark only the missing item is
+    assert tuple_problems(pair=[1]) == ["E0702 `pair.1`: is required but missing"]
+    assert tuple_problems(pair=["$unknown"]) == ["E0702 `pair.1`: is required but missing"]
+    assert tuple_problems(rows=[["$unknown"]]) == [
+        "E0702 `rows.0.1`: is required but missing",
+        "E0702 `rows.0.2`: is required but missing",
+    ]
+    # a wrong item next to the mark is still named
+    assert tuple_problems(rows=[["$unknown", 5]]) == [
+        "E0702 `rows.0.1`: must be a string (got 5)",
+        "E0702 `rows.0.2`: is required but missing",
+    ]
+    # too long: the length, as without marks
+    assert tuple_problems(pair=["$unknown", "a", 3]) == [
+        'E0702 `pair`: is too long: at most 2 items (got ["$unknown", "a", 3])'
+    ]

@@ -272,11 +272,23 @@ class _MarkedValues:
                     return tuple(items)
                 # (a set of values that failed is not built: they may not hash)
                 return frozenset(items) if len(self.problems) == before else value
-            if t.name == "tuple" and kind is list and len(value) == len(t.args):
-                return tuple(
+            if t.name == "tuple" and kind is list and len(value) <= len(t.args):
+                read = tuple(
                     self.read(v, a, f"{path}.{i}", depth + 1)
                     for i, (v, a) in enumerate(zip(value, t.args))
                 )
+                # (too short: the items missing, as pydantic names them; not the marks)
+                self.problems.extend(
+                    ArgProblem(
+                        f"{path}.{i}",
+                        "missing",
+                        "is required but missing",
+                        None,
+                        f"add `{i}` to the arguments",
+                    )
+                    for i in range(len(value), len(t.args))
+                )
+                return read
         if isinstance(t, ir.NamedType) and t.name in ("any", "list", "set", "map", "tuple"):
             return self._any(value, path, depth)
         return self._validated(value, t, path)  # a mark where the type has no place for it
