@@ -143,3 +143,23 @@ def test_a_short_tuple_holding_a_mark_reports_only_the_missing_items() -> None:
     assert tuple_problems(pair=["$unknown", "a", 3]) == [
         'E0702 `pair`: is too long: at most 2 items (got ["$unknown", "a", 3])'
     ]
+
+
+TEXTS = contractsim.loads(
+    """contract r2s version "1.0.0"
+type Note = record { text: str }
+state {
+  note: Note | null = null
+  counts: map[str, int] = {}
+}
+"""
+)
+
+
+def test_the_text_dollar_unknown_reads_as_unknown_as_documented() -> None:
+    # docs/cli.md "State files" and docs/embedding.md now say it: a `str` given the text
+    # "$unknown" (a value, a map key) is unknown at any depth; below the top it used to be text
+    values = {"note": {"text": "$unknown"}, "counts": {"$unknown": 1, "a": 2}}
+    out = validate_state_overrides(TEXTS.compiled, values, "s.json", json.dumps(values))
+    assert out["note"] == FMap({"text": contractsim.UNKNOWN})
+    assert out["counts"] == FMap({contractsim.UNKNOWN: 1, "a": 2})
