@@ -163,3 +163,52 @@ def test_the_text_dollar_unknown_reads_as_unknown_as_documented() -> None:
     out = validate_state_overrides(TEXTS.compiled, values, "s.json", json.dumps(values))
     assert out["note"] == FMap({"text": contractsim.UNKNOWN})
     assert out["counts"] == FMap({contractsim.UNKNOWN: 1, "a": 2})
+
+
+ANYS = contractsim.loads(
+    """contract r2a version "1.0.0"
+state {
+  j: any = null
+  est: int = 0
+  lvl: float = 0.0
+}
+tool estimate() {
+  effect {
+    est = unknown in [1, 5]
+    lvl = unknown in [0.5, 2]
+    j = {"n": est, "l": [est], "x": lvl}
+  }
+}
+tool build() {
+  effect { j = {"$unknown": 5} }
+}
+"""
+)
+
+
+def any_read(**values: Any) -> dict[str, Any]:
+    return validate_state_overrides(ANYS.compiled, values, "s.json", json.dumps(values))
+
+
+def test_a_bounded_unknown_under_any_reads_back() -> None:
+    # a simulated state wrote {"j": {"n": {"$unknown": {"min": 1, "max": 5}}, …}} and reading
+    # it back was E0702 "`j.n`: only an int or float variable can hold a bounded unknown"
+    sim = ANYS.simulator(now="2024-06-01T12:00:00Z")
+    (branch,) = sim.step(sim.initial_state(), "estimate", {}).branches
+    written = branch.state.to_json()
+    again = any_read(**written)
+    assert again["j"] == FMap(
+        {"n": Bounded(1, 5, True), "l": (Bounded(1, 5, True),), "x": Bounded(0.5, 2, False)}
+    )
+    assert sim.state_with(again).to_json() == written
+    assert any_read(j=bounded(3, 4)) == {"j": Bounded(3, 4, True)}
+    # the form's own errors are still named
+    with pytest.raises(ContractError, match="empty range"):
+        any_read(j={"a": bounded(5, 1)})
+
+
+def test_a_map_built_with_the_key_dollar_unknown_under_any_reads_as_before() -> None:
+    # `j = {"$unknown": 5}` wrote {"j": {"$unknown": 5}}: a map under `any` before s7-states,
+    # then E0702 (not a bounded unknown's form: it is not {"min": LO, "max": HI})
+    assert any_read(j={"$unknown": 5}) == {"j": FMap({"$unknown": 5})}
+    assert any_read(j=[{"$unknown": [1]}]) == {"j": (FMap({"$unknown": (1,)}),)}

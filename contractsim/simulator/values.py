@@ -178,6 +178,10 @@ _BOUNDED_HINT = (
 _ANY = ir.NamedType(name="any")
 
 
+def _is_any(t: ir.TypeExpr) -> bool:
+    return isinstance(t, ir.NamedType) and t.name == "any"
+
+
 def _is_open_mark(problem: ArgProblem) -> bool:
     """Whether a validation problem is a closed record refusing the key ``"$open"`` (not a
     map's value under that key, which has a problem of its own)."""
@@ -246,7 +250,7 @@ class _MarkedValues:
         if isinstance(t, ir.UnionType):
             return self._union(value, t, path, depth)
         is_map = isinstance(t, ir.GenericType) and t.name == "map"
-        if kind is dict and not is_map and list(value) == [UNKNOWN_MARK]:
+        if kind is dict and not is_map and list(value) == [UNKNOWN_MARK] and not _is_any(t):
             bounded, problem = _bounded_value(value, self.compiled, t)
             if problem is not None:
                 self.problems.append(ArgProblem(path, "bounded", problem, value, _BOUNDED_HINT))
@@ -418,10 +422,18 @@ class _MarkedValues:
             return UNKNOWN
         if kind is list:
             return tuple(self._any(v, f"{path}.{i}", depth + 1) for i, v in enumerate(value))
-        if list(value) == [UNKNOWN_MARK]:
-            _, problem = _bounded_value(value, self.compiled, _ANY)
-            self.problems.append(ArgProblem(path, "bounded", str(problem), value, _BOUNDED_HINT))
-            return value
+        if list(value) == [UNKNOWN_MARK] and type(value[UNKNOWN_MARK]) is dict:
+            bounds = value[UNKNOWN_MARK]
+            if set(bounds) == {"min", "max"}:
+                # a bounded unknown (a simulated number): an int when both bounds are
+                whole = all(type(b) is int for b in bounds.values())
+                number = ir.NamedType(name="int" if whole else "float")
+                bounded, problem = _bounded_value(value, self.compiled, number)
+                if problem is None:
+                    return bounded
+                self.problems.append(ArgProblem(path, "bounded", problem, value, _BOUNDED_HINT))
+                return value
+        # (else a map the contract built with the key "$unknown", as before the marks)
         if any(type(k) is not str for k in value):
             return self._validated(value, _ANY, path)
         fields = {k: self._any(v, f"{path}.{k}", depth + 1) for k, v in value.items()}
