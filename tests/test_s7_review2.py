@@ -207,8 +207,11 @@ def test_a_bounded_unknown_under_any_reads_back() -> None:
         any_read(j={"a": bounded(5, 1)})
 
 
-def test_a_map_built_with_the_key_dollar_unknown_under_any_reads_as_before() -> None:
-    # `j = {"$unknown": 5}` wrote {"j": {"$unknown": 5}}: a map under `any` before s7-states,
-    # then E0702 (not a bounded unknown's form: it is not {"min": LO, "max": HI})
-    assert any_read(j={"$unknown": 5}) == {"j": FMap({"$unknown": 5})}
-    assert any_read(j=[{"$unknown": [1]}]) == {"j": (FMap({"$unknown": (1,)}),)}
+def test_a_map_key_dollar_unknown_under_any_is_an_unknown_key_as_in_a_map_type() -> None:
+    # {"$unknown": 5} under `any` was E0702 (not a bounded unknown's form), and in
+    # {"$unknown": 1, "a": 2} the key stayed text, where `map[str, int]` and the docs ("a map
+    # value or key") read an unknown key: a simulated `j = {s: 1}` with `s` unknown writes it so
+    U = contractsim.UNKNOWN
+    assert any_read(j={"$unknown": 5}) == {"j": FMap({U: 5})}
+    assert any_read(j={"$unknown": 1, "a": 2}) == {"j": FMap({U: 1, "a": 2})}
+    assert any_read(j=[{"$unknown": [1]}]) == {"j": (FMap({U: (1,)}),)}

@@ -433,10 +433,13 @@ class _MarkedValues:
                     return bounded
                 self.problems.append(ArgProblem(path, "bounded", problem, value, _BOUNDED_HINT))
                 return value
-        # (else a map the contract built with the key "$unknown", as before the marks)
+        # (else a map with an unknown key)
         if any(type(k) is not str for k in value):
             return self._validated(value, _ANY, path)
-        fields = {k: self._any(v, f"{path}.{k}", depth + 1) for k, v in value.items()}
+        fields = {  # (the key "$unknown" is unknown, as in a map type)
+            UNKNOWN if k == UNKNOWN_MARK else k: self._any(v, f"{path}.{k}", depth + 1)
+            for k, v in value.items()
+        }
         if fields.get(OPEN_JSON) is True:
             del fields[OPEN_JSON]
             return OpenRecord(fields)
