@@ -4,6 +4,7 @@ returns."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pydantic_core import ValidationError
@@ -11,8 +12,18 @@ from pydantic_core import ValidationError
 from ..compiler.compile import CompiledContract
 from ..compiler.constants import constant_value
 from ..compiler.foreign import contract_value
-from ..compiler.problems import ArgProblem, problems_from
-from ..compiler.values import OPEN_JSON, UNKNOWN, Bounded, FMap, Fresh, OpenRecord, freeze, thaw
+from ..compiler.problems import ArgProblem, problems_from, value_problem
+from ..compiler.values import (
+    OPEN_JSON,
+    UNKNOWN,
+    Bounded,
+    FMap,
+    Fresh,
+    OpenRecord,
+    freeze,
+    show,
+    thaw,
+)
 from ..diagnostics import ContractError, Diagnostic, suggestion_hint
 from ..dsl import ir
 from .formats import diagnostic_at, line_of
@@ -167,6 +178,10 @@ _BOUNDED_HINT = (
 _ANY = ir.NamedType(name="any")
 
 
+def _is_any(t: ir.TypeExpr) -> bool:
+    return isinstance(t, ir.NamedType) and t.name == "any"
+
+
 def _is_open_mark(problem: ArgProblem) -> bool:
     """Whether a validation problem is a closed record refusing the key ``"$open"`` (not a
     map's value under that key, which has a problem of its own)."""
@@ -235,7 +250,7 @@ class _MarkedValues:
         if isinstance(t, ir.UnionType):
             return self._union(value, t, path, depth)
         is_map = isinstance(t, ir.GenericType) and t.name == "map"
-        if kind is dict and not is_map and list(value) == [UNKNOWN_MARK]:
+        if kind is dict and not is_map and list(value) == [UNKNOWN_MARK] and not _is_any(t):
             bounded, problem = _bounded_value(value, self.compiled, t)
             if problem is not None:
                 self.problems.append(ArgProblem(path, "bounded", problem, value, _BOUNDED_HINT))
@@ -261,11 +276,23 @@ class _MarkedValues:
                     return tuple(items)
                 # (a set of values that failed is not built: they may not hash)
                 return frozenset(items) if len(self.problems) == before else value
-            if t.name == "tuple" and kind is list and len(value) == len(t.args):
-                return tuple(
+            if t.name == "tuple" and kind is list and len(value) <= len(t.args):
+                read = tuple(
                     self.read(v, a, f"{path}.{i}", depth + 1)
                     for i, (v, a) in enumerate(zip(value, t.args))
                 )
+                # (too short: the items missing, as pydantic names them; not the marks)
+                self.problems.extend(
+                    ArgProblem(
+                        f"{path}.{i}",
+                        "missing",
+                        "is required but missing",
+                        None,
+                        f"add `{i}` to the arguments",
+                    )
+                    for i in range(len(value), len(t.args))
+                )
+                return read
         if isinstance(t, ir.NamedType) and t.name in ("any", "list", "set", "map", "tuple"):
             return self._any(value, path, depth)
         return self._validated(value, t, path)  # a mark where the type has no place for it
@@ -377,7 +404,14 @@ class _MarkedValues:
             constraints=t.constraints,
         )
         placeholders = dict.fromkeys(range(len(value))) if t.name == "map" else [None] * len(value)
+        before = len(self.problems)
         self._validated(placeholders, shape, path)
+        # the messages show the value given, not the placeholders
+        fake, real = f"(got {show(freeze(placeholders))})", f"(got {show(freeze(value))})"
+        self.problems[before:] = [
+            replace(p, message=p.message.replace(fake, real), value=value)
+            for p in self.problems[before:]
+        ]
 
     def _any(self, value: Any, path: str, depth: int) -> Any:
         """A value of type ``any``: JSON data, with marks."""
@@ -388,13 +422,24 @@ class _MarkedValues:
             return UNKNOWN
         if kind is list:
             return tuple(self._any(v, f"{path}.{i}", depth + 1) for i, v in enumerate(value))
-        if list(value) == [UNKNOWN_MARK]:
-            _, problem = _bounded_value(value, self.compiled, _ANY)
-            self.problems.append(ArgProblem(path, "bounded", str(problem), value, _BOUNDED_HINT))
-            return value
+        if list(value) == [UNKNOWN_MARK] and type(value[UNKNOWN_MARK]) is dict:
+            bounds = value[UNKNOWN_MARK]
+            if set(bounds) == {"min", "max"}:
+                # a bounded unknown (a simulated number): an int when both bounds are
+                whole = all(type(b) is int for b in bounds.values())
+                number = ir.NamedType(name="int" if whole else "float")
+                bounded, problem = _bounded_value(value, self.compiled, number)
+                if problem is None:
+                    return bounded
+                self.problems.append(ArgProblem(path, "bounded", problem, value, _BOUNDED_HINT))
+                return value
+        # (else a map with an unknown key)
         if any(type(k) is not str for k in value):
             return self._validated(value, _ANY, path)
-        fields = {k: self._any(v, f"{path}.{k}", depth + 1) for k, v in value.items()}
+        fields = {  # (the key "$unknown" is unknown, as in a map type)
+            UNKNOWN if k == UNKNOWN_MARK else k: self._any(v, f"{path}.{k}", depth + 1)
+            for k, v in value.items()
+        }
         if fields.get(OPEN_JSON) is True:
             del fields[OPEN_JSON]
             return OpenRecord(fields)
@@ -405,7 +450,8 @@ def _bounded_value(
     value: Any, compiled: CompiledContract, t: ir.TypeExpr
 ) -> tuple[Any, str | None]:
     """A bounded unknown from a state file (``{"$unknown": {"min": LO, "max": HI}}``) or from
-    Python (a :class:`Bounded`), checked: a number type ``t``, numeric bounds, ``min <= max``."""
+    Python (a :class:`Bounded`), checked: a number type ``t``, numeric bounds, ``min <= max``,
+    each bound within the type's constraints."""
     from ..compiler import lib
 
     prim = primitive_of(compiled.ir, t)
@@ -421,9 +467,16 @@ def _bounded_value(
     if any(isinstance(b, bool) or not isinstance(b, (int, float)) for b in (lo, hi)):
         return None, f"the bounds must be numbers, got {lo!r} and {hi!r}"
     try:
-        return lib.bounded(lo, hi, prim == "int"), None
+        result = lib.bounded(lo, hi, prim == "int")
     except lib.EvalError as exc:
         return None, str(exc)
+    # each bound must fit the type's constraints (`int min 0` holds no `unknown in [-9, -5]`)
+    validate = compiled.validators.adapter_for(t).validate_python
+    for bound in (result.lo, result.hi) if type(result) is Bounded else (result,):
+        problem = value_problem(validate, bound)
+        if problem is not None:
+            return None, f"the bound {bound!r} does not fit the type: {problem}"
+    return result, None
 
 
 def primitive_of(contract: ir.Contract, t: ir.TypeExpr) -> str | None:
