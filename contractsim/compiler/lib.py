@@ -877,14 +877,8 @@ def index(obj: Any, key: Any) -> Any:
         return U
     if type(obj) is Fresh:
         return U  # a character of text that is not known yet
-    if (
-        isinstance(obj, FMap)
-        and isinstance(key, _STRUCTURES)
-        and _contains_unknown(key)
-        and key in obj
-        and any_equal3(key, obj) is not True
-    ):
-        return U  # the key Python finds is only maybe equal (as `in` and `==` say)
+    if isinstance(obj, FMap) and isinstance(key, _STRUCTURES) and safe_contains(key, obj) is U:
+        return U  # a key that may be one of the map's keys, as `in` says (and `get`)
     try:
         return obj[key]
     except KeyError:
@@ -896,10 +890,6 @@ def index(obj: Any, key: Any) -> Any:
             return U  # a fresh key's text is unknown: it may be any of the map's keys
         if type(obj) is OpenRecord:
             return U  # a field a simulated open record does not declare may be there
-        if isinstance(obj, FMap) and (
-            any_equal3(key, obj if _contains_unknown(key) else vague_members(obj)) is U
-        ):
-            return U  # a key holding unknowns (a simulated open record) may be one of them
         raise EvalError(f"key {show(key)} is not in the map") from None
     except IndexError:
         raise EvalError(f"index {key} is out of range (length {len(obj)})") from None

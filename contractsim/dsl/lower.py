@@ -160,15 +160,6 @@ class _Lowerer:
             return Span(file=self.filename)
         line, col = tok.line or 1, tok.column or 1
         end_line, end_col = tok.end_line or line, tok.end_column or col + len(tok)
-        if SPAN_SWAP:  # span_at's body, inlined (a span per declared name, code, callee …)
-            span = OpenSpan()
-            span.file = self.filename
-            span.line = line
-            span.col = col
-            span.end_line = end_line
-            span.end_col = end_col
-            span.__class__ = Span  # type: ignore[assignment]
-            return span  # type: ignore[return-value]
         return span_at(self.filename, line, col, end_line, end_col)
 
     # ------------------------------------------------------------------ dispatch
