@@ -425,7 +425,7 @@ class _MarkedValues:
         if list(value) == [UNKNOWN_MARK] and type(value[UNKNOWN_MARK]) is dict:
             bounds = value[UNKNOWN_MARK]
             if set(bounds) == {"min", "max"}:
-                # a bounded unknown (a simulated number): an int when both bounds are
+                # a bounded unknown (a simulated number): an int when both bounds are whole
                 whole = all(type(b) is int for b in bounds.values())
                 number = ir.NamedType(name="int" if whole else "float")
                 bounded, problem = _bounded_value(value, self.compiled, number)
